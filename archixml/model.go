@@ -1,0 +1,367 @@
+package archixml
+
+import (
+	"archive/zip"
+	"bytes"
+	"crypto/sha256"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/beevik/etree"
+)
+
+// MaxModelBytes bounds what Load accepts, also for the model.xml inside an archive (a ZIP bomb
+// stops here). Real enterprise models stay well below it.
+const MaxModelBytes = 1 << 30
+
+// Kind says what an object with an id is.
+type Kind int
+
+// The kinds of objects with ids.
+const (
+	KindOther         Kind = iota // anything else with an id (a diagram's image, a canvas block)
+	KindModel                     // the root
+	KindFolder                    // a folder, top-level or user
+	KindElement                   // an ArchiMate element (Junction included)
+	KindRelationship              // an ArchiMate relationship
+	KindView                      // a diagram model (ArchiMate view, sketch, canvas)
+	KindDiagramObject             // a <child> of a view: diagram object, group, note, reference
+	KindConnection                // a <sourceConnection> on a view
+	KindProfile                   // a specialization (profile)
+)
+
+var kindNames = [...]string{"object", "model", "folder", "element", "relationship", "view",
+	"diagram object", "connection", "profile"}
+
+func (k Kind) String() string { return kindNames[k] }
+
+// legacyClasses maps the class names of Archi 2.x models to the ones Archi converts them to.
+var legacyClasses = map[string]string{
+	"UsedByRelationship": "ServingRelationship", "CommunicationPath": "Path",
+	"Network": "CommunicationNetwork", "InfrastructureInterface": "TechnologyInterface",
+	"InfrastructureFunction": "TechnologyFunction", "InfrastructureService": "TechnologyService",
+	"RealisationRelationship": "RealizationRelationship", "SpecialisationRelationship": "SpecializationRelationship",
+	"DiagramModel": "ArchimateDiagramModel", "AndJunction": "Junction", "OrJunction": "Junction",
+	"BusinessActivity": "BusinessProcess",
+}
+
+// span is where an element was in the source: its start tag is src[start:tagEnd], the whole
+// element src[start:end].
+type span struct{ start, tagEnd, end int }
+
+// edit states of an element
+const (
+	stateDirty   uint8 = 1 << iota // its own tag or its list of children changed: write it anew
+	stateTouched                   // something below it changed: copy its tags, walk its children
+)
+
+// Model is one loaded .archimate model. It is not safe for concurrent edits; concurrent reads of
+// a model nobody edits are fine.
+type Model struct {
+	doc  *etree.Document
+	root *etree.Element
+	src  []byte // the XML the model was read from (model.xml for an archive)
+	nl   string // the line separator the file uses
+
+	spans map[*etree.Element]span
+	state map[*etree.Element]uint8
+
+	byID      map[string]*etree.Element
+	kinds     map[*etree.Element]Kind
+	relsByEnd map[string][]*etree.Element // concept id -> relationships with it as source or target
+	refsTo    map[string][]*etree.Element // concept id -> diagram objects and connections showing it
+	dupIDs    []string
+
+	archive *archiveInfo // non-nil when read from Archi's zipped form
+
+	idSeed string
+	idSeq  int
+}
+
+type archiveInfo struct {
+	files   []*zip.File
+	modelAt int // index of model.xml in files
+	raw     []byte
+}
+
+// Load reads a model from the bytes of a .archimate file, plain or zipped.
+func Load(data []byte) (*Model, error) {
+	if len(data) > MaxModelBytes {
+		return nil, ErrTooLarge
+	}
+	if bytes.HasPrefix(data, []byte("PK\x03\x04")) {
+		return loadArchive(data)
+	}
+	return loadXML(data)
+}
+
+func loadArchive(data []byte) (*Model, error) {
+	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		return nil, fmt.Errorf("read archive: %v: %w", err, ErrMalformed)
+	}
+	at := -1
+	for i, f := range zr.File {
+		if f.Name == "model.xml" {
+			at = i
+		}
+	}
+	if at < 0 {
+		return nil, fmt.Errorf("archive holds no model.xml: %w", ErrNotModel)
+	}
+	f := zr.File[at]
+	if f.UncompressedSize64 > MaxModelBytes {
+		return nil, ErrTooLarge
+	}
+	rc, err := f.Open()
+	if err != nil {
+		return nil, fmt.Errorf("open model.xml: %v: %w", err, ErrMalformed)
+	}
+	defer rc.Close()
+	xmlData, err := io.ReadAll(io.LimitReader(rc, MaxModelBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("read model.xml: %v: %w", err, ErrMalformed)
+	}
+	if len(xmlData) > MaxModelBytes {
+		return nil, ErrTooLarge
+	}
+	m, err := loadXML(xmlData)
+	if err != nil {
+		return nil, err
+	}
+	m.archive = &archiveInfo{files: zr.File, modelAt: at, raw: data}
+	return m, nil
+}
+
+func loadXML(data []byte) (*Model, error) {
+	// The scan refuses DOCTYPEs and finds where every element is before etree sees the input, so
+	// no entity or external reference is ever looked at.
+	spans, err := scanSpans(data)
+	if err != nil {
+		return nil, err
+	}
+	doc := etree.NewDocument()
+	if err := doc.ReadFromBytes(data); err != nil {
+		return nil, fmt.Errorf("parse: %v: %w", err, ErrMalformed)
+	}
+	root := doc.Root()
+	if root == nil || root.Space != "archimate" || root.Tag != "model" {
+		return nil, ErrNotModel
+	}
+	for _, t := range doc.Child {
+		if _, ok := t.(*etree.Directive); ok {
+			return nil, ErrDoctype
+		}
+	}
+	m := &Model{
+		doc: doc, root: root, src: data, nl: detectNewline(data),
+		spans: make(map[*etree.Element]span, len(spans)),
+		state: map[*etree.Element]uint8{},
+	}
+	i := 0
+	var mapSpans func(e *etree.Element) error
+	mapSpans = func(e *etree.Element) error {
+		if i >= len(spans) || !tagAt(data, spans[i].start, e) {
+			return fmt.Errorf("element %d <%s> not where the scan found it: %w", i, e.FullTag(), ErrMalformed)
+		}
+		m.spans[e] = spans[i]
+		i++
+		for _, t := range e.Child {
+			if c, ok := t.(*etree.Element); ok {
+				if err := mapSpans(c); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	if err := mapSpans(root); err != nil {
+		return nil, err
+	}
+	if i != len(spans) {
+		return nil, fmt.Errorf("scan found %d elements, parser %d: %w", len(spans), i, ErrMalformed)
+	}
+	m.reindex()
+	return m, nil
+}
+
+// tagAt reports whether the start tag at src[at:] names e.
+func tagAt(src []byte, at int, e *etree.Element) bool {
+	name := e.Tag
+	if e.Space != "" {
+		name = e.Space + ":" + e.Tag
+	}
+	end := at + 1 + len(name)
+	if end >= len(src) || string(src[at+1:end]) != name {
+		return false
+	}
+	switch src[end] {
+	case ' ', '\t', '\n', '\r', '/', '>':
+		return true
+	}
+	return false
+}
+
+func detectNewline(data []byte) string {
+	if i := bytes.IndexByte(data, '\n'); i > 0 && data[i-1] == '\r' {
+		return "\r\n"
+	}
+	return "\n"
+}
+
+// reindex rebuilds every index from the tree.
+func (m *Model) reindex() {
+	m.reindex0()
+	m.dupIDs = nil
+	m.indexTree(m.root, KindModel)
+}
+
+func (m *Model) indexTree(e *etree.Element, k Kind) {
+	m.indexOne(e, k)
+	for _, t := range e.Child {
+		c, ok := t.(*etree.Element)
+		if !ok {
+			continue
+		}
+		if ck := childKind(k, c); ck >= 0 {
+			m.indexTree(c, ck)
+		}
+	}
+}
+
+// childKind classifies a child element of an object of kind k; -1 for parts without ids
+// (bounds, properties, documentation) that are not indexed.
+func childKind(k Kind, c *etree.Element) Kind {
+	switch c.Tag {
+	case "folder":
+		return KindFolder
+	case "element":
+		if k == KindFolder {
+			return classKind(class(c))
+		}
+	case "child":
+		return KindDiagramObject
+	case "sourceConnection":
+		return KindConnection
+	case "profile":
+		if k == KindModel {
+			return KindProfile
+		}
+	}
+	return -1
+}
+
+func classKind(cls string) Kind {
+	if l, ok := legacyClasses[cls]; ok {
+		cls = l
+	}
+	switch {
+	case elementByClass[cls] != nil:
+		return KindElement
+	case relationshipByClass[cls] != nil:
+		return KindRelationship
+	case FolderFor(cls) == FolderDiagrams:
+		return KindView
+	}
+	return KindOther
+}
+
+func (m *Model) indexOne(e *etree.Element, k Kind) {
+	id := e.SelectAttrValue("id", "")
+	if id != "" {
+		if _, dup := m.byID[id]; dup {
+			m.dupIDs = append(m.dupIDs, id)
+		} else {
+			m.byID[id] = e
+		}
+	}
+	m.kinds[e] = k
+	switch k {
+	case KindRelationship:
+		for _, end := range []string{"source", "target"} {
+			if v := e.SelectAttrValue(end, ""); v != "" {
+				m.relsByEnd[v] = append(m.relsByEnd[v], e)
+			}
+		}
+	case KindDiagramObject, KindConnection:
+		if v := conceptRef(e); v != "" {
+			m.refsTo[v] = append(m.refsTo[v], e)
+		}
+	}
+}
+
+// unindex forgets e and everything below it.
+func (m *Model) unindex(e *etree.Element) {
+	if k, ok := m.kinds[e]; ok {
+		id := e.SelectAttrValue("id", "")
+		if m.byID[id] == e {
+			delete(m.byID, id)
+		}
+		delete(m.kinds, e)
+		switch k {
+		case KindRelationship:
+			for _, end := range []string{"source", "target"} {
+				v := e.SelectAttrValue(end, "")
+				m.relsByEnd[v] = without(m.relsByEnd[v], e)
+			}
+		case KindDiagramObject, KindConnection:
+			v := conceptRef(e)
+			m.refsTo[v] = without(m.refsTo[v], e)
+		}
+	}
+	for _, t := range e.Child {
+		if c, ok := t.(*etree.Element); ok {
+			m.unindex(c)
+		}
+	}
+}
+
+func without(list []*etree.Element, e *etree.Element) []*etree.Element {
+	for i, x := range list {
+		if x == e {
+			return append(list[:i:i], list[i+1:]...)
+		}
+	}
+	return list
+}
+
+func conceptRef(e *etree.Element) string {
+	if v := e.SelectAttrValue("archimateElement", ""); v != "" {
+		return v
+	}
+	if v := e.SelectAttrValue("archimateRelationship", ""); v != "" {
+		return v
+	}
+	// Archi 2.x named the connection's relationship "relationship"
+	if e.Tag == "sourceConnection" {
+		return e.SelectAttrValue("relationship", "")
+	}
+	return ""
+}
+
+// class returns an element's xsi:type without the "archimate:" prefix.
+func class(e *etree.Element) string {
+	for _, a := range e.Attr {
+		if a.Key == "type" && a.Space == "xsi" {
+			_, c, ok := strings.Cut(a.Value, ":")
+			if !ok {
+				return a.Value
+			}
+			return c
+		}
+	}
+	return ""
+}
+
+// Digest is the SHA-256 of the XML the model was read from: what deterministic ids start from.
+func (m *Model) Digest() [32]byte { return sha256.Sum256(m.src) }
+
+// Source returns the bytes the model was loaded from (model.xml for an archive). Do not modify.
+func (m *Model) Source() []byte { return m.src }
+
+// Archived reports whether the model was read from Archi's zipped form.
+func (m *Model) Archived() bool { return m.archive != nil }
+
+// DuplicateIDs lists ids used by more than one object; Archi refuses to save such a model.
+func (m *Model) DuplicateIDs() []string { return m.dupIDs }

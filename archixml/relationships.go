@@ -1,0 +1,172 @@
+package archixml
+
+import (
+	"bufio"
+	"bytes"
+	_ "embed"
+	"encoding/xml"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+)
+
+// relationshipsTSV is generated from Archi's relationships.xml by internal/relgen; see README.
+//
+//go:generate go run ./internal/relgen -xml ../../shared/corpus/archi/relationships.xml -keys ../../shared/corpus/archi/relationships-keys.xml -out relationships.tsv
+//go:embed relationships.tsv
+var relationshipsTSV []byte
+
+// RelationshipConcept is the pseudo-type Archi's table uses for "any relationship" as an end
+// (an association may join a relationship, an aggregation may hold one).
+const RelationshipConcept = "Relationship"
+
+// RelationshipTable says which relationship types may join a source type to a target type, as the
+// ArchiMate 3.2 specification's appendix (Archi's relationships.xml) allows.
+type RelationshipTable struct {
+	Version string
+	allowed map[[2]string]map[string]bool // {source, target} -> relationship classes
+}
+
+var relationshipTable = mustParseTSV(relationshipsTSV)
+
+// Relationships returns the embedded relationship table.
+func Relationships() *RelationshipTable { return relationshipTable }
+
+// endConcept maps a concrete class to the name the table uses: relationships are all "Relationship".
+func endConcept(class string) string {
+	if relationshipByClass[class] != nil {
+		return RelationshipConcept
+	}
+	return class
+}
+
+// Allowed reports whether a relationship of class rel may go from a source of class src to a
+// target of class tgt.
+func (t *RelationshipTable) Allowed(rel, src, tgt string) bool {
+	return t.allowed[[2]string{endConcept(src), endConcept(tgt)}][rel]
+}
+
+// AllowedTypes lists the relationship classes allowed from src to tgt, in catalogue order.
+func (t *RelationshipTable) AllowedTypes(src, tgt string) []string {
+	set := t.allowed[[2]string{endConcept(src), endConcept(tgt)}]
+	var out []string
+	for _, r := range RelationshipTypes {
+		if set[r.Class] {
+			out = append(out, r.Class)
+		}
+	}
+	return out
+}
+
+// ParseArchiRelationships reads Archi's relationships.xml and relationships-keys.xml.
+func ParseArchiRelationships(table, keys io.Reader) (*RelationshipTable, error) {
+	var k struct {
+		Keys []struct {
+			Char         string `xml:"char,attr"`
+			Relationship string `xml:"relationship,attr"`
+		} `xml:"key"`
+	}
+	if err := newSafeDecoder(keys).Decode(&k); err != nil {
+		return nil, fmt.Errorf("read relationship keys: %w", err)
+	}
+	letter := map[rune]string{}
+	for _, e := range k.Keys {
+		if len(e.Char) != 1 || relationshipByClass[e.Relationship] == nil {
+			return nil, fmt.Errorf("relationship key %q=%q: %w", e.Char, e.Relationship, ErrBadTable)
+		}
+		letter[rune(e.Char[0])] = e.Relationship
+	}
+	var r struct {
+		Version string `xml:"version,attr"`
+		Sources []struct {
+			Concept string `xml:"concept,attr"`
+			Targets []struct {
+				Concept   string `xml:"concept,attr"`
+				Relations string `xml:"relations,attr"`
+			} `xml:"target"`
+		} `xml:"source"`
+	}
+	if err := newSafeDecoder(table).Decode(&r); err != nil {
+		return nil, fmt.Errorf("read relationship table: %w", err)
+	}
+	t := &RelationshipTable{Version: r.Version, allowed: map[[2]string]map[string]bool{}}
+	for _, s := range r.Sources {
+		for _, tg := range s.Targets {
+			for _, c := range tg.Relations {
+				rel, ok := letter[c]
+				if !ok {
+					return nil, fmt.Errorf("letter %q for %s -> %s: %w", c, s.Concept, tg.Concept, ErrBadTable)
+				}
+				t.add(s.Concept, tg.Concept, rel)
+			}
+		}
+	}
+	return t, nil
+}
+
+func (t *RelationshipTable) add(src, tgt, rel string) {
+	key := [2]string{src, tgt}
+	if t.allowed[key] == nil {
+		t.allowed[key] = map[string]bool{}
+	}
+	t.allowed[key][rel] = true
+}
+
+// WriteTSV writes the table in the embedded form: a version line, then one line per source and
+// target with the allowed relationship classes, sorted, so that regenerating it gives the same bytes.
+func (t *RelationshipTable) WriteTSV(w io.Writer) error {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "# ArchiMate relationship table %s, generated from Archi's relationships.xml by archixml/internal/relgen\n", t.Version)
+	keys := make([][2]string, 0, len(t.allowed))
+	for k := range t.allowed {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if keys[i][0] != keys[j][0] {
+			return keys[i][0] < keys[j][0]
+		}
+		return keys[i][1] < keys[j][1]
+	})
+	for _, k := range keys {
+		var rels []string
+		for _, r := range RelationshipTypes {
+			if t.allowed[k][r.Class] {
+				rels = append(rels, strings.TrimSuffix(r.Class, "Relationship"))
+			}
+		}
+		fmt.Fprintf(&b, "%s\t%s\t%s\n", k[0], k[1], strings.Join(rels, ","))
+	}
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+func mustParseTSV(data []byte) *RelationshipTable {
+	t := &RelationshipTable{allowed: map[[2]string]map[string]bool{}}
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	for sc.Scan() {
+		line := sc.Text()
+		if v, ok := strings.CutPrefix(line, "# ArchiMate relationship table "); ok {
+			t.Version, _, _ = strings.Cut(v, ",")
+			continue
+		}
+		f := strings.Split(line, "\t")
+		if len(f) != 3 {
+			panic("archixml: bad line in relationships.tsv: " + line)
+		}
+		for _, r := range strings.Split(f[2], ",") {
+			if relationshipByClass[r+"Relationship"] == nil {
+				panic("archixml: unknown relationship in relationships.tsv: " + r)
+			}
+			t.add(f[0], f[1], r+"Relationship")
+		}
+	}
+	return t
+}
+
+// newSafeDecoder is a strict decoder that never resolves entities beyond XML's five.
+func newSafeDecoder(r io.Reader) *xml.Decoder {
+	d := xml.NewDecoder(r)
+	d.Strict = true
+	return d
+}

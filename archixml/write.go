@@ -1,0 +1,245 @@
+package archixml
+
+import (
+	"archive/zip"
+	"bytes"
+	"fmt"
+	"io"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/beevik/etree"
+)
+
+// Save returns the model as the bytes of a .archimate file: the same form it was read in (plain
+// XML, or the zipped archive with its other entries unchanged).
+func (m *Model) Save() ([]byte, error) {
+	var b bytes.Buffer
+	b.Grow(len(m.src) + 4096)
+	m.writeXML(&b)
+	if m.archive == nil {
+		return b.Bytes(), nil
+	}
+	return m.writeArchive(b.Bytes())
+}
+
+// WriteTo writes the model as Save does.
+func (m *Model) WriteTo(w io.Writer) (int64, error) {
+	data, err := m.Save()
+	if err != nil {
+		return 0, err
+	}
+	n, err := w.Write(data)
+	return int64(n), err
+}
+
+// Changed reports whether any edit has been made since the model was loaded.
+func (m *Model) Changed() bool { return len(m.state) > 0 }
+
+func (m *Model) writeXML(b *bytes.Buffer) {
+	rs, ok := m.spans[m.root]
+	if !ok { // a model built from nothing
+		b.WriteString(`<?xml version="1.0" encoding="UTF-8"?>` + m.nl)
+		m.writeElement(b, m.root, 0)
+		b.WriteString(m.nl)
+		return
+	}
+	b.Write(m.src[:rs.start])
+	m.writeElement(b, m.root, 0)
+	b.Write(m.src[rs.end:])
+}
+
+func (m *Model) writeElement(b *bytes.Buffer, e *etree.Element, depth int) {
+	sp, had := m.spans[e]
+	st := m.state[e]
+	switch {
+	case had && st == 0:
+		b.Write(m.src[sp.start:sp.end])
+	case had && st&stateDirty == 0:
+		// touched: the tags and the text between the children are as they were
+		prev := sp.tagEnd
+		for _, t := range e.Child {
+			c, ok := t.(*etree.Element)
+			if !ok {
+				continue
+			}
+			cs := m.spans[c]
+			b.Write(m.src[prev:cs.start])
+			m.writeElement(b, c, depth+1)
+			prev = cs.end
+		}
+		b.Write(m.src[prev:sp.end])
+	default:
+		m.writeCanonical(b, e, depth)
+	}
+}
+
+// writeCanonical writes e as EMF does: attributes in the order held (edits keep Archi's order),
+// escaped as EMF escapes them, children one a line indented by two spaces a level, text inline.
+func (m *Model) writeCanonical(b *bytes.Buffer, e *etree.Element, depth int) {
+	b.WriteByte('<')
+	writeName(b, e.Space, e.Tag)
+	for _, a := range e.Attr {
+		b.WriteByte(' ')
+		writeName(b, a.Space, a.Key)
+		b.WriteString(`="`)
+		escape(b, a.Value, true)
+		b.WriteByte('"')
+	}
+	hasChild := false
+	var text strings.Builder
+	for _, t := range e.Child {
+		switch t := t.(type) {
+		case *etree.Element:
+			hasChild = true
+		case *etree.CharData:
+			text.WriteString(t.Data)
+		}
+	}
+	if !hasChild {
+		if text.Len() == 0 {
+			b.WriteString("/>")
+			return
+		}
+		b.WriteByte('>')
+		escape(b, text.String(), false)
+		writeEnd(b, e)
+		return
+	}
+	b.WriteByte('>')
+	for _, t := range e.Child {
+		switch t := t.(type) {
+		case *etree.Element:
+			b.WriteString(m.nl)
+			indent(b, depth+1)
+			m.writeElement(b, t, depth+1)
+		case *etree.Comment:
+			b.WriteString(m.nl)
+			indent(b, depth+1)
+			b.WriteString("<!--")
+			b.WriteString(strings.ReplaceAll(t.Data, "--", "- -"))
+			b.WriteString("-->")
+		}
+	}
+	b.WriteString(m.nl)
+	indent(b, depth)
+	writeEnd(b, e)
+}
+
+func writeName(b *bytes.Buffer, space, local string) {
+	if space != "" {
+		b.WriteString(space)
+		b.WriteByte(':')
+	}
+	b.WriteString(local)
+}
+
+func writeEnd(b *bytes.Buffer, e *etree.Element) {
+	b.WriteString("</")
+	writeName(b, e.Space, e.Tag)
+	b.WriteByte('>')
+}
+
+func indent(b *bytes.Buffer, depth int) {
+	for i := 0; i < depth; i++ {
+		b.WriteString("  ")
+	}
+}
+
+// escape writes s as EMF's XMLSaveImpl.Escape does: &, < and " always; in attributes also line
+// feeds, carriage returns and tabs as character references; in text only carriage returns.
+// Characters XML 1.0 cannot carry are dropped (edits refuse them; this is the last guard).
+func escape(b *bytes.Buffer, s string, attr bool) {
+	for _, r := range s {
+		switch r {
+		case '&':
+			b.WriteString("&amp;")
+		case '<':
+			b.WriteString("&lt;")
+		case '"':
+			b.WriteString("&quot;")
+		case '\r':
+			b.WriteString("&#xD;")
+		case '\n':
+			if attr {
+				b.WriteString("&#xA;")
+			} else {
+				b.WriteByte('\n')
+			}
+		case '\t':
+			if attr {
+				b.WriteString("&#x9;")
+			} else {
+				b.WriteByte('\t')
+			}
+		default:
+			if validXMLChar(r) {
+				b.WriteRune(r)
+			}
+		}
+	}
+}
+
+func validXMLChar(r rune) bool {
+	switch {
+	case r == '\t' || r == '\n' || r == '\r':
+		return true
+	case r < 0x20:
+		return false
+	case r >= 0xD800 && r <= 0xDFFF, r == 0xFFFE, r == 0xFFFF:
+		return false
+	case r == utf8.RuneError:
+		return true // U+FFFD itself is a valid character; invalid UTF-8 is caught by checkText
+	}
+	return r <= 0x10FFFF
+}
+
+// checkText refuses text that XML cannot carry: invalid UTF-8 or control characters.
+func checkText(s string) error {
+	if !utf8.ValidString(s) {
+		return fmt.Errorf("invalid UTF-8: %w", ErrInvalidText)
+	}
+	for i, r := range s {
+		if !validXMLChar(r) {
+			return fmt.Errorf("character %U at byte %d: %w", r, i, ErrInvalidText)
+		}
+	}
+	return nil
+}
+
+// writeArchive writes the zipped form: entries in their order, each one but model.xml copied
+// raw (compressed bytes, times and names as they were), model.xml written anew only if it changed.
+func (m *Model) writeArchive(modelXML []byte) ([]byte, error) {
+	var out bytes.Buffer
+	zw := zip.NewWriter(&out)
+	for i, f := range m.archive.files {
+		if i == m.archive.modelAt && !bytes.Equal(modelXML, m.src) {
+			h := f.FileHeader
+			h.Method = zip.Deflate
+			w, err := zw.CreateHeader(&h)
+			if err != nil {
+				return nil, fmt.Errorf("write model.xml: %w", err)
+			}
+			if _, err := w.Write(modelXML); err != nil {
+				return nil, fmt.Errorf("write model.xml: %w", err)
+			}
+			continue
+		}
+		r, err := f.OpenRaw()
+		if err != nil {
+			return nil, fmt.Errorf("copy %s: %w", f.Name, err)
+		}
+		h := f.FileHeader
+		w, err := zw.CreateRaw(&h)
+		if err != nil {
+			return nil, fmt.Errorf("copy %s: %w", f.Name, err)
+		}
+		if _, err := io.Copy(w, r); err != nil {
+			return nil, fmt.Errorf("copy %s: %w", f.Name, err)
+		}
+	}
+	if err := zw.Close(); err != nil {
+		return nil, fmt.Errorf("close archive: %w", err)
+	}
+	return out.Bytes(), nil
+}
