@@ -202,6 +202,25 @@ func (m *Model) removeChild(e *etree.Element) {
 	m.unindex(e)
 	p.RemoveChild(e)
 	m.markDirty(p)
+	dropLayout(p)
+}
+
+// dropLayout removes the indentation left in an element whose last child went, so it is written
+// as an empty element again.
+func dropLayout(p *etree.Element) {
+	for _, t := range p.Child {
+		switch t := t.(type) {
+		case *etree.Element:
+			return
+		case *etree.CharData:
+			if strings.TrimSpace(t.Data) != "" {
+				return
+			}
+		}
+	}
+	for len(p.Child) > 0 {
+		p.RemoveChildAt(0)
+	}
 }
 
 func newEl(tag string, attrs ...string) *etree.Element {
@@ -745,6 +764,7 @@ func (m *Model) MoveToFolder(id, path string) (string, error) {
 	old := e.Parent()
 	old.RemoveChild(e)
 	m.markDirty(old)
+	dropLayout(old)
 	m.forgetSource(e)
 	m.insertChild(f, e)
 	return fid, nil

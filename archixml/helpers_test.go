@@ -48,3 +48,41 @@ func archiEMF(t testing.TB, mode string, files ...string) {
 		t.Errorf("archi-emf %s: %v\n%s", mode, err, out)
 	}
 }
+
+// testModel is the built-in example, saved and loaded back as from a file.
+func testModel(t testing.TB) *Model {
+	t.Helper()
+	data, err := Example().Save()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := Load(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// mustID finds the object with this name.
+func mustID(t testing.TB, m *Model, name string) string {
+	t.Helper()
+	for _, k := range []Kind{KindElement, KindView, KindRelationship} {
+		for _, o := range m.All(k) {
+			if o.Name() == name {
+				return o.ID()
+			}
+		}
+	}
+	t.Fatalf("no object named %q", name)
+	return ""
+}
+
+// mustFolder returns the top-level folder of the type.
+func mustFolder(t testing.TB, m *Model, typ string) string {
+	t.Helper()
+	f, ok := m.TopFolder(typ)
+	if !ok {
+		t.Fatalf("no %s folder", typ)
+	}
+	return f.ID()
+}

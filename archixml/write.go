@@ -57,7 +57,7 @@ func (m *Model) writeElement(b *bytes.Buffer, e *etree.Element, depth int) {
 		b.Write(m.src[sp.start:sp.end])
 	case had && st&stateDirty == 0:
 		// touched: the tags and the text between the children are as they were
-		prev := sp.tagEnd
+		prev := sp.start
 		for _, t := range e.Child {
 			c, ok := t.(*etree.Element)
 			if !ok {
