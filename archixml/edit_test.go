@@ -295,4 +295,3 @@ func TestEdit_Errors(t *testing.T) {
 }
 
 func errOf[T any](_ T, err error) error { return err }
-

@@ -86,3 +86,5 @@ func mustFolder(t testing.TB, m *Model, typ string) string {
 	}
 	return f.ID()
 }
+
+func writeFile(path string, data []byte) error { return os.WriteFile(path, data, 0o644) }

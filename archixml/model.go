@@ -146,7 +146,10 @@ func loadXML(data []byte) (*Model, error) {
 		return nil, fmt.Errorf("parse: %v: %w", err, ErrMalformed)
 	}
 	root := doc.Root()
-	if root == nil || root.Space != "archimate" || root.Tag != "model" {
+	if root == nil {
+		return nil, fmt.Errorf("no root element: %w", ErrMalformed)
+	}
+	if root.Space != "archimate" || root.Tag != "model" {
 		return nil, ErrNotModel
 	}
 	for _, t := range doc.Child {

@@ -148,10 +148,17 @@ func indent(b *bytes.Buffer, depth int) {
 
 // escape writes s as EMF's XMLSaveImpl.Escape does: &, < and " always; in attributes also line
 // feeds, carriage returns and tabs as character references; in text only carriage returns.
-// Characters XML 1.0 cannot carry are dropped (edits refuse them; this is the last guard).
+// In text, the '>' of "]]>" becomes &gt;, which XML requires and EMF does. Characters XML 1.0
+// cannot carry are dropped (edits refuse them; this is the last guard).
 func escape(b *bytes.Buffer, s string, attr bool) {
-	for _, r := range s {
+	for i, r := range s {
 		switch r {
+		case '>':
+			if !attr && i >= 2 && s[i-2:i] == "]]" {
+				b.WriteString("&gt;")
+			} else {
+				b.WriteByte('>')
+			}
 		case '&':
 			b.WriteString("&amp;")
 		case '<':
