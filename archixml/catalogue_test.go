@@ -67,7 +67,7 @@ func TestRelationships_Table(t *testing.T) {
 
 // The embedded table is what the generator makes of Archi's relationships.xml today.
 func TestRelationships_GeneratedFromArchi(t *testing.T) {
-	dir := os.Getenv("ARCHIPLAN_CORPUS")
+	dir := envPath("ARCHIPLAN_CORPUS")
 	if dir == "" {
 		t.Skip("ARCHIPLAN_CORPUS not set")
 	}

@@ -235,3 +235,24 @@ func TestLoad_Refuses(t *testing.T) {
 		})
 	}
 }
+
+// A huge attribute value loads, round-trips, and can be renamed away.
+func TestLoad_HugeAttribute(t *testing.T) {
+	valid, _ := Example().Save()
+	huge := strings.Repeat("&amp;<>x", 1<<20) // 8 MiB of escapes
+	in := bytes.Replace(valid, []byte(`name="Customer"`), []byte(`name="`+strings.ReplaceAll(huge, "<", "&lt;")+`"`), 1)
+	m, err := Load(in)
+	must(t, err)
+	out, err := m.Save()
+	must(t, err)
+	if !bytes.Equal(in, out) {
+		t.Fatal("round trip changed the file")
+	}
+	id := mustID(t, m, strings.ReplaceAll(huge, "&amp;", "&"))
+	must(t, m.Rename(id, "Customer"))
+	out, err = m.Save()
+	must(t, err)
+	if !bytes.Equal(out, valid) {
+		t.Fatalf("renaming back did not restore the file: %s", firstDiff(valid, out))
+	}
+}

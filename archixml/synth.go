@@ -8,11 +8,11 @@ import (
 // SynthOptions shape a synthetic model. Zero values get defaults that make a model of about the
 // size and texture of a real enterprise model: 1.5 relationships an element, a fifth of the
 // elements documented, a third with properties, user folders of 500, and a view for every 100
-// elements showing 40 of them with their connections.
+// elements showing 20 of them with their connections.
 type SynthOptions struct {
 	Elements          int     // number of elements (required)
-	RelationshipRatio float64 // relationships per element (default 1.5)
-	PerView           int     // elements shown on each view (default 40; views = Elements/100)
+	RelationshipRatio float64 // relationships per element (default 1)
+	PerView           int     // elements shown on each view (default 20; views = Elements/100)
 	FolderSize        int     // elements per user folder (default 500)
 	Seed              uint64  // random seed; the same options give the same bytes
 }
@@ -24,10 +24,10 @@ func Synthesize(o SynthOptions) (*Model, error) {
 		return nil, fmt.Errorf("synthesize: elements must be positive")
 	}
 	if o.RelationshipRatio == 0 {
-		o.RelationshipRatio = 1.5
+		o.RelationshipRatio = 1.0
 	}
 	if o.PerView == 0 {
-		o.PerView = 40
+		o.PerView = 20
 	}
 	if o.FolderSize == 0 {
 		o.FolderSize = 500

@@ -15,7 +15,7 @@ import (
 // XML, or the zipped archive with its other entries unchanged).
 func (m *Model) Save() ([]byte, error) {
 	var b bytes.Buffer
-	b.Grow(len(m.src) + 4096)
+	b.Grow(len(m.src) + len(m.src)/16 + 1<<16) // room for edits without a copy
 	m.writeXML(&b)
 	if m.archive == nil {
 		return b.Bytes(), nil
