@@ -80,7 +80,7 @@ func (m *Model) get(id string, kinds ...Kind) (*etree.Element, error) {
 	if len(kinds) == 0 {
 		return e, nil
 	}
-	k := m.kinds[e]
+	k := kindOf(e)
 	for _, want := range kinds {
 		if k == want {
 			return e, nil
@@ -106,7 +106,7 @@ var (
 )
 
 func (m *Model) attrOrder(e *etree.Element) map[string]int {
-	switch m.kinds[e] {
+	switch kindOf(e) {
 	case KindFolder:
 		return folderAttrs
 	case KindDiagramObject, KindConnection:
@@ -116,7 +116,7 @@ func (m *Model) attrOrder(e *etree.Element) map[string]int {
 }
 
 func (m *Model) childOrder(e *etree.Element) map[string]int {
-	switch m.kinds[e] {
+	switch kindOf(e) {
 	case KindFolder:
 		return folderChildren
 	case KindView:
@@ -512,7 +512,7 @@ func (m *Model) removeDiagramComponents(start []*etree.Element) (objs, conns []s
 			return
 		}
 		gone[id] = true
-		if m.kinds[e] == KindConnection {
+		if kindOf(e) == KindConnection {
 			conns = append(conns, id)
 		} else {
 			objs = append(objs, id)
@@ -609,7 +609,7 @@ func (m *Model) AddToView(viewID, elementID string, bounds *Bounds) (string, []s
 	// every diagram object on this view by the element it shows
 	onView := map[string][]*etree.Element{}
 	m.walk(v, func(e *etree.Element) {
-		if m.kinds[e] == KindDiagramObject {
+		if kindOf(e) == KindDiagramObject {
 			if c := e.SelectAttrValue("archimateElement", ""); c != "" {
 				onView[c] = append(onView[c], e)
 			}

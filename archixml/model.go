@@ -31,10 +31,43 @@ const (
 	KindProfile                   // a specialization (profile)
 )
 
+// kindNone marks the parts of objects that have no id (bounds, properties, documentation).
+const kindNone Kind = -1
+
 var kindNames = [...]string{"object", "model", "folder", "element", "relationship", "view",
 	"diagram object", "connection", "profile"}
 
-func (k Kind) String() string { return kindNames[k] }
+func (k Kind) String() string {
+	if k < 0 || int(k) >= len(kindNames) {
+		return "part"
+	}
+	return kindNames[k]
+}
+
+// kindOf classifies an element of the tree by its tag (and its class, for concepts and views).
+func kindOf(e *etree.Element) Kind {
+	switch e.Tag {
+	case "folder":
+		return KindFolder
+	case "element":
+		if p := e.Parent(); p != nil && p.Tag == "folder" {
+			return classKind(class(e))
+		}
+	case "child":
+		return KindDiagramObject
+	case "sourceConnection":
+		return KindConnection
+	case "profile":
+		if p := e.Parent(); p != nil && p.Tag == "model" {
+			return KindProfile
+		}
+	case "model":
+		if e.Space == "archimate" {
+			return KindModel
+		}
+	}
+	return kindNone
+}
 
 // legacyClasses maps the class names of Archi 2.x models to the ones Archi converts them to.
 var legacyClasses = map[string]string{
@@ -61,14 +94,13 @@ const (
 type Model struct {
 	doc  *etree.Document
 	root *etree.Element
-	src  []byte // the XML the model was read from (model.xml for an archive)
+	src  string // the XML the model was read from (model.xml for an archive)
 	nl   string // the line separator the file uses
 
 	spans map[*etree.Element]span
 	state map[*etree.Element]uint8
 
 	byID      map[string]*etree.Element
-	kinds     map[*etree.Element]Kind
 	relsByEnd map[string][]*etree.Element // concept id -> relationships with it as source or target
 	refsTo    map[string][]*etree.Element // concept id -> diagram objects and connections showing it
 	dupIDs    []string
@@ -135,79 +167,23 @@ func loadArchive(data []byte) (*Model, error) {
 }
 
 func loadXML(data []byte) (*Model, error) {
-	// The scan refuses DOCTYPEs and finds where every element is before etree sees the input, so
-	// no entity or external reference is ever looked at.
-	spans, err := scanSpans(data)
+	src := string(data) // the model's own copy: names and values are substrings of it
+	doc, spans, err := read(src)
 	if err != nil {
 		return nil, err
 	}
-	doc := etree.NewDocument()
-	if err := doc.ReadFromBytes(data); err != nil {
-		return nil, fmt.Errorf("parse: %v: %w", err, ErrMalformed)
-	}
 	root := doc.Root()
-	if root == nil {
-		return nil, fmt.Errorf("no root element: %w", ErrMalformed)
-	}
 	if root.Space != "archimate" || root.Tag != "model" {
 		return nil, ErrNotModel
 	}
-	for _, t := range doc.Child {
-		if _, ok := t.(*etree.Directive); ok {
-			return nil, ErrDoctype
-		}
-	}
-	m := &Model{
-		doc: doc, root: root, src: data, nl: detectNewline(data),
-		spans: make(map[*etree.Element]span, len(spans)),
-		state: map[*etree.Element]uint8{},
-	}
-	i := 0
-	var mapSpans func(e *etree.Element) error
-	mapSpans = func(e *etree.Element) error {
-		if i >= len(spans) || !tagAt(data, spans[i].start, e) {
-			return fmt.Errorf("element %d <%s> not where the scan found it: %w", i, e.FullTag(), ErrMalformed)
-		}
-		m.spans[e] = spans[i]
-		i++
-		for _, t := range e.Child {
-			if c, ok := t.(*etree.Element); ok {
-				if err := mapSpans(c); err != nil {
-					return err
-				}
-			}
-		}
-		return nil
-	}
-	if err := mapSpans(root); err != nil {
-		return nil, err
-	}
-	if i != len(spans) {
-		return nil, fmt.Errorf("scan found %d elements, parser %d: %w", len(spans), i, ErrMalformed)
-	}
+	m := &Model{doc: doc, root: root, src: src, nl: detectNewline(src), spans: spans,
+		state: map[*etree.Element]uint8{}}
 	m.reindex()
 	return m, nil
 }
 
-// tagAt reports whether the start tag at src[at:] names e.
-func tagAt(src []byte, at int, e *etree.Element) bool {
-	name := e.Tag
-	if e.Space != "" {
-		name = e.Space + ":" + e.Tag
-	}
-	end := at + 1 + len(name)
-	if end >= len(src) || string(src[at+1:end]) != name {
-		return false
-	}
-	switch src[end] {
-	case ' ', '\t', '\n', '\r', '/', '>':
-		return true
-	}
-	return false
-}
-
-func detectNewline(data []byte) string {
-	if i := bytes.IndexByte(data, '\n'); i > 0 && data[i-1] == '\r' {
+func detectNewline(data string) string {
+	if i := strings.IndexByte(data, '\n'); i > 0 && data[i-1] == '\r' {
 		return "\r\n"
 	}
 	return "\n"
@@ -216,6 +192,7 @@ func detectNewline(data []byte) string {
 // reindex rebuilds every index from the tree.
 func (m *Model) reindex() {
 	m.reindex0()
+	m.byID = make(map[string]*etree.Element, len(m.spans)/2)
 	m.dupIDs = nil
 	m.indexTree(m.root, KindModel)
 }
@@ -223,36 +200,12 @@ func (m *Model) reindex() {
 func (m *Model) indexTree(e *etree.Element, k Kind) {
 	m.indexOne(e, k)
 	for _, t := range e.Child {
-		c, ok := t.(*etree.Element)
-		if !ok {
-			continue
-		}
-		if ck := childKind(k, c); ck >= 0 {
-			m.indexTree(c, ck)
+		if c, ok := t.(*etree.Element); ok {
+			if ck := kindOf(c); ck != kindNone {
+				m.indexTree(c, ck)
+			}
 		}
 	}
-}
-
-// childKind classifies a child element of an object of kind k; -1 for parts without ids
-// (bounds, properties, documentation) that are not indexed.
-func childKind(k Kind, c *etree.Element) Kind {
-	switch c.Tag {
-	case "folder":
-		return KindFolder
-	case "element":
-		if k == KindFolder {
-			return classKind(class(c))
-		}
-	case "child":
-		return KindDiagramObject
-	case "sourceConnection":
-		return KindConnection
-	case "profile":
-		if k == KindModel {
-			return KindProfile
-		}
-	}
-	return -1
 }
 
 func classKind(cls string) Kind {
@@ -279,7 +232,6 @@ func (m *Model) indexOne(e *etree.Element, k Kind) {
 			m.byID[id] = e
 		}
 	}
-	m.kinds[e] = k
 	switch k {
 	case KindRelationship:
 		for _, end := range []string{"source", "target"} {
@@ -296,12 +248,11 @@ func (m *Model) indexOne(e *etree.Element, k Kind) {
 
 // unindex forgets e and everything below it.
 func (m *Model) unindex(e *etree.Element) {
-	if k, ok := m.kinds[e]; ok {
+	if k := kindOf(e); k != kindNone {
 		id := e.SelectAttrValue("id", "")
 		if m.byID[id] == e {
 			delete(m.byID, id)
 		}
-		delete(m.kinds, e)
 		switch k {
 		case KindRelationship:
 			for _, end := range []string{"source", "target"} {
@@ -358,10 +309,13 @@ func class(e *etree.Element) string {
 }
 
 // Digest is the SHA-256 of the XML the model was read from: what deterministic ids start from.
-func (m *Model) Digest() [32]byte { return sha256.Sum256(m.src) }
-
-// Source returns the bytes the model was loaded from (model.xml for an archive). Do not modify.
-func (m *Model) Source() []byte { return m.src }
+func (m *Model) Digest() [32]byte {
+	h := sha256.New()
+	_, _ = io.WriteString(h, m.src)
+	var d [32]byte
+	h.Sum(d[:0])
+	return d
+}
 
 // Archived reports whether the model was read from Archi's zipped form.
 func (m *Model) Archived() bool { return m.archive != nil }

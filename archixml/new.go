@@ -20,7 +20,6 @@ func New(name string) *Model {
 		"name", name, "id", m.newID("model", name), "version", ModelVersion)
 	doc.SetRoot(root)
 	m.root = root
-	m.kinds[root] = KindModel
 	m.byID[root.SelectAttrValue("id", "")] = root
 	for _, ft := range TopFolderTypes {
 		m.add(root, newEl("folder", "name", topFolderNames[ft], "id", m.newID("folder", ft), "type", ft), KindFolder)
@@ -31,7 +30,6 @@ func New(name string) *Model {
 
 func (m *Model) reindex0() {
 	m.byID = map[string]*etree.Element{}
-	m.kinds = map[*etree.Element]Kind{}
 	m.relsByEnd = map[string][]*etree.Element{}
 	m.refsTo = map[string][]*etree.Element{}
 }

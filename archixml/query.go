@@ -55,7 +55,7 @@ func (m *Model) Len() int { return len(m.byID) }
 func (m *Model) All(k Kind) []Object {
 	var out []Object
 	m.walk(m.root, func(e *etree.Element) {
-		if m.kinds[e] == k {
+		if kindOf(e) == k {
 			out = append(out, Object{m, e})
 		}
 	})
@@ -81,7 +81,7 @@ func (m *Model) walk(e *etree.Element, fn func(*etree.Element)) {
 	fn(e)
 	for _, t := range e.Child {
 		if c, ok := t.(*etree.Element); ok {
-			if _, indexed := m.kinds[c]; indexed {
+			if kindOf(c) != kindNone {
 				m.walk(c, fn)
 			}
 		}
@@ -124,7 +124,7 @@ func (o Object) Valid() bool { return o.e != nil }
 func (o Object) ID() string { return o.e.SelectAttrValue("id", "") }
 
 // Kind says what the object is.
-func (o Object) Kind() Kind { return o.m.kinds[o.e] }
+func (o Object) Kind() Kind { return kindOf(o.e) }
 
 // Class is the object's Archi class ("BusinessActor", "ServingRelationship",
 // "ArchimateDiagramModel", "DiagramObject"); "Folder" for folders, "Profile" for profiles.
@@ -203,7 +203,7 @@ func (o Object) Concept() (Object, bool) { return o.m.Object(conceptRef(o.e)) }
 // diagram object for diagram objects).
 func (o Object) Parent() (Object, bool) {
 	for p := o.e.Parent(); p != nil; p = p.Parent() {
-		if _, ok := o.m.kinds[p]; ok {
+		if kindOf(p) != kindNone {
 			return Object{o.m, p}, true
 		}
 	}
@@ -213,7 +213,7 @@ func (o Object) Parent() (Object, bool) {
 // View returns the view a diagram object or connection is drawn on.
 func (o Object) View() (Object, bool) {
 	for p := o.e.Parent(); p != nil; p = p.Parent() {
-		if o.m.kinds[p] == KindView {
+		if kindOf(p) == KindView {
 			return Object{o.m, p}, true
 		}
 	}
@@ -254,7 +254,7 @@ func (o Object) Children() []Object {
 	var out []Object
 	for _, t := range o.e.Child {
 		if c, ok := t.(*etree.Element); ok {
-			if _, indexed := o.m.kinds[c]; indexed {
+			if kindOf(c) != kindNone {
 				out = append(out, Object{o.m, c})
 			}
 		}
@@ -282,7 +282,7 @@ func (o Object) Bounds() (Bounds, bool) {
 func (o Object) DiagramObjects() []Object {
 	var out []Object
 	o.m.walk(o.e, func(e *etree.Element) {
-		if o.m.kinds[e] == KindDiagramObject {
+		if kindOf(e) == KindDiagramObject {
 			out = append(out, Object{o.m, e})
 		}
 	})
@@ -293,7 +293,7 @@ func (o Object) DiagramObjects() []Object {
 func (o Object) Connections() []Object {
 	var out []Object
 	o.m.walk(o.e, func(e *etree.Element) {
-		if o.m.kinds[e] == KindConnection {
+		if kindOf(e) == KindConnection {
 			out = append(out, Object{o.m, e})
 		}
 	})

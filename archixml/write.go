@@ -44,9 +44,9 @@ func (m *Model) writeXML(b *bytes.Buffer) {
 		b.WriteString(m.nl)
 		return
 	}
-	b.Write(m.src[:rs.start])
+	b.WriteString(m.src[:rs.start])
 	m.writeElement(b, m.root, 0)
-	b.Write(m.src[rs.end:])
+	b.WriteString(m.src[rs.end:])
 }
 
 func (m *Model) writeElement(b *bytes.Buffer, e *etree.Element, depth int) {
@@ -54,7 +54,7 @@ func (m *Model) writeElement(b *bytes.Buffer, e *etree.Element, depth int) {
 	st := m.state[e]
 	switch {
 	case had && st == 0:
-		b.Write(m.src[sp.start:sp.end])
+		b.WriteString(m.src[sp.start:sp.end])
 	case had && st&stateDirty == 0:
 		// touched: the tags and the text between the children are as they were
 		prev := sp.start
@@ -64,11 +64,11 @@ func (m *Model) writeElement(b *bytes.Buffer, e *etree.Element, depth int) {
 				continue
 			}
 			cs := m.spans[c]
-			b.Write(m.src[prev:cs.start])
+			b.WriteString(m.src[prev:cs.start])
 			m.writeElement(b, c, depth+1)
 			prev = cs.end
 		}
-		b.Write(m.src[prev:sp.end])
+		b.WriteString(m.src[prev:sp.end])
 	default:
 		m.writeCanonical(b, e, depth)
 	}
@@ -220,7 +220,7 @@ func (m *Model) writeArchive(modelXML []byte) ([]byte, error) {
 	var out bytes.Buffer
 	zw := zip.NewWriter(&out)
 	for i, f := range m.archive.files {
-		if i == m.archive.modelAt && !bytes.Equal(modelXML, m.src) {
+		if i == m.archive.modelAt && string(modelXML) != m.src {
 			h := f.FileHeader
 			h.Method = zip.Deflate
 			w, err := zw.CreateHeader(&h)
