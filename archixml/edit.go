@@ -135,7 +135,17 @@ func (m *Model) childOrder(e *etree.Element) map[string]int {
 // order table go after the known ones they follow.
 func (m *Model) setAttr(e *etree.Element, key, value string) {
 	m.markDirty(e)
-	if a := e.SelectAttr(key); a != nil {
+	a := e.SelectAttr(key)
+	if m.rec != nil {
+		id, path := m.ref(e)
+		s := Step{Op: "attr", ID: id, Path: path, Key: key}
+		if a != nil {
+			old := a.Value
+			s.Old = &old
+		}
+		m.record(s)
+	}
+	if a != nil {
 		a.Value = value
 		return
 	}
@@ -156,13 +166,18 @@ func (m *Model) setAttr(e *etree.Element, key, value string) {
 			pos = i + 1
 		}
 	}
-	a := e.Attr[at]
+	added := e.Attr[at]
 	copy(e.Attr[pos+1:], e.Attr[pos:at])
-	e.Attr[pos] = a
+	e.Attr[pos] = added
 }
 
 func (m *Model) removeAttr(e *etree.Element, key string) {
-	if e.SelectAttr(key) != nil {
+	if a := e.SelectAttr(key); a != nil {
+		if m.rec != nil {
+			id, path := m.ref(e)
+			old := a.Value
+			m.record(Step{Op: "attr", ID: id, Path: path, Key: key, Old: &old})
+		}
 		e.RemoveAttr(key)
 		m.markDirty(e)
 	}
@@ -195,10 +210,29 @@ func (m *Model) insertChild(p, c *etree.Element) {
 	}
 	p.InsertChildAt(pos, c)
 	m.markDirty(p)
+	if m.rec != nil {
+		id, path := m.ref(c)
+		m.record(Step{Op: "insert", ID: id, Path: path})
+	}
+}
+
+// setText replaces an element's text.
+func (m *Model) setText(e *etree.Element, text string) {
+	if m.rec != nil {
+		id, path := m.ref(e)
+		old := e.Text()
+		m.record(Step{Op: "text", ID: id, Path: path, Old: &old})
+	}
+	e.SetText(text)
+	m.markDirty(e)
 }
 
 func (m *Model) removeChild(e *etree.Element) {
 	p := e.Parent()
+	if m.rec != nil {
+		id, path := m.ref(p)
+		m.record(Step{Op: "remove", ID: id, Path: path, Index: elementIndex(e), XML: m.fragment(e)})
+	}
 	m.unindex(e)
 	p.RemoveChild(e)
 	m.markDirty(p)
@@ -312,8 +346,7 @@ func (m *Model) SetDocumentation(id, text string) error {
 		m.removeChild(d)
 	case text == "":
 	case d != nil:
-		d.SetText(text)
-		m.markDirty(d)
+		m.setText(d, text)
 	default:
 		d = etree.NewElement("documentation")
 		d.SetText(text)
@@ -761,11 +794,10 @@ func (m *Model) MoveToFolder(id, path string) (string, error) {
 	if e.Parent() == f {
 		return fid, nil
 	}
-	old := e.Parent()
-	old.RemoveChild(e)
-	m.markDirty(old)
-	dropLayout(old)
+	// a move is a removal and an insertion: journaled as such, and indexed again below
+	m.removeChild(e)
 	m.forgetSource(e)
 	m.insertChild(f, e)
+	m.indexTree(e, kindOf(e))
 	return fid, nil
 }

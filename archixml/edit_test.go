@@ -2,6 +2,7 @@ package archixml
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -229,7 +230,9 @@ func TestEdit_CorpusEMF(t *testing.T) {
 				if len(m.Elements()) == 0 {
 					t.Skip("model has no elements")
 				}
+				m.Record()
 				want := c.edit(t, m)
+				steps := m.Recorded()
 				out, err := m.Save()
 				must(t, err)
 				if bytes.Equal(out, in) {
@@ -246,6 +249,17 @@ func TestEdit_CorpusEMF(t *testing.T) {
 				must(t, err)
 				if !bytes.Equal(out, out2) {
 					t.Fatalf("reload changed the saved model: %s", firstDiff(out, out2))
+				}
+				// the journal, through JSON and in a fresh load of the edited file, undoes the edit exactly
+				js, err := json.Marshal(steps)
+				must(t, err)
+				var back []Step
+				must(t, json.Unmarshal(js, &back))
+				must(t, again.Undo(back))
+				undone, err := again.Save()
+				must(t, err)
+				if !bytes.Equal(undone, in) {
+					t.Fatalf("undo did not restore the model: %s", firstDiff(in, undone))
 				}
 				f := filepath.Join(dir, base+"."+c.name+".archimate")
 				must(t, os.WriteFile(f, out, 0o644))

@@ -109,6 +109,8 @@ type Model struct {
 
 	idSeed string
 	idSeq  int
+
+	rec *[]Step // the journal, while recording
 }
 
 type archiveInfo struct {

@@ -1,0 +1,173 @@
+package archixml
+
+import (
+	"bytes"
+	"fmt"
+
+	"github.com/beevik/etree"
+)
+
+// Step is one low-level change an edit made, recorded so that it can be undone later, also in
+// another process: nodes are named by the nearest object with an id and a path of element-child
+// positions below it, and what a removal took is kept as XML.
+type Step struct {
+	Op    string  `json:"op"`              // "attr", "text", "insert" or "remove"
+	ID    string  `json:"id"`              // the object at or above the node ("" for the model root)
+	Path  []int   `json:"path,omitempty"`  // element-child positions from that object down to the node
+	Key   string  `json:"key,omitempty"`   // attr: the attribute
+	Old   *string `json:"old,omitempty"`   // attr, text: the value before; absent when there was none
+	Index int     `json:"index,omitempty"` // remove: the removed node's position among the element children
+	XML   string  `json:"xml,omitempty"`   // remove: the removed node, as XML
+}
+
+// Record starts recording the steps of every edit; Recorded returns them.
+func (m *Model) Record() { m.rec = &[]Step{} }
+
+// Recorded stops recording and returns the steps recorded since Record, in the order made.
+func (m *Model) Recorded() []Step {
+	if m.rec == nil {
+		return nil
+	}
+	s := *m.rec
+	m.rec = nil
+	return s
+}
+
+func (m *Model) record(s Step) {
+	if m.rec != nil {
+		*m.rec = append(*m.rec, s)
+	}
+}
+
+// ref names a node by its nearest object with an id and the element-child positions below it.
+func (m *Model) ref(e *etree.Element) (string, []int) {
+	var path []int
+	for n := e; n != nil; n = n.Parent() {
+		if n == m.root {
+			break
+		}
+		if id := n.SelectAttrValue("id", ""); id != "" && kindOf(n) != kindNone {
+			reverse(path)
+			return id, path
+		}
+		path = append(path, elementIndex(n))
+	}
+	reverse(path)
+	return "", path
+}
+
+func reverse(p []int) {
+	for i, j := 0, len(p)-1; i < j; i, j = i+1, j-1 {
+		p[i], p[j] = p[j], p[i]
+	}
+}
+
+// elementIndex is e's position among its parent's element children.
+func elementIndex(e *etree.Element) int {
+	i := 0
+	for _, t := range e.Parent().Child {
+		if c, ok := t.(*etree.Element); ok {
+			if c == e {
+				return i
+			}
+			i++
+		}
+	}
+	return -1
+}
+
+func elementAt(p *etree.Element, index int) *etree.Element {
+	i := 0
+	for _, t := range p.Child {
+		if c, ok := t.(*etree.Element); ok {
+			if i == index {
+				return c
+			}
+			i++
+		}
+	}
+	return nil
+}
+
+func (m *Model) resolve(id string, path []int) (*etree.Element, error) {
+	e := m.root
+	if id != "" {
+		var ok bool
+		if e, ok = m.byID[id]; !ok {
+			return nil, fmt.Errorf("undo: %q: %w", id, ErrNotFound)
+		}
+	}
+	for _, i := range path {
+		if e = elementAt(e, i); e == nil {
+			return nil, fmt.Errorf("undo: no node at %v under %q: %w", path, id, ErrNotFound)
+		}
+	}
+	return e, nil
+}
+
+// fragment is e and everything below it as XML.
+func (m *Model) fragment(e *etree.Element) string {
+	var b bytes.Buffer
+	m.writeElement(&b, e, 0)
+	return b.String()
+}
+
+// Undo reverts recorded steps, last first. It stops at the first step that no longer fits the
+// model (an object a later edit removed); the model may then be partly reverted, so callers undo
+// on a copy they can throw away.
+func (m *Model) Undo(steps []Step) error {
+	for i := len(steps) - 1; i >= 0; i-- {
+		s := steps[i]
+		e, err := m.resolve(s.ID, s.Path)
+		if err != nil {
+			return err
+		}
+		switch s.Op {
+		case "attr":
+			if s.Old == nil {
+				m.removeAttr(e, s.Key)
+			} else {
+				m.setAttr(e, s.Key, *s.Old)
+			}
+		case "text":
+			old := ""
+			if s.Old != nil {
+				old = *s.Old
+			}
+			m.setText(e, old)
+		case "insert":
+			if e == m.root {
+				return fmt.Errorf("undo: cannot remove the model: %w", ErrWrongKind)
+			}
+			m.removeChild(e)
+		case "remove":
+			doc, _, err := read(s.XML)
+			if err != nil {
+				return fmt.Errorf("undo: removed XML: %w", err)
+			}
+			c := doc.Root()
+			doc.RemoveChild(c)
+			m.insertChildAt(e, c, s.Index)
+			if k := kindOf(c); k != kindNone {
+				m.indexTree(c, k)
+			}
+		default:
+			return fmt.Errorf("undo: unknown step %q: %w", s.Op, ErrWrongKind)
+		}
+	}
+	return nil
+}
+
+// insertChildAt puts c at the index among p's element children.
+func (m *Model) insertChildAt(p, c *etree.Element, index int) {
+	pos := len(p.Child)
+	if at := elementAt(p, index); at != nil {
+		pos = at.Index()
+	}
+	p.InsertChildAt(pos, c)
+	m.markDirty(p)
+	if m.rec != nil {
+		id, path := m.ref(c)
+		m.record(Step{Op: "insert", ID: id, Path: path})
+	}
+}
