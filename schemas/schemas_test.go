@@ -1,0 +1,79 @@
+package schemas
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+)
+
+// The embedded files are what the vocabulary makes today.
+func TestFiles_Fresh(t *testing.T) {
+	for _, v := range Versions {
+		got, _ := PlanJSON(v)
+		if !bytes.Equal(got, BuildPlan(v)) {
+			t.Fatalf("plan-%s.json is stale: run go generate ./schemas", v)
+		}
+		disk, err := os.ReadFile("plan-" + v + ".json")
+		if err != nil || !bytes.Equal(disk, got) {
+			t.Fatalf("plan-%s.json differs from the embedded copy", v)
+		}
+	}
+	if !bytes.Equal(ReportJSON(), BuildReport()) {
+		t.Fatal("report.json is stale: run go generate ./schemas")
+	}
+}
+
+func validate(t *testing.T, version, plan string) error {
+	t.Helper()
+	var v any
+	if err := json.Unmarshal([]byte(plan), &v); err != nil {
+		t.Fatal(err)
+	}
+	return Plan(version).Validate(v)
+}
+
+func TestPlan_AcceptsJArchiV2(t *testing.T) {
+	plan := `{"schema_version":"2.0","status":"ready","summary":"s","questions":[],"actions":[
+		{"op":"create_element","type":"Course Of Action","name":"Go digital","ref_id":"coa"},
+		{"op":"create_element","type":"BusinessActor","name":"Clerk"},
+		{"op":"create_element","type":"Junction","name":"j"},
+		{"op":"create_relationship","source_id":"coa","target_id":"id-1","relationship_type":"Serving","name":null},
+		{"op":"add_to_view","view_id":"v","element_id":"coa","x":10,"y":20,"width":null,"height":null},
+		{"op":"move_to_folder","element_id":"coa","folder_path":"Strategy/Plans"},
+		{"op":"delete_relationship","relationship_id":"r"}]}`
+	// jArchi writes null for the optional fields it does not use
+	if err := validate(t, "2.0", plan); err != nil {
+		t.Fatal(err)
+	}
+	plan = strings.NewReplacer(`,"name":null`, "", `,"width":null,"height":null`, "").Replace(plan)
+	if err := validate(t, "2.0", plan); err != nil {
+		t.Fatal(err)
+	}
+	if err := validate(t, "2.0", strings.Replace(plan, `"name":"Clerk"`, `"name":null`, 1)); err == nil {
+		t.Fatal("a required field may not be null")
+	}
+}
+
+func TestPlan_Refuses(t *testing.T) {
+	cases := map[string]string{
+		"unknown field in action": `{"schema_version":"2.0","status":"ready","summary":"s","actions":[{"op":"rename_element","element_id":"a","new_name":"b","extra":1}]}`,
+		"v2 op in v1":             `{"schema_version":"1.0","status":"ready","summary":"s","actions":[{"op":"delete_element","element_id":"a"}]}`,
+		"unknown type":            `{"schema_version":"2.0","status":"ready","summary":"s","actions":[{"op":"create_element","type":"Bussiness Actor","name":"b"}]}`,
+		"wrong version":           `{"schema_version":"1.0","status":"ready","summary":"s","actions":[],"x":1}`,
+		"bad status":              `{"schema_version":"2.0","status":"done","summary":"s","actions":[]}`,
+	}
+	for name, plan := range cases {
+		t.Run(name, func(t *testing.T) {
+			if err := validate(t, "2.0", plan); err == nil && name != "v2 op in v1" {
+				t.Fatal("accepted")
+			}
+			if name == "v2 op in v1" {
+				if err := validate(t, "1.0", plan); err == nil {
+					t.Fatal("accepted")
+				}
+			}
+		})
+	}
+}
