@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -25,6 +26,8 @@ var version = "dev"
 // usageError marks errors that are the caller's wrong usage.
 type usageError struct{ error }
 
+func (u usageError) Unwrap() error { return u.error }
+
 func run(args []string, stdout, stderr io.Writer) int {
 	root := newRoot(stdout, stderr)
 	root.SetArgs(args)
@@ -32,7 +35,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if err == nil {
 		return exitOK
 	}
-	fmt.Fprintln(stderr, "archiplan:", err)
+	var quiet silent
+	if !errors.As(err, &quiet) {
+		fmt.Fprintln(stderr, "archiplan:", err)
+	}
 	var ue usageError
 	if errors.As(err, &ue) {
 		return exitUsage
@@ -41,8 +47,16 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if errors.As(err, &ce) {
 		return ce.code
 	}
-	return exitUsage
+	if strings.HasPrefix(err.Error(), "unknown command") || strings.HasPrefix(err.Error(), "unknown flag") {
+		return exitUsage
+	}
+	return exitNoUsable
 }
+
+// silent marks errors whose output was already printed (a refused plan's findings).
+type silent struct{ error }
+
+func (s silent) Unwrap() error { return s.error }
 
 type codedError struct {
 	code int
@@ -59,7 +73,9 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(versionCmd(), synthCmd(), daemonCmd())
+	root.PersistentFlags().String("repo", "", "the workspace (default: the git repository around the current directory)")
+	root.PersistentFlags().String("config", "", "configuration file (default: .archiplan.yaml at the workspace's root)")
+	root.AddCommand(versionCmd(), synthCmd(), daemonCmd(), validateCmd(), previewCmd(), schemaCmd())
 	return root
 }
 

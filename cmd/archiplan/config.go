@@ -1,0 +1,107 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/viper"
+
+	"github.com/archiplan/archiplan/archixml"
+	"github.com/archiplan/archiplan/plans"
+	"github.com/archiplan/archiplan/store"
+)
+
+// config is the workspace's configuration: .archiplan.yaml at the repository's root (or
+// --config), ARCHIPLAN_* environment variables, then flags.
+type config struct {
+	v    *viper.Viper
+	repo string
+}
+
+func newConfig(cmd *cobra.Command) (*config, error) {
+	v := viper.New()
+	v.SetDefault("model", "model.archimate")
+	v.SetDefault("inbox", "plans")
+	v.SetEnvPrefix("ARCHIPLAN")
+	v.SetEnvKeyReplacer(strings.NewReplacer(".", "_"))
+	v.AutomaticEnv()
+	repo, _ := cmd.Flags().GetString("repo")
+	if repo == "" {
+		repo = "."
+	}
+	file, _ := cmd.Flags().GetString("config")
+	if file == "" {
+		if ws, err := store.Open(repo, ""); err == nil {
+			candidate := filepath.Join(ws.Root, ".archiplan.yaml")
+			if _, err := os.Stat(candidate); err == nil {
+				file = candidate
+			}
+		}
+	}
+	if file != "" {
+		v.SetConfigFile(file)
+		if err := v.ReadInConfig(); err != nil {
+			return nil, usageError{fmt.Errorf("read config %s: %w", file, err)}
+		}
+	}
+	return &config{v: v, repo: repo}, nil
+}
+
+func (c *config) policy() plans.Policy {
+	return plans.Policy{
+		AllowedOps:               c.v.GetStringSlice("policy.allowed_ops"),
+		AllowedElementTypes:      c.v.GetStringSlice("policy.allowed_element_types"),
+		AllowedRelationshipTypes: c.v.GetStringSlice("policy.allowed_relationship_types"),
+		ProtectedFolders:         c.v.GetStringSlice("policy.protected_folders"),
+	}
+}
+
+// loadModel reads the model a plan is checked against: the file given with --model, or the
+// workspace's model as committed at HEAD.
+func (c *config) loadModel(modelFile string) (*archixml.Model, plans.ModelInfo, error) {
+	if modelFile != "" {
+		data, err := os.ReadFile(modelFile)
+		if err != nil {
+			return nil, plans.ModelInfo{}, codedError{exitNoUsable, err}
+		}
+		m, err := archixml.Load(data)
+		if err != nil {
+			return nil, plans.ModelInfo{}, codedError{exitNoUsable, fmt.Errorf("load %s: %w", modelFile, err)}
+		}
+		return m, plans.ModelInfo{Path: modelFile}, nil
+	}
+	ws, err := store.Open(c.repo, c.v.GetString("model"))
+	if err != nil {
+		return nil, plans.ModelInfo{}, codedError{exitNoUsable, err}
+	}
+	head, err := ws.ReadModel()
+	if err != nil {
+		return nil, plans.ModelInfo{}, codedError{exitNoUsable, err}
+	}
+	m, err := archixml.Load(head.Data)
+	if err != nil {
+		return nil, plans.ModelInfo{}, codedError{exitNoUsable, fmt.Errorf("load %s at %s: %w", ws.Model, head.Commit[:12], err)}
+	}
+	return m, plans.ModelInfo{Path: ws.Model, Commit: head.Commit, Blob: head.Blob}, nil
+}
+
+// scopeOf reads NAME.context.json beside a plan, when there is one.
+func scopeOf(planPath string) ([]string, error) {
+	base := strings.TrimSuffix(strings.TrimSuffix(planPath, ".approved"), ".json")
+	data, err := os.ReadFile(base + ".context.json")
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	ids, err := plans.ScopeFromContext(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s.context.json: %w", base, err)
+	}
+	return ids, nil
+}

@@ -1,0 +1,302 @@
+package plans
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// MaxPlanBytes bounds a plan file; real plans are a few kilobytes.
+const MaxPlanBytes = 1 << 20
+
+// maxJSONDepth bounds nesting; a plan nests four levels.
+const maxJSONDepth = 32
+
+// Extract takes one JSON object out of what a planner wrote. A bare object is taken as it is.
+// Otherwise (unless strict) markdown fences and text around the object are stripped, each
+// reported as a warning, and of several complete objects the last is taken. Nothing is guessed:
+// a truncated or invalid object is an error, never repaired.
+func Extract(raw []byte, strict bool) ([]byte, []Finding, *Finding) {
+	fail := func(c Code, snippet, format string, args ...any) ([]byte, []Finding, *Finding) {
+		f := newFinding(c, -1, "", snippet, format, args...)
+		return nil, nil, &f
+	}
+	if len(raw) > MaxPlanBytes {
+		return fail(ExtractTooLarge, "", "the plan is %d bytes, over the limit of %d", len(raw), MaxPlanBytes)
+	}
+	var warns []Finding
+	if b, ok := bytes.CutPrefix(raw, []byte("\xef\xbb\xbf")); ok {
+		raw = b
+		if strict {
+			return fail(ExtractStrict, "", "a byte order mark precedes the object")
+		}
+		warns = append(warns, newFinding(ExtractBOMStripped, -1, "", "", "a byte order mark was stripped"))
+	}
+	text := bytes.TrimSpace(raw)
+	if len(text) == 0 {
+		return fail(ExtractEmpty, "", "the plan file is empty")
+	}
+	// a bare object: the whole text is one JSON value
+	if text[0] == '{' {
+		if end, complete := objectEnd(text, 0); complete && end == len(text) {
+			obj, f := checkJSON(text)
+			if f != nil {
+				return nil, nil, f
+			}
+			return obj, warns, nil
+		} else if strict {
+			if !complete {
+				return fail(ExtractTruncated, tail(text), "the object starting at byte 0 never closes: the answer was cut off")
+			}
+			return fail(ExtractStrict, string(text[end:]), "text follows the object")
+		}
+	}
+	if strict {
+		if j := firstJSON(text); j != "" && j != "{" {
+			return fail(ExtractNotObject, string(text), "the plan must be a JSON object, not a JSON %s", j)
+		}
+		return fail(ExtractStrict, string(text), "the plan must be a bare JSON object, with nothing around it")
+	}
+	// fenced blocks first: planners put the plan in ```json fences among prose
+	search := text
+	if blocks, outside := fences(text); len(blocks) > 0 {
+		warns = append(warns, newFinding(ExtractFenceStripped, -1, "", "", "markdown code fences were stripped"))
+		if strings.TrimSpace(outside) != "" {
+			warns = append(warns, newFinding(ExtractProseStripped, -1, "", outside, "text outside the fences was stripped"))
+		}
+		search = []byte(strings.Join(blocks, "\n"))
+	}
+	var objs [][2]int
+	truncatedAt := -1
+	for i := 0; i < len(search); i++ {
+		if search[i] != '{' {
+			continue
+		}
+		end, complete := objectEnd(search, i)
+		if !complete {
+			if truncatedAt < 0 {
+				truncatedAt = i
+			}
+			break
+		}
+		objs = append(objs, [2]int{i, end})
+		i = end - 1
+	}
+	if len(objs) == 0 {
+		if truncatedAt >= 0 {
+			return fail(ExtractTruncated, tail(search), "the object starting at byte %d never closes: the answer was cut off", truncatedAt)
+		}
+		if j := firstJSON(search); j != "" {
+			return fail(ExtractNotObject, string(search), "the plan must be a JSON object, not a JSON %s", j)
+		}
+		return fail(ExtractNoJSON, string(text), "no JSON object found: the planner answered in prose")
+	}
+	last := objs[len(objs)-1]
+	if len(objs) > 1 {
+		warns = append(warns, newFinding(ExtractSeveral, -1, "", "", "%d JSON objects were written; the last was taken", len(objs)))
+	}
+	if search[last[0]:last[1]] != nil && (last[0] > 0 || last[1] < len(search)) {
+		around := strings.TrimSpace(string(search[:last[0]]) + " " + string(search[last[1]:]))
+		if around != "" && !hasCode(warns, ExtractProseStripped) {
+			warns = append(warns, newFinding(ExtractProseStripped, -1, "", around, "text around the object was stripped"))
+		}
+	}
+	obj, f := checkJSON(search[last[0]:last[1]])
+	if f != nil {
+		return nil, nil, f
+	}
+	return obj, warns, nil
+}
+
+func hasCode(fs []Finding, c Code) bool {
+	for _, f := range fs {
+		if f.Code == c {
+			return true
+		}
+	}
+	return false
+}
+
+func tail(b []byte) string {
+	if len(b) > 80 {
+		return "…" + string(b[len(b)-80:])
+	}
+	return string(b)
+}
+
+// firstJSON names the JSON value the text is, when it is one and not an object ("array", ...).
+func firstJSON(text []byte) string {
+	var v any
+	if json.Unmarshal(text, &v) != nil {
+		return ""
+	}
+	switch v.(type) {
+	case []any:
+		return "array"
+	case string:
+		return "string"
+	case float64:
+		return "number"
+	case bool:
+		return "boolean"
+	case nil:
+		return "null"
+	}
+	return "{"
+}
+
+// objectEnd finds the end of the object that starts at text[start] by balancing braces outside
+// strings; complete is false when the text ends first.
+func objectEnd(text []byte, start int) (int, bool) {
+	depth := 0
+	inString, escaped := false, false
+	for i := start; i < len(text); i++ {
+		c := text[i]
+		switch {
+		case inString:
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+		case c == '"':
+			inString = true
+		case c == '{' || c == '[':
+			depth++
+		case c == '}' || c == ']':
+			depth--
+			if depth == 0 {
+				return i + 1, true
+			}
+		}
+	}
+	return len(text), false
+}
+
+// fences returns the contents of markdown code fences and the text outside them.
+func fences(text []byte) (blocks []string, outside string) {
+	lines := strings.Split(string(text), "\n")
+	var cur []string
+	var out []string
+	in := false
+	for _, l := range lines {
+		t := strings.TrimSpace(l)
+		if strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
+			if in {
+				blocks = append(blocks, strings.Join(cur, "\n"))
+				cur = nil
+			}
+			in = !in
+			continue
+		}
+		if in {
+			cur = append(cur, l)
+		} else {
+			out = append(out, l)
+		}
+	}
+	if in && len(cur) > 0 { // an unclosed fence still holds what was written
+		blocks = append(blocks, strings.Join(cur, "\n"))
+	}
+	return blocks, strings.Join(out, "\n")
+}
+
+// checkJSON checks that obj is valid JSON without duplicate keys or deep nesting.
+func checkJSON(obj []byte) ([]byte, *Finding) {
+	d := json.NewDecoder(bytes.NewReader(obj))
+	d.UseNumber()
+	type frame struct {
+		keys   map[string]bool
+		path   string
+		object bool
+		index  int
+		expect bool // in an object: the next string token is a key
+	}
+	var stack []*frame
+	pathOf := func() string {
+		if len(stack) == 0 {
+			return ""
+		}
+		return stack[len(stack)-1].path
+	}
+	lastKey := ""
+	for {
+		tok, err := d.Token()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			var se *json.SyntaxError
+			snippet := ""
+			if errors.As(err, &se) {
+				from := max(0, int(se.Offset)-30)
+				snippet = string(obj[from:min(len(obj), int(se.Offset)+10)])
+			}
+			f := newFinding(ExtractInvalidJSON, -1, "", snippet, "invalid JSON: %v", err)
+			return nil, &f
+		}
+		var top *frame
+		if len(stack) > 0 {
+			top = stack[len(stack)-1]
+		}
+		childPath := func() string {
+			if top == nil {
+				return ""
+			}
+			if top.object {
+				return top.path + "/" + escapePointer(lastKey)
+			}
+			return fmt.Sprintf("%s/%d", top.path, top.index)
+		}
+		switch t := tok.(type) {
+		case json.Delim:
+			switch t {
+			case '{', '[':
+				if len(stack) >= maxJSONDepth {
+					f := newFinding(ExtractTooDeep, -1, pathOf(), "", "the JSON nests deeper than %d levels", maxJSONDepth)
+					return nil, &f
+				}
+				p := childPath()
+				if top != nil {
+					top.index++
+					top.expect = true
+				}
+				stack = append(stack, &frame{keys: map[string]bool{}, path: p, object: t == '{', expect: t == '{'})
+			case '}', ']':
+				stack = stack[:len(stack)-1]
+			}
+		case string:
+			if top != nil && top.object && top.expect {
+				if top.keys[t] {
+					f := newFinding(ExtractDuplicateKey, -1, top.path+"/"+escapePointer(t), t, "key %q appears twice in the same object", t)
+					return nil, &f
+				}
+				top.keys[t] = true
+				top.expect = false
+				lastKey = t
+				continue
+			}
+			if top != nil {
+				top.index++
+				top.expect = true
+			}
+		default:
+			if top != nil {
+				top.index++
+				top.expect = true
+			}
+		}
+	}
+	return obj, nil
+}
+
+// escapePointer escapes a key for a JSON pointer (RFC 6901).
+func escapePointer(k string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(k, "~", "~0"), "/", "~1")
+}

@@ -1,0 +1,193 @@
+package plans
+
+import (
+	"fmt"
+	"strconv"
+)
+
+// Severity says whether a finding stops a plan.
+type Severity string
+
+// Severities.
+const (
+	Error   Severity = "error"
+	Warning Severity = "warning"
+)
+
+// Finding is one thing validation found: a stable code, a message for people and planners, the
+// action it concerns (nil for the plan as a whole), a JSON pointer into the plan and a snippet of
+// the offending input.
+type Finding struct {
+	Severity Severity `json:"-"`
+	Code     Code     `json:"code"`
+	Message  string   `json:"message"`
+	Action   *int     `json:"action,omitempty"`
+	Pointer  string   `json:"pointer,omitempty"`
+	Snippet  string   `json:"snippet,omitempty"`
+}
+
+// Code is a finding's stable code. Codes are documented in the README and never reused.
+type Code string
+
+// The codes, by the stage that finds them. Codes[c] describes each.
+const (
+	// extraction: getting one JSON object out of what the planner wrote
+	ExtractEmpty         Code = "EXTRACT_EMPTY"
+	ExtractNoJSON        Code = "EXTRACT_NO_JSON"
+	ExtractTruncated     Code = "EXTRACT_TRUNCATED"
+	ExtractInvalidJSON   Code = "EXTRACT_INVALID_JSON"
+	ExtractNotObject     Code = "EXTRACT_NOT_OBJECT"
+	ExtractStrict        Code = "EXTRACT_STRICT"
+	ExtractDuplicateKey  Code = "EXTRACT_DUPLICATE_KEY"
+	ExtractTooLarge      Code = "EXTRACT_TOO_LARGE"
+	ExtractTooDeep       Code = "EXTRACT_TOO_DEEP"
+	ExtractFenceStripped Code = "EXTRACT_FENCE_STRIPPED"
+	ExtractProseStripped Code = "EXTRACT_PROSE_STRIPPED"
+	ExtractBOMStripped   Code = "EXTRACT_BOM_STRIPPED"
+	ExtractSeveral       Code = "EXTRACT_SEVERAL_OBJECTS"
+
+	// schema: the JSON Schema of the plan's version
+	SchemaVersionMissing Code = "SCHEMA_VERSION_MISSING"
+	SchemaVersionUnknown Code = "SCHEMA_VERSION_UNKNOWN"
+	SchemaLegacyField    Code = "SCHEMA_LEGACY_FIELD"
+	SchemaUnknownField   Code = "SCHEMA_UNKNOWN_FIELD"
+	SchemaMissingField   Code = "SCHEMA_MISSING_FIELD"
+	SchemaWrongType      Code = "SCHEMA_WRONG_TYPE"
+	SchemaBadValue       Code = "SCHEMA_BAD_VALUE"
+	SchemaTooLong        Code = "SCHEMA_TOO_LONG"
+	SchemaTooShort       Code = "SCHEMA_TOO_SHORT"
+	SchemaUnknownOp      Code = "SCHEMA_UNKNOWN_OP"
+	SchemaOpNotInVersion Code = "SCHEMA_OP_NOT_IN_VERSION"
+	SchemaInvalid        Code = "SCHEMA_INVALID"
+
+	// meaning: the plan against the model at HEAD
+	RefNotFound          Code = "REF_NOT_FOUND"
+	RefWrongKind         Code = "REF_WRONG_KIND"
+	RefDeleted           Code = "REF_DELETED"
+	RefBeforeDeclared    Code = "REF_BEFORE_DECLARED"
+	RefFailed            Code = "REF_FAILED"
+	RefIDDuplicate       Code = "REF_ID_DUPLICATE"
+	RelNotAllowed        Code = "REL_NOT_ALLOWED"
+	Conflict             Code = "CONFLICT"
+	FolderWrongLayer     Code = "FOLDER_WRONG_LAYER"
+	TextInvalid          Code = "TEXT_INVALID"
+	ViewNotArchimate     Code = "VIEW_NOT_ARCHIMATE"
+	StatusNotReady       Code = "STATUS_NOT_READY"
+	NoOp                 Code = "NOOP"
+	DuplicateOnView      Code = "DUPLICATE_ON_VIEW"
+	DuplicateRel         Code = "DUPLICATE_RELATIONSHIP"
+	NoActions            Code = "NO_ACTIONS"
+	QuestionsMissing     Code = "QUESTIONS_MISSING"
+	ActionsIgnored       Code = "ACTIONS_IGNORED"
+	PlannerWarning       Code = "PLANNER_WARNING"
+	ModelProblem         Code = "MODEL_PROBLEM"
+	PolicyOpNotAllowed   Code = "POLICY_OP_NOT_ALLOWED"
+	PolicyTypeNotAllowed Code = "POLICY_TYPE_NOT_ALLOWED"
+	PolicyProtected      Code = "POLICY_PROTECTED_FOLDER"
+	PolicyOutOfScope     Code = "POLICY_OUT_OF_SCOPE"
+)
+
+// Codes describes every code: what it means and how a planner fixes it. The README lists them.
+var Codes = []struct {
+	Code     Code
+	Severity Severity
+	Meaning  string
+}{
+	{ExtractEmpty, Error, "the plan file is empty"},
+	{ExtractNoJSON, Error, "no JSON object in what was written (a prose answer): write the plan as one JSON object"},
+	{ExtractTruncated, Error, "a JSON object starts but never ends (a cut-off answer)"},
+	{ExtractInvalidJSON, Error, "the JSON object is not valid JSON; the message says where"},
+	{ExtractNotObject, Error, "the JSON is an array, string or number, not an object"},
+	{ExtractStrict, Error, "strict mode: the file must be a bare JSON object, without fences or prose"},
+	{ExtractDuplicateKey, Error, "an object names the same key twice; which one counts would be a guess"},
+	{ExtractTooLarge, Error, "the plan file is larger than 1 MiB"},
+	{ExtractTooDeep, Error, "the JSON nests deeper than 32 levels"},
+	{ExtractFenceStripped, Warning, "markdown code fences around the object were stripped"},
+	{ExtractProseStripped, Warning, "text before or after the object was stripped"},
+	{ExtractBOMStripped, Warning, "a byte order mark was stripped"},
+	{ExtractSeveral, Warning, "several JSON objects were written; the last complete one was taken"},
+	{SchemaVersionMissing, Error, "schema_version is missing: write \"2.0\""},
+	{SchemaVersionUnknown, Error, "schema_version is not one archiplan knows (1.0, 2.0)"},
+	{SchemaLegacyField, Error, "a field of an older or foreign plan shape (version, changes, operations, action, ...): use the fields of the schema"},
+	{SchemaUnknownField, Error, "a field the schema does not have; the pointer names it"},
+	{SchemaMissingField, Error, "a required field is missing"},
+	{SchemaWrongType, Error, "a field has the wrong JSON type"},
+	{SchemaBadValue, Error, "a value is not one of those allowed (status, element or relationship type)"},
+	{SchemaTooLong, Error, "a string or list is longer than the schema allows"},
+	{SchemaTooShort, Error, "a string is empty where a value is needed"},
+	{SchemaUnknownOp, Error, "an action's op is not one archiplan knows"},
+	{SchemaOpNotInVersion, Error, "the op exists only in a later schema_version: write \"2.0\""},
+	{SchemaInvalid, Error, "another schema violation; the message says which"},
+	{RefNotFound, Error, "an id is neither in the model nor a ref_id declared earlier in the plan"},
+	{RefWrongKind, Error, "an id names an object of the wrong kind (a view where an element is needed, ...)"},
+	{RefDeleted, Error, "an id names an object an earlier action deletes (also by cascade)"},
+	{RefBeforeDeclared, Error, "a ref_id is used before the action that declares it"},
+	{RefFailed, Error, "a ref_id names what a failed action would have created"},
+	{RefIDDuplicate, Error, "a ref_id is declared twice, or equals an id in the model"},
+	{RelNotAllowed, Error, "the ArchiMate 3.2 relationship table does not allow this relationship between these types; the message lists those it allows"},
+	{Conflict, Error, "two actions set the same thing differently (two renames of one element, ...)"},
+	{FolderWrongLayer, Error, "the folder path is not under the layer folder the object belongs in"},
+	{TextInvalid, Error, "a name or value holds characters XML cannot carry (control characters)"},
+	{ViewNotArchimate, Error, "the view is a sketch or canvas, which cannot show ArchiMate elements"},
+	{StatusNotReady, Error, "only a plan with status ready can be applied"},
+	{NoOp, Warning, "the action changes nothing (rename to the same name, ...)"},
+	{DuplicateOnView, Warning, "the element is already on the view; it will appear twice"},
+	{DuplicateRel, Warning, "the same relationship between the same ends already exists"},
+	{NoActions, Warning, "a ready plan with no actions"},
+	{QuestionsMissing, Warning, "needs_clarification without questions"},
+	{ActionsIgnored, Warning, "a plan that is not ready carries actions; they are shown but never applied"},
+	{PlannerWarning, Warning, "a warning the planner wrote into the plan"},
+	{ModelProblem, Warning, "the model itself has a problem (duplicate ids) that Archi would refuse"},
+	{PolicyOpNotAllowed, Error, "the workspace's policy does not allow this op"},
+	{PolicyTypeNotAllowed, Error, "the workspace's policy does not allow this element or relationship type"},
+	{PolicyProtected, Error, "the object lies in a folder the policy protects"},
+	{PolicyOutOfScope, Error, "the id is outside the scope of the plan's NAME.context.json"},
+}
+
+func severityOf(c Code) Severity {
+	for _, d := range Codes {
+		if d.Code == c {
+			return d.Severity
+		}
+	}
+	return Error
+}
+
+func newFinding(c Code, action int, pointer, snippet, format string, args ...any) Finding {
+	f := Finding{Severity: severityOf(c), Code: c, Message: fmt.Sprintf(format, args...), Pointer: pointer,
+		Snippet: clip(snippet, 120)}
+	if action >= 0 {
+		a := action
+		f.Action = &a
+	}
+	return f
+}
+
+func actionPointer(i int, field string) string {
+	p := "/actions/" + strconv.Itoa(i)
+	if field != "" {
+		p += "/" + field
+	}
+	return p
+}
+
+// clip shortens s to at most n runes, marking the cut.
+func clip(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n]) + "…"
+}
+
+// Findings splits findings into errors and warnings.
+func split(fs []Finding) (errs, warns []Finding) {
+	for _, f := range fs {
+		if f.Severity == Warning {
+			warns = append(warns, f)
+		} else {
+			errs = append(errs, f)
+		}
+	}
+	return errs, warns
+}

@@ -1,0 +1,271 @@
+package plans
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// ReportFormat is the report's format_version. Consumers ignore fields they do not know.
+const ReportFormat = "1"
+
+// ModelInfo says which model a plan was checked against.
+type ModelInfo struct {
+	Path   string `json:"path,omitempty"`
+	Commit string `json:"commit,omitempty"`
+	Blob   string `json:"blob,omitempty"`
+}
+
+// Report is NAME.report.json and `validate --json`: what programs and planners read.
+type Report struct {
+	FormatVersion string         `json:"format_version"`
+	Plan          ReportPlan     `json:"plan"`
+	Model         ModelInfo      `json:"model"`
+	Verdict       string         `json:"verdict"`
+	Reason        string         `json:"reason,omitempty"`
+	Errors        []Finding      `json:"errors"`
+	Warnings      []Finding      `json:"warnings"`
+	Actions       []ReportAction `json:"actions"`
+}
+
+// ReportPlan identifies the plan file a report speaks of.
+type ReportPlan struct {
+	File          string `json:"file"`
+	SHA256        string `json:"sha256"`
+	SchemaVersion string `json:"schema_version,omitempty"`
+	Status        string `json:"status,omitempty"`
+	Summary       string `json:"summary,omitempty"`
+}
+
+// ReportAction is one action in a report.
+type ReportAction struct {
+	Index       int      `json:"index"`
+	Op          string   `json:"op"`
+	Description string   `json:"description"`
+	Created     []string `json:"created,omitempty"`
+}
+
+// Report builds the report of an outcome.
+func (o *Outcome) Report(file string, model ModelInfo) *Report {
+	r := &Report{FormatVersion: ReportFormat, Plan: ReportPlan{File: file, SHA256: o.SHA256}, Model: model,
+		Verdict: o.Verdict, Errors: o.Errors(), Warnings: o.Warnings(), Actions: []ReportAction{}}
+	if r.Errors == nil {
+		r.Errors = []Finding{}
+	}
+	if r.Warnings == nil {
+		r.Warnings = []Finding{}
+	}
+	if o.Plan != nil {
+		r.Plan.SchemaVersion, r.Plan.Status, r.Plan.Summary = o.Plan.SchemaVersion, o.Plan.Status, o.Plan.Summary
+	}
+	for _, a := range o.Results {
+		r.Actions = append(r.Actions, ReportAction{Index: a.Index, Op: a.Op, Description: a.Description, Created: a.Created})
+	}
+	return r
+}
+
+// JSON is the report as written to NAME.report.json: indented, with a final newline.
+func (r *Report) JSON() []byte {
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		panic(err) // a report holds only strings, numbers and lists
+	}
+	return append(b, '\n')
+}
+
+// Preview is NAME.preview.md: what a person reads before approving.
+func (o *Outcome) Preview(file string, model ModelInfo) []byte {
+	var b strings.Builder
+	w := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
+	title := file
+	if o.Plan != nil && o.Plan.Summary != "" {
+		title = o.Plan.Summary
+	}
+	w("# Plan: %s\n\n", mdEscape(title))
+	w("| | |\n|---|---|\n")
+	w("| Verdict | **%s** — %s |\n", o.Verdict, verdictWords(o))
+	if o.Plan != nil {
+		w("| Status | %s |\n", o.Plan.Status)
+		w("| Schema | %s |\n", o.Plan.SchemaVersion)
+	}
+	w("| Plan file | `%s` (sha256 `%s`) |\n", file, o.SHA256[:12])
+	if model.Path != "" {
+		w("| Model | `%s` at commit `%s`, blob `%s` |\n", model.Path, short(model.Commit), short(model.Blob))
+	}
+	w("\n")
+	if o.Verdict == VerdictValid {
+		w("To apply it, rename `%s` to `%s.approved`.\n\n", file, strings.TrimSuffix(file, ".json"))
+	}
+	if o.Plan != nil && len(o.Plan.Questions) > 0 {
+		w("## Questions\n\n")
+		for _, q := range o.Plan.Questions {
+			w("- %s\n", mdEscape(q))
+		}
+		w("\n")
+	}
+	if errs := o.Errors(); len(errs) > 0 {
+		w("## Errors (%d)\n\n", len(errs))
+		writeFindings(&b, errs)
+	}
+	if warns := o.Warnings(); len(warns) > 0 {
+		w("## Warnings (%d)\n\n", len(warns))
+		writeFindings(&b, warns)
+	}
+	if len(o.Results) > 0 {
+		w("## Actions (%d)\n\n", len(o.Results))
+		for _, r := range o.Results {
+			mark := ""
+			if r.Failed {
+				mark = " ❌"
+			}
+			w("%d. %s%s\n", r.Index+1, mdEscape(r.Description), mark)
+			if r.Before != "" || r.After != "" {
+				w("   - before: %s\n   - after: %s\n", quoteOrNone(r.Before), quoteOrNone(r.After))
+			}
+			if r.Deleted != nil {
+				for _, id := range r.Deleted.Relationships {
+					w("   - also deletes relationship `%s`\n", id)
+				}
+				if n := len(r.Deleted.DiagramObjects); n > 0 {
+					w("   - removes %d diagram object(s) and %d connection(s) from views\n", n, len(r.Deleted.Connections))
+				}
+			}
+		}
+		w("\n")
+		if d := o.mermaid(); d != "" {
+			w("## Diagram\n\nWhat the plan touches: new in green, deleted in red.\n\n```mermaid\n%s```\n", d)
+		}
+	}
+	return []byte(b.String())
+}
+
+func verdictWords(o *Outcome) string {
+	switch o.Verdict {
+	case VerdictValid:
+		return "ready to apply"
+	case VerdictNotReady:
+		if o.Plan != nil && o.Plan.Status == StatusRefusal {
+			return "the planner refused; nothing to apply"
+		}
+		return "the planner needs answers; nothing to apply"
+	}
+	return fmt.Sprintf("%d error(s) to fix before it can be applied", len(o.Errors()))
+}
+
+func writeFindings(b *strings.Builder, fs []Finding) {
+	for _, f := range fs {
+		where := ""
+		if f.Action != nil {
+			where = fmt.Sprintf(" (action %d)", *f.Action+1)
+		}
+		fmt.Fprintf(b, "- `%s`%s: %s", f.Code, where, mdEscape(f.Message))
+		if f.Pointer != "" {
+			fmt.Fprintf(b, " — at `%s`", f.Pointer)
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString("\n")
+}
+
+func quoteOrNone(s string) string {
+	if s == "" || s == "(none)" {
+		return "(none)"
+	}
+	return fmt.Sprintf("%q", clip(s, 200))
+}
+
+func short(s string) string {
+	if len(s) > 12 {
+		return s[:12]
+	}
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// mdEscape keeps text from a plan from becoming markup in the preview.
+func mdEscape(s string) string {
+	r := strings.NewReplacer("\n", " ", "\r", " ", "<", "&lt;", ">", "&gt;", "|", "\\|", "`", "'")
+	return r.Replace(clip(s, 300))
+}
+
+// mermaid draws the touched elements and the relationships created or deleted.
+func (o *Outcome) mermaid() string {
+	nodes := map[string]string{} // id -> class
+	var order []string
+	node := func(id, class string) {
+		if id == "" {
+			return
+		}
+		if _, ok := nodes[id]; !ok {
+			order = append(order, id)
+			nodes[id] = class
+		} else if class != "" {
+			nodes[id] = class
+		}
+	}
+	var edges []edge
+	for _, r := range o.Results {
+		class := ""
+		switch r.Op {
+		case "create_element":
+			class = "new"
+		case "delete_element":
+			class = "deleted"
+		}
+		for _, id := range r.touched {
+			node(id, class)
+		}
+		for _, e := range r.edges {
+			node(e.src, "")
+			node(e.tgt, "")
+			edges = append(edges, e)
+		}
+	}
+	if len(order) == 0 {
+		return ""
+	}
+	name := map[string]string{}
+	for i, id := range order {
+		name[id] = fmt.Sprintf("n%d", i+1)
+	}
+	var b strings.Builder
+	b.WriteString("graph LR\n")
+	for _, id := range order {
+		text := mermaidText(id)
+		if n, ok := o.names[id]; ok {
+			nm, typ, _ := strings.Cut(n, "\x00")
+			text = mermaidText(nm) + "<br/>" + mermaidText(typ)
+		}
+		fmt.Fprintf(&b, "  %s[\"%s\"]\n", name[id], text)
+	}
+	for _, e := range edges {
+		if name[e.src] == "" || name[e.tgt] == "" {
+			continue
+		}
+		if e.deleted {
+			fmt.Fprintf(&b, "  %s -.->|\"%s (deleted)\"| %s\n", name[e.src], mermaidText(e.typ), name[e.tgt])
+		} else {
+			fmt.Fprintf(&b, "  %s -->|\"%s\"| %s\n", name[e.src], mermaidText(e.typ), name[e.tgt])
+		}
+	}
+	var classes []string
+	for _, id := range order {
+		if c := nodes[id]; c != "" {
+			classes = append(classes, fmt.Sprintf("  class %s %s\n", name[id], c))
+		}
+	}
+	sort.Strings(classes)
+	for _, c := range classes {
+		b.WriteString(c)
+	}
+	b.WriteString("  classDef new fill:#d4f7d4,stroke:#2a7a2a\n  classDef deleted fill:#f7d4d4,stroke:#a02a2a\n")
+	return b.String()
+}
+
+func mermaidText(s string) string {
+	return strings.NewReplacer(`"`, "#quot;", "<", "#lt;", ">", "#gt;", "\n", " ", "\r", " ", "[", "(", "]", ")",
+		"|", "/", "`", "'").Replace(clip(s, 60))
+}
