@@ -60,6 +60,9 @@ func Extract(raw []byte, strict bool) ([]byte, []Finding, *Finding) {
 		}
 		return fail(ExtractStrict, string(text), "the plan must be a bare JSON object, with nothing around it")
 	}
+	if j := firstJSON(text); j != "" && j != "{" {
+		return fail(ExtractNotObject, string(text), "the plan must be a JSON object, not a JSON %s", j)
+	}
 	// fenced blocks first: planners put the plan in ```json fences among prose
 	search := text
 	if blocks, outside := fences(text); len(blocks) > 0 {

@@ -83,6 +83,7 @@ func (o *Outcome) Preview(file string, model ModelInfo) []byte {
 		title = o.Plan.Summary
 	}
 	w("# Plan: %s\n\n", mdEscape(title))
+	w("Actions are numbered from 0, as in the report's `action` and the pointers.\n\n")
 	w("| | |\n|---|---|\n")
 	w("| Verdict | **%s** — %s |\n", o.Verdict, verdictWords(o))
 	if o.Plan != nil {
@@ -119,16 +120,19 @@ func (o *Outcome) Preview(file string, model ModelInfo) []byte {
 			if r.Failed {
 				mark = " ❌"
 			}
-			w("%d. %s%s\n", r.Index+1, mdEscape(r.Description), mark)
-			if r.Before != "" || r.After != "" {
-				w("   - before: %s\n   - after: %s\n", quoteOrNone(r.Before), quoteOrNone(r.After))
+			w("- **[%d]** %s%s\n", r.Index, mdEscape(r.Description), mark)
+			switch {
+			case r.Before != "":
+				w("  - before: %s\n  - after: %s\n", quoteOrNone(r.Before), quoteOrNone(r.After))
+			case r.After != "":
+				w("  - %s\n", mdEscape(r.After))
 			}
 			if r.Deleted != nil {
 				for _, id := range r.Deleted.Relationships {
-					w("   - also deletes relationship `%s`\n", id)
+					w("  - also deletes relationship `%s`\n", id)
 				}
 				if n := len(r.Deleted.DiagramObjects); n > 0 {
-					w("   - removes %d diagram object(s) and %d connection(s) from views\n", n, len(r.Deleted.Connections))
+					w("  - removes %d diagram object(s) and %d connection(s) from views\n", n, len(r.Deleted.Connections))
 				}
 			}
 		}
@@ -157,7 +161,7 @@ func writeFindings(b *strings.Builder, fs []Finding) {
 	for _, f := range fs {
 		where := ""
 		if f.Action != nil {
-			where = fmt.Sprintf(" (action %d)", *f.Action+1)
+			where = fmt.Sprintf(" (action %d)", *f.Action)
 		}
 		fmt.Fprintf(b, "- `%s`%s: %s", f.Code, where, mdEscape(f.Message))
 		if f.Pointer != "" {
