@@ -2,6 +2,8 @@ package plans
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -132,6 +134,19 @@ func TestCodes_Documented(t *testing.T) {
 		seen[d.Code] = true
 		if d.Meaning == "" {
 			t.Fatalf("%s has no meaning", d.Code)
+		}
+	}
+}
+
+// The README lists every code.
+func TestCodes_InREADME(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join("..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range Codes {
+		if !bytes.Contains(readme, []byte("`"+string(d.Code)+"`")) {
+			t.Errorf("README does not list %s", d.Code)
 		}
 	}
 }
