@@ -307,3 +307,8 @@ func childText(e *etree.Element, tag string) string {
 	}
 	return c.Text()
 }
+
+// XML is the object and everything it holds as XML: the bytes of the file where it is untouched.
+// Two loads of one file give equal XML for equal objects, which is how a change to an object
+// between two commits is found.
+func (o Object) XML() string { return o.m.fragment(o.e) }

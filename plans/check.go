@@ -51,8 +51,7 @@ func Check(raw []byte, m *archixml.Model, opts Options) *Outcome {
 }
 
 func run(raw []byte, m *archixml.Model, opts Options) (*Outcome, *engine) {
-	sum := sha256.Sum256(raw)
-	o := &Outcome{SHA256: hex.EncodeToString(sum[:]), Verdict: VerdictInvalid}
+	o := &Outcome{SHA256: SHA256(raw), Verdict: VerdictInvalid}
 	obj, warns, ferr := Extract(raw, opts.Strict)
 	o.Findings = append(o.Findings, warns...)
 	if ferr != nil {
@@ -119,7 +118,14 @@ func Apply(raw []byte, m *archixml.Model, opts Options) (*Outcome, *Inverse, err
 	inv := &Inverse{FormatVersion: "1", PlanSHA256: o.SHA256, Steps: steps}
 	seen := map[string]bool{}
 	for _, r := range o.Results {
-		for _, ids := range [][]string{r.touched, r.Created} {
+		changed := r.Created
+		switch r.Op {
+		case "create_relationship", "add_to_view", "create_element", "create_view":
+			// the ends of a new relationship, or the element put on a view, do not change
+		default:
+			changed = append(append([]string(nil), r.touched...), r.Created...)
+		}
+		for _, ids := range [][]string{changed} {
 			for _, id := range ids {
 				if !seen[id] {
 					seen[id] = true
@@ -154,4 +160,10 @@ func Revert(m *archixml.Model, inv *Inverse) error {
 		return fmt.Errorf("revert plan %s: %w", inv.PlanSHA256, err)
 	}
 	return nil
+}
+
+// SHA256 is the hex SHA-256 of a plan file's bytes: what binds an approval to a preview.
+func SHA256(raw []byte) string {
+	s := sha256.Sum256(raw)
+	return hex.EncodeToString(s[:])
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 
 	"github.com/go-git/go-git/v5"
@@ -22,9 +23,10 @@ var (
 
 // Workspace is a git repository holding a model.
 type Workspace struct {
-	Root  string // the repository's work tree
-	Model string // the model's path, relative to Root, with forward slashes
-	repo  *git.Repository
+	Root   string // the repository's work tree
+	Model  string // the model's path, relative to Root, with forward slashes
+	repo   *git.Repository
+	gitDir string
 }
 
 // Open finds the repository around dir (dir itself or a parent) and the model at modelPath
@@ -42,7 +44,12 @@ func Open(dir, modelPath string) (*Workspace, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open workspace %s: %w", dir, err)
 	}
-	return &Workspace{Root: wt.Filesystem.Root(), Model: filepath.ToSlash(modelPath), repo: repo}, nil
+	root := wt.Filesystem.Root()
+	gitDir := filepath.Join(root, ".git")
+	if fi, err := os.Stat(gitDir); err != nil || !fi.IsDir() {
+		return nil, fmt.Errorf("open workspace %s: .git is not a folder (worktrees and submodules are not supported): %w", dir, ErrNoRepository)
+	}
+	return &Workspace{Root: root, Model: filepath.ToSlash(modelPath), repo: repo, gitDir: gitDir}, nil
 }
 
 // ModelAtHead is the model as committed at HEAD.

@@ -75,7 +75,8 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	root.PersistentFlags().String("repo", "", "the workspace (default: the git repository around the current directory)")
 	root.PersistentFlags().String("config", "", "configuration file (default: .archiplan.yaml at the workspace's root)")
-	root.AddCommand(versionCmd(), synthCmd(), daemonCmd(), validateCmd(), previewCmd(), schemaCmd())
+	root.AddCommand(versionCmd(), synthCmd(), daemonCmd(), validateCmd(), previewCmd(), schemaCmd(),
+		initCmd(), applyCmd(), revertCmd(), logCmd(), statusCmd())
 	return root
 }
 

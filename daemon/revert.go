@@ -1,0 +1,209 @@
+package daemon
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/archiplan/archiplan/archixml"
+	"github.com/archiplan/archiplan/plans"
+	"github.com/archiplan/archiplan/store"
+)
+
+var (
+	// ErrNoSuchPlan means no apply commit has the id or hash given.
+	ErrNoSuchPlan = errors.New("no applied plan")
+	// ErrConflict means a later commit changed what the plan changed; revert names it.
+	ErrConflict = errors.New("a later commit changed the same objects")
+	// ErrAlreadyReverted means the plan was reverted before.
+	ErrAlreadyReverted = errors.New("plan already reverted")
+)
+
+// RevertResult is what a revert did.
+type RevertResult struct {
+	PlanID        string
+	RevertsCommit string
+	Commit        string
+}
+
+// Revert undoes one applied plan, named by its id or its apply commit, in a new commit, using the
+// inverse archived with it. Later plans and commits are kept; when one of them changed an object
+// the plan changed, the revert is refused and that commit named.
+func Revert(ctx context.Context, ws *store.Workspace, target string, by store.Signature, now func() time.Time) (*RevertResult, error) {
+	lock, err := ws.Lock()
+	if err != nil {
+		return nil, err
+	}
+	defer lock.Unlock()
+	if _, err := ws.Recover(); err != nil {
+		return nil, err
+	}
+	head, err := ws.ReadModel()
+	if err != nil {
+		return nil, err
+	}
+	full, _ := ws.ResolveCommit(target)
+	var apply *store.CommitInfo
+	hist, err := ws.History(func(c store.CommitInfo) bool {
+		return c.Trailers[store.TrailerPlanID] != "" && (c.Trailers[store.TrailerPlanID] == target || c.Hash == full)
+	})
+	if err != nil {
+		return nil, err
+	}
+	last := hist[len(hist)-1]
+	if last.Trailers[store.TrailerPlanID] != "" && (last.Trailers[store.TrailerPlanID] == target || last.Hash == full) {
+		apply = &last
+	}
+	if apply == nil {
+		return nil, fmt.Errorf("%w %q on this branch", ErrNoSuchPlan, target)
+	}
+	id := apply.Trailers[store.TrailerPlanID]
+	later := hist[:len(hist)-1] // newest first, all after the apply
+	for _, c := range later {
+		if c.Trailers[store.TrailerRevertsPlan] == id || c.GitReverts == apply.Hash {
+			return nil, fmt.Errorf("%w: %s by commit %s", ErrAlreadyReverted, id, short(c.Hash))
+		}
+	}
+	raw, ok, err := ws.FileAt(apply.Hash, ArchiveDir+"/"+id+"/inverse.json")
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, fmt.Errorf("commit %s has no archived inverse for %s", short(apply.Hash), id)
+	}
+	var inv plans.Inverse
+	if err := json.Unmarshal(raw, &inv); err != nil {
+		return nil, fmt.Errorf("read the inverse of %s: %w", id, err)
+	}
+	if c, err := conflicting(ws, later, *apply, &inv); err != nil {
+		return nil, err
+	} else if c != nil {
+		return nil, fmt.Errorf("%w: commit %s (%s) changed what %s changed; revert it first, or undo by hand",
+			ErrConflict, short(c.Hash), c.Subject, id)
+	}
+	if dirty, err := ws.Dirty(head.Blob); err != nil {
+		return nil, err
+	} else if dirty {
+		return nil, fmt.Errorf("%w: commit or discard them first", store.ErrDirty)
+	}
+	m, err := archixml.Load(head.Data)
+	if err != nil {
+		return nil, err
+	}
+	if err := plans.Revert(m, &inv); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrConflict, err)
+	}
+	data, err := m.Save()
+	if err != nil {
+		return nil, err
+	}
+	subject := strings.TrimPrefix(apply.Subject, "plan: ")
+	msg := fmt.Sprintf("revert: %s\n\nUndoes plan %s, applied in %s.\n\n%s: %s\n%s: %s\n%s: %s <%s>\n", subject, id, short(apply.Hash),
+		store.TrailerRevertsPlan, id, store.TrailerRevertsCommit, apply.Hash, store.TrailerApprovedBy, by.Name, by.Email)
+	if now == nil {
+		now = time.Now
+	}
+	commit, err := ws.Publish(store.Change{Base: head.Commit, Files: map[string][]byte{ws.Model: data, ArchiveDir + "/" + id: nil},
+		Message: msg, Author: by, When: now()})
+	if err != nil && commit == "" {
+		return nil, err
+	}
+	return &RevertResult{PlanID: id, RevertsCommit: apply.Hash, Commit: commit}, err
+}
+
+// conflicting finds the newest later commit that changed an object the plan changed: for
+// archiplan's own commits, by the objects they record; for any other commit (Archi, a person, a
+// plain git revert), by comparing those objects' XML before and after it.
+func conflicting(ws *store.Workspace, later []store.CommitInfo, apply store.CommitInfo, inv *plans.Inverse) (*store.CommitInfo, error) {
+	touched := map[string]bool{}
+	for _, id := range inv.Touched {
+		touched[id] = true
+	}
+	models := map[string]*archixml.Model{} // by blob
+	load := func(commit, blob string) (*archixml.Model, error) {
+		if m, ok := models[blob]; ok {
+			return m, nil
+		}
+		data, ok, err := ws.ModelAt(commit)
+		if err != nil || !ok {
+			return nil, err
+		}
+		m, err := archixml.Load(data)
+		if err != nil {
+			return nil, err
+		}
+		models[blob] = m
+		return m, nil
+	}
+	blobOf := map[string]string{apply.Hash: apply.ModelBlob}
+	for _, c := range later {
+		blobOf[c.Hash] = c.ModelBlob
+	}
+	for i := len(later) - 1; i >= 0; i-- { // oldest first
+		c := later[i]
+		parentBlob := blobOf[c.Parent]
+		if c.Trailers[store.TrailerPlanID] != "" || c.Trailers[store.TrailerRevertsPlan] != "" {
+			ids, err := recordedTouched(ws, c)
+			if err != nil {
+				return nil, err
+			}
+			for _, id := range ids {
+				if touched[id] {
+					return &later[i], nil
+				}
+			}
+			continue
+		}
+		if c.ModelBlob == parentBlob {
+			continue
+		}
+		before, err := load(c.Parent, parentBlob)
+		if err != nil {
+			return nil, err
+		}
+		after, err := load(c.Hash, c.ModelBlob)
+		if err != nil {
+			return nil, err
+		}
+		for id := range touched {
+			a, okA := objectXML(before, id)
+			b, okB := objectXML(after, id)
+			if okA != okB || a != b {
+				return &later[i], nil
+			}
+		}
+	}
+	return nil, nil
+}
+
+func objectXML(m *archixml.Model, id string) (string, bool) {
+	if m == nil {
+		return "", false
+	}
+	o, ok := m.Object(id)
+	if !ok {
+		return "", false
+	}
+	return o.XML(), true
+}
+
+// recordedTouched reads the objects an archiplan commit changed from its archived inverse (for a
+// revert, the inverse of the plan it reverted).
+func recordedTouched(ws *store.Workspace, c store.CommitInfo) ([]string, error) {
+	id, at := c.Trailers[store.TrailerPlanID], c.Hash
+	if id == "" {
+		id, at = c.Trailers[store.TrailerRevertsPlan], c.Trailers[store.TrailerRevertsCommit]
+	}
+	raw, ok, err := ws.FileAt(at, ArchiveDir+"/"+id+"/inverse.json")
+	if err != nil || !ok {
+		return nil, err
+	}
+	var inv plans.Inverse
+	if err := json.Unmarshal(raw, &inv); err != nil {
+		return nil, err
+	}
+	return inv.Touched, nil
+}

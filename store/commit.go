@@ -1,0 +1,405 @@
+package store
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/format/index"
+	"github.com/go-git/go-git/v5/plumbing/object"
+)
+
+var (
+	// ErrHeadMoved means the branch no longer points where the change started: someone committed
+	// meanwhile. Nothing was changed.
+	ErrHeadMoved = errors.New("HEAD moved while the change was being made")
+	// ErrDetached means HEAD is not on a branch.
+	ErrDetached = errors.New("HEAD is detached; check out a branch")
+)
+
+// Signature names who made a change.
+type Signature struct {
+	Name, Email string
+}
+
+// Change is one commit to make: files set (content) or removed (nil, a file or a whole folder),
+// on top of Base.
+type Change struct {
+	Base    string            // the commit the change was computed on; "" for the first commit
+	Files   map[string][]byte // slash path -> content, or nil to remove
+	Message string
+	Author  Signature
+	When    time.Time
+}
+
+// Commit makes the change one commit, built from Base's tree with only the given paths changed
+// (never from the index, which may be missing or stale), and moves the branch to it only if the
+// branch still points at Base. It does not touch the work tree; see Checkout.
+func (w *Workspace) Commit(c Change) (string, error) {
+	branch, err := w.branch()
+	if err != nil {
+		return "", err
+	}
+	p, err := w.prepare(c)
+	if err != nil {
+		return "", err
+	}
+	if err := w.moveRef(branch, c.Base, p.hash); err != nil {
+		return "", err
+	}
+	return p.hash, nil
+}
+
+type prepared struct{ hash string }
+
+// prepare writes the blobs, trees and commit object of a change, moving nothing: until the
+// branch points at it, the commit is unreachable and harmless.
+func (w *Workspace) prepare(c Change) (prepared, error) {
+	var err error
+	var baseTree plumbing.Hash
+	var parents []plumbing.Hash
+	if c.Base != "" {
+		base, err := w.repo.CommitObject(plumbing.NewHash(c.Base))
+		if err != nil {
+			return prepared{}, fmt.Errorf("read base commit %s: %w", c.Base, err)
+		}
+		baseTree = base.TreeHash
+		parents = []plumbing.Hash{base.Hash}
+	}
+	paths := make([]string, 0, len(c.Files))
+	for p := range c.Files {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	tree := baseTree
+	for _, p := range paths {
+		var blob *plumbing.Hash
+		if data := c.Files[p]; data != nil {
+			h, err := w.writeObject(plumbing.BlobObject, data)
+			if err != nil {
+				return prepared{}, err
+			}
+			blob = &h
+		}
+		tree, err = w.setPath(tree, strings.Split(p, "/"), blob)
+		if err != nil {
+			return prepared{}, fmt.Errorf("build tree for %s: %w", p, err)
+		}
+	}
+	if tree.IsZero() {
+		tree, err = w.writeTree(nil)
+		if err != nil {
+			return prepared{}, err
+		}
+	}
+	sig := object.Signature{Name: c.Author.Name, Email: c.Author.Email, When: c.When}
+	commit := &object.Commit{Author: sig, Committer: object.Signature{Name: "archiplan", Email: "archiplan@localhost", When: c.When},
+		Message: c.Message, TreeHash: tree, ParentHashes: parents}
+	obj := w.repo.Storer.NewEncodedObject()
+	if err := commit.Encode(obj); err != nil {
+		return prepared{}, fmt.Errorf("encode commit: %w", err)
+	}
+	h, err := w.repo.Storer.SetEncodedObject(obj)
+	if err != nil {
+		return prepared{}, fmt.Errorf("write commit: %w", err)
+	}
+	return prepared{hash: h.String()}, nil
+}
+
+func (w *Workspace) writeObject(t plumbing.ObjectType, data []byte) (plumbing.Hash, error) {
+	obj := w.repo.Storer.NewEncodedObject()
+	obj.SetType(t)
+	wr, err := obj.Writer()
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	if _, err := wr.Write(data); err != nil {
+		return plumbing.ZeroHash, err
+	}
+	if err := wr.Close(); err != nil {
+		return plumbing.ZeroHash, err
+	}
+	h, err := w.repo.Storer.SetEncodedObject(obj)
+	if err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("write object: %w", err)
+	}
+	return h, nil
+}
+
+// setPath returns a tree like the one given with the file at parts set to blob (or removed, with
+// a nil blob), writing the trees that change. A zero result means the tree became empty.
+func (w *Workspace) setPath(treeHash plumbing.Hash, parts []string, blob *plumbing.Hash) (plumbing.Hash, error) {
+	var entries []object.TreeEntry
+	if !treeHash.IsZero() {
+		t, err := w.repo.TreeObject(treeHash)
+		if err != nil {
+			return plumbing.ZeroHash, err
+		}
+		entries = append(entries, t.Entries...)
+	}
+	idx := -1
+	for i, e := range entries {
+		if e.Name == parts[0] {
+			idx = i
+		}
+	}
+	if len(parts) == 1 {
+		switch {
+		case blob == nil && idx >= 0:
+			entries = append(entries[:idx], entries[idx+1:]...)
+		case blob == nil:
+		case idx >= 0:
+			entries[idx] = object.TreeEntry{Name: parts[0], Mode: filemode.Regular, Hash: *blob}
+		default:
+			entries = append(entries, object.TreeEntry{Name: parts[0], Mode: filemode.Regular, Hash: *blob})
+		}
+	} else {
+		sub := plumbing.ZeroHash
+		if idx >= 0 && entries[idx].Mode == filemode.Dir {
+			sub = entries[idx].Hash
+		}
+		nh, err := w.setPath(sub, parts[1:], blob)
+		if err != nil {
+			return plumbing.ZeroHash, err
+		}
+		switch {
+		case nh.IsZero() && idx >= 0:
+			entries = append(entries[:idx], entries[idx+1:]...)
+		case nh.IsZero():
+		case idx >= 0:
+			entries[idx] = object.TreeEntry{Name: parts[0], Mode: filemode.Dir, Hash: nh}
+		default:
+			entries = append(entries, object.TreeEntry{Name: parts[0], Mode: filemode.Dir, Hash: nh})
+		}
+	}
+	if len(entries) == 0 {
+		return plumbing.ZeroHash, nil
+	}
+	return w.writeTree(entries)
+}
+
+// writeTree writes a tree with its entries in git's order (folders sort as if named "name/").
+func (w *Workspace) writeTree(entries []object.TreeEntry) (plumbing.Hash, error) {
+	key := func(e object.TreeEntry) string {
+		if e.Mode == filemode.Dir {
+			return e.Name + "/"
+		}
+		return e.Name
+	}
+	sort.Slice(entries, func(i, j int) bool { return key(entries[i]) < key(entries[j]) })
+	t := &object.Tree{Entries: entries}
+	obj := w.repo.Storer.NewEncodedObject()
+	if err := t.Encode(obj); err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("encode tree: %w", err)
+	}
+	h, err := w.repo.Storer.SetEncodedObject(obj)
+	if err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("write tree: %w", err)
+	}
+	return h, nil
+}
+
+// branch is the branch HEAD is on.
+func (w *Workspace) branch() (plumbing.ReferenceName, error) {
+	head, err := w.repo.Storer.Reference(plumbing.HEAD)
+	if err != nil {
+		return "", fmt.Errorf("read HEAD: %w", err)
+	}
+	if head.Type() != plumbing.SymbolicReference {
+		return "", ErrDetached
+	}
+	return head.Target(), nil
+}
+
+// moveRef moves the branch from old to new the way git does: under the ref's .lock file (which
+// git itself respects), checking the ref still holds old, writing, syncing and renaming. A crash
+// leaves the ref at old or at new, never empty.
+func (w *Workspace) moveRef(name plumbing.ReferenceName, old, new string) error {
+	path := filepath.Join(w.gitDir, filepath.FromSlash(name.String()))
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	lock := path + ".lock"
+	f, err := os.OpenFile(lock, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if errors.Is(err, os.ErrExist) {
+		// a .lock left by a process that died holds nothing: git's own advice is to remove it;
+		// we do so only when it is old enough that no live git can still be writing it
+		if fi, serr := os.Stat(lock); serr == nil && time.Since(fi.ModTime()) > time.Minute {
+			os.Remove(lock)
+			f, err = os.OpenFile(lock, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("lock %s: %w", name, err)
+	}
+	done := false
+	defer func() {
+		if !done {
+			f.Close()
+			os.Remove(lock)
+		}
+	}()
+	cur, err := w.repo.Storer.Reference(name)
+	switch {
+	case errors.Is(err, plumbing.ErrReferenceNotFound):
+		if old != "" {
+			return fmt.Errorf("%w: %s is gone", ErrHeadMoved, name)
+		}
+	case err != nil:
+		return fmt.Errorf("read %s: %w", name, err)
+	case cur.Hash().String() != old:
+		return fmt.Errorf("%w: %s is at %s, not %s", ErrHeadMoved, name.Short(), cur.Hash().String()[:12], short(old))
+	}
+	if _, err := f.WriteString(new + "\n"); err != nil {
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	if err := os.Rename(lock, path); err != nil {
+		return fmt.Errorf("move %s: %w", name, err)
+	}
+	done = true
+	return nil
+}
+
+func short(h string) string {
+	if len(h) > 12 {
+		return h[:12]
+	}
+	if h == "" {
+		return "(none)"
+	}
+	return h
+}
+
+// Checkout writes the given files into the work tree (atomically each; nil removes a file or a
+// folder) and records them in git's index, so that `git status` stays clean. The index is
+// rewritten atomically, under git's index.lock; when git holds that lock, the index is left for
+// git to refresh.
+func (w *Workspace) Checkout(files map[string][]byte) error {
+	paths := make([]string, 0, len(files))
+	for p := range files {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	for _, p := range paths {
+		full := filepath.Join(w.Root, filepath.FromSlash(p))
+		if files[p] == nil {
+			if err := os.RemoveAll(full); err != nil {
+				return fmt.Errorf("remove %s: %w", p, err)
+			}
+			continue
+		}
+		if err := WriteFileAtomic(full, files[p], 0o644); err != nil {
+			return err
+		}
+	}
+	return w.updateIndex(files)
+}
+
+func (w *Workspace) updateIndex(files map[string][]byte) error {
+	lock := filepath.Join(w.gitDir, "index.lock")
+	lf, err := os.OpenFile(lock, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return nil // git is busy with the index; it refreshes stat data itself
+	}
+	lf.Close()
+	defer os.Remove(lock)
+	idx, err := w.repo.Storer.Index()
+	if err != nil {
+		idx = &index.Index{Version: 2}
+	}
+	for p, data := range files {
+		kept := idx.Entries[:0]
+		for _, e := range idx.Entries {
+			if e.Name == p || strings.HasPrefix(e.Name, p+"/") {
+				continue
+			}
+			kept = append(kept, e)
+		}
+		idx.Entries = kept
+		if data == nil {
+			continue
+		}
+		fi, err := os.Stat(filepath.Join(w.Root, filepath.FromSlash(p)))
+		if err != nil {
+			return err
+		}
+		idx.Entries = append(idx.Entries, &index.Entry{Name: p, Hash: plumbing.NewHash(BlobID(data)),
+			Mode: filemode.Regular, Size: uint32(len(data)), ModifiedAt: fi.ModTime(), CreatedAt: fi.ModTime()})
+	}
+	sort.Slice(idx.Entries, func(i, j int) bool { return idx.Entries[i].Name < idx.Entries[j].Name })
+	idx.Cache = nil // the cache tree no longer matches; git rebuilds it
+	var b bytes.Buffer
+	if err := index.NewEncoder(&b).Encode(idx); err != nil {
+		return fmt.Errorf("encode index: %w", err)
+	}
+	return WriteFileAtomic(filepath.Join(w.gitDir, "index"), b.Bytes(), 0o644)
+}
+
+// Head returns the commit HEAD points at ("" when there is none yet).
+func (w *Workspace) Head() (string, error) {
+	ref, err := w.repo.Head()
+	if errors.Is(err, plumbing.ErrReferenceNotFound) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("read HEAD: %w", err)
+	}
+	return ref.Hash().String(), nil
+}
+
+// FileAt reads a file from a commit's tree; ok is false when it is not there.
+func (w *Workspace) FileAt(commit, path string) ([]byte, bool, error) {
+	c, err := w.repo.CommitObject(plumbing.NewHash(commit))
+	if err != nil {
+		return nil, false, fmt.Errorf("read commit %s: %w", short(commit), err)
+	}
+	f, err := c.File(path)
+	if errors.Is(err, object.ErrFileNotFound) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	s, err := f.Contents()
+	if err != nil {
+		return nil, false, err
+	}
+	return []byte(s), true, nil
+}
+
+// DirAt lists the names in a folder of a commit's tree (nil when there is no such folder).
+func (w *Workspace) DirAt(commit, path string) ([]string, error) {
+	c, err := w.repo.CommitObject(plumbing.NewHash(commit))
+	if err != nil {
+		return nil, fmt.Errorf("read commit %s: %w", short(commit), err)
+	}
+	t, err := c.Tree()
+	if err != nil {
+		return nil, err
+	}
+	sub, err := t.Tree(path)
+	if errors.Is(err, object.ErrDirectoryNotFound) || errors.Is(err, object.ErrEntryNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, e := range sub.Entries {
+		names = append(names, e.Name)
+	}
+	return names, nil
+}

@@ -1,0 +1,83 @@
+package store
+
+import (
+	"crypto/sha1"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+)
+
+// ErrDirty means the model file differs from the model at HEAD: edits not committed (saved from
+// Archi, say), which an apply must never overwrite.
+var ErrDirty = errors.New("the model file has uncommitted changes")
+
+// BlobID is the git blob id of content.
+func BlobID(data []byte) string {
+	h := sha1.New()
+	io.WriteString(h, "blob "+strconv.Itoa(len(data))+"\x00")
+	h.Write(data)
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// ModelPath is the model file's path on disk.
+func (w *Workspace) ModelPath() string { return filepath.Join(w.Root, filepath.FromSlash(w.Model)) }
+
+// Dirty reports whether the model file differs from the blob committed at HEAD (a missing file
+// counts as different).
+func (w *Workspace) Dirty(headBlob string) (bool, error) {
+	data, err := os.ReadFile(w.ModelPath())
+	if errors.Is(err, os.ErrNotExist) {
+		return true, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("read %s: %w", w.Model, err)
+	}
+	return BlobID(data) != headBlob, nil
+}
+
+// WriteFileAtomic writes a file as readers must see it: whole or not at all. The bytes go to a
+// temporary file in the same folder, are synced, and the file is renamed into place; the folder
+// is synced so that the rename survives a crash.
+func WriteFileAtomic(path string, data []byte, perm os.FileMode) error {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	name := tmp.Name()
+	ok := false
+	defer func() {
+		if !ok {
+			tmp.Close()
+			os.Remove(name)
+		}
+	}()
+	if _, err := tmp.Write(data); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := tmp.Chmod(perm); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := tmp.Sync(); err != nil {
+		return fmt.Errorf("sync %s: %w", path, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := os.Rename(name, path); err != nil {
+		return fmt.Errorf("rename into %s: %w", path, err)
+	}
+	ok = true
+	if d, err := os.Open(dir); err == nil {
+		_ = d.Sync()
+		d.Close()
+	}
+	return nil
+}

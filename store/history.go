@@ -1,0 +1,143 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
+)
+
+// Commit trailers archiplan writes and reads back.
+const (
+	TrailerPlanID        = "Plan-Id"
+	TrailerPlanSHA256    = "Plan-Sha256"
+	TrailerBaseCommit    = "Base-Commit"
+	TrailerApprovedBy    = "Approved-By"
+	TrailerRevertsPlan   = "Reverts-Plan"
+	TrailerRevertsCommit = "Reverts-Commit"
+)
+
+// CommitInfo is one commit of the branch's first-parent history.
+type CommitInfo struct {
+	Hash      string
+	Parent    string // first parent ("" for the root commit)
+	When      time.Time
+	Author    string
+	Subject   string
+	Trailers  map[string]string
+	ModelBlob string // the model's blob at this commit ("" when absent)
+	// GitReverts is the commit a plain `git revert` of this commit names ("This reverts commit X.")
+	GitReverts string
+}
+
+var revertLine = regexp.MustCompile(`This reverts commit ([0-9a-f]{40})`)
+
+// History walks the first-parent history from HEAD, newest first, until stop returns true for a
+// commit (which is included) or the history ends.
+func (w *Workspace) History(stop func(CommitInfo) bool) ([]CommitInfo, error) {
+	head, err := w.Head()
+	if err != nil || head == "" {
+		return nil, err
+	}
+	var out []CommitInfo
+	h := plumbing.NewHash(head)
+	for {
+		c, err := w.repo.CommitObject(h)
+		if err != nil {
+			return nil, fmt.Errorf("read commit %s: %w", h.String()[:12], err)
+		}
+		info := CommitInfo{Hash: c.Hash.String(), When: c.Author.When, Author: c.Author.Name + " <" + c.Author.Email + ">",
+			Trailers: trailers(c.Message)}
+		info.Subject, _, _ = strings.Cut(c.Message, "\n")
+		if m := revertLine.FindStringSubmatch(c.Message); m != nil {
+			info.GitReverts = m[1]
+		}
+		if f, err := c.File(w.Model); err == nil {
+			info.ModelBlob = f.Hash.String()
+		}
+		if len(c.ParentHashes) > 0 {
+			info.Parent = c.ParentHashes[0].String()
+		}
+		out = append(out, info)
+		if stop != nil && stop(info) {
+			return out, nil
+		}
+		if len(c.ParentHashes) == 0 {
+			return out, nil
+		}
+		h = c.ParentHashes[0]
+	}
+}
+
+// trailers reads "Key: value" lines of a message's last paragraph.
+func trailers(msg string) map[string]string {
+	paras := strings.Split(strings.TrimSpace(msg), "\n\n")
+	last := paras[len(paras)-1]
+	out := map[string]string{}
+	for _, line := range strings.Split(last, "\n") {
+		k, v, ok := strings.Cut(line, ": ")
+		if ok && !strings.Contains(k, " ") && k != "" {
+			out[k] = strings.TrimSpace(v)
+		}
+	}
+	if len(paras) == 1 { // a subject alone has no trailers
+		return map[string]string{}
+	}
+	return out
+}
+
+// ResolveCommit expands a commit id or unique prefix to the full id.
+func (w *Workspace) ResolveCommit(rev string) (string, error) {
+	h, err := w.repo.ResolveRevision(plumbing.Revision(rev))
+	if err != nil {
+		return "", fmt.Errorf("no commit %q: %w", rev, err)
+	}
+	return h.String(), nil
+}
+
+// ModelAt reads the model as committed at a commit.
+func (w *Workspace) ModelAt(commit string) ([]byte, bool, error) { return w.FileAt(commit, w.Model) }
+
+// IsAncestor reports whether a is an ancestor of (or equal to) b.
+func (w *Workspace) IsAncestor(a, b string) (bool, error) {
+	ca, err := w.repo.CommitObject(plumbing.NewHash(a))
+	if err != nil {
+		return false, err
+	}
+	cb, err := w.repo.CommitObject(plumbing.NewHash(b))
+	if err != nil {
+		return false, err
+	}
+	if ca.Hash == cb.Hash {
+		return true, nil
+	}
+	return ca.IsAncestor(cb)
+}
+
+// Fsck is a cheap integrity check for tests and status: every commit of the history and the
+// trees and blobs of HEAD can be read.
+func (w *Workspace) Fsck() error {
+	head, err := w.Head()
+	if err != nil || head == "" {
+		return err
+	}
+	iter, err := w.repo.Log(&git.LogOptions{From: plumbing.NewHash(head)})
+	if err != nil {
+		return err
+	}
+	defer iter.Close()
+	err = iter.ForEach(func(c *object.Commit) error {
+		_, err := c.Tree()
+		return err
+	})
+	if err != nil && !errors.Is(err, io.EOF) {
+		return err
+	}
+	return nil
+}

@@ -1,0 +1,102 @@
+package store
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// inflight is written before the branch moves and removed once the work tree shows the new
+// commit: after a crash, Recover finishes what it names or drops it.
+type inflight struct {
+	Base   string   `json:"base"`
+	Commit string   `json:"commit"`
+	Paths  []string `json:"paths"`
+}
+
+func (w *Workspace) inflightPath() string { return filepath.Join(w.gitDir, "archiplan-inflight.json") }
+
+func (w *Workspace) beginInflight(base, commit string, files map[string][]byte) error {
+	in := inflight{Base: base, Commit: commit}
+	for p := range files {
+		in.Paths = append(in.Paths, p)
+	}
+	data, _ := json.Marshal(in)
+	return WriteFileAtomic(w.inflightPath(), data, 0o644)
+}
+
+func (w *Workspace) endInflight() { os.Remove(w.inflightPath()) }
+
+// Publish commits a change and brings the work tree to it, crash-safely: the intent is recorded,
+// the branch moves (compare-and-swap on Base), the files are written, the intent is dropped. A
+// crash at any point leaves HEAD at Base with the work tree untouched, or HEAD at the new commit
+// with Recover able to finish the work tree. Hold the lock.
+func (w *Workspace) Publish(c Change) (string, error) {
+	commit, err := w.prepare(c)
+	if err != nil {
+		return "", err
+	}
+	if err := w.beginInflight(c.Base, commit.hash, c.Files); err != nil {
+		return "", err
+	}
+	branch, err := w.branch()
+	if err != nil {
+		w.endInflight()
+		return "", err
+	}
+	if err := w.moveRef(branch, c.Base, commit.hash); err != nil {
+		w.endInflight()
+		return "", err
+	}
+	if err := w.Checkout(c.Files); err != nil {
+		return commit.hash, fmt.Errorf("committed %s, but the work tree is behind (archiplan finishes it on its next run): %w", short(commit.hash), err)
+	}
+	w.endInflight()
+	return commit.hash, nil
+}
+
+// Recover finishes or drops a change a crashed process left: when HEAD is the commit it was
+// making, the work tree is brought to it; otherwise the branch never moved and nothing is left to
+// do. Hold the lock. It reports whether it finished a change.
+func (w *Workspace) Recover() (bool, error) {
+	data, err := os.ReadFile(w.inflightPath())
+	if errors.Is(err, os.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	var in inflight
+	if err := json.Unmarshal(data, &in); err != nil {
+		w.endInflight() // written atomically, so a bad one is not ours to finish
+		return false, nil
+	}
+	head, err := w.Head()
+	if err != nil {
+		return false, err
+	}
+	if head != in.Commit {
+		w.endInflight()
+		return false, nil
+	}
+	files := map[string][]byte{}
+	for _, p := range in.Paths {
+		content, ok, err := w.FileAt(in.Commit, p)
+		if err != nil {
+			return false, err
+		}
+		if ok {
+			files[p] = content
+		} else {
+			files[p] = nil
+		}
+	}
+	// a removed folder: FileAt finds no file there, so nil removes it, as the change did
+	if err := w.Checkout(files); err != nil {
+		return false, err
+	}
+	w.endInflight()
+	return true, nil
+}
