@@ -152,11 +152,11 @@ func Apply(ctx context.Context, ws *store.Workspace, req Request) (*Result, erro
 	invJSON, _ := json.MarshalIndent(inv, "", " ")
 	dir := ArchiveDir + "/" + res.PlanID
 	files := map[string][]byte{
-		ws.Model:                data,
-		dir + "/plan.json":      req.Raw,
-		dir + "/preview.md":     preview,
-		dir + "/report.json":    report.JSON(),
-		dir + "/inverse.json":   append(invJSON, '\n'),
+		ws.Model:              data,
+		dir + "/plan.json":    req.Raw,
+		dir + "/preview.md":   preview,
+		dir + "/report.json":  report.JSON(),
+		dir + "/inverse.json": append(invJSON, '\n'),
 	}
 	commit, err := ws.Publish(store.Change{Base: head.Commit, Files: files, Message: applyMessage(o, res.PlanID, digest, head.Commit, req.ApprovedBy),
 		Author: req.ApprovedBy, When: now()})
