@@ -2,7 +2,9 @@ package main
 
 import (
 	"os"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 )
@@ -16,7 +18,8 @@ func TestMain(m *testing.M) {
 // The command line, as a user runs it, in real temporary git repositories.
 func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
-		Dir: "testdata/script",
+		Dir:  "testdata/script",
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){"waitfile": waitfile},
 		Setup: func(env *testscript.Env) error {
 			example, err := os.ReadFile("../../testdata/models/example.archimate")
 			if err != nil {
@@ -31,4 +34,24 @@ func TestScripts(t *testing.T) {
 			return os.WriteFile(env.WorkDir+"/example.archimate", example, 0o644)
 		},
 	})
+}
+
+// waitfile PATH [SUBSTRING]: wait until the file exists (and holds SUBSTRING), at most 60 s; no
+// sleeps in scripts, only waits for what a process shows.
+func waitfile(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 1 || len(args) > 2 {
+		ts.Fatalf("usage: waitfile PATH [SUBSTRING]")
+	}
+	path := ts.MkAbs(args[0])
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		data, err := os.ReadFile(path)
+		if err == nil && (len(args) == 1 || strings.Contains(string(data), args[1])) {
+			return
+		}
+		if time.Now().After(deadline) {
+			ts.Fatalf("waitfile %s: not there after 60 s", args[0])
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
