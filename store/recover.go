@@ -68,6 +68,12 @@ func (w *Workspace) Recover() (bool, error) {
 	if err != nil {
 		return false, err
 	}
+	// the intent is written before the branch's .lock is taken and dropped after it is gone, so a
+	// .lock found with it is the one the crashed process held, never a live git's
+	if branch, err := w.branch(); err == nil {
+		os.Remove(filepath.Join(w.gitDir, filepath.FromSlash(branch.String())) + ".lock")
+	}
+	os.Remove(filepath.Join(w.gitDir, "index.lock")) // likewise: only Publish and Recover write the index
 	var in inflight
 	if err := json.Unmarshal(data, &in); err != nil {
 		w.endInflight() // written atomically, so a bad one is not ours to finish
