@@ -112,9 +112,7 @@ func Apply(ctx context.Context, ws *store.Workspace, req Request) (*Result, erro
 		res.Commit = prior
 		return res, fmt.Errorf("%w: %s in commit %s", ErrAlreadyApplied, res.PlanID, short(prior))
 	}
-	if dirty, err := ws.Dirty(head.Blob); err != nil {
-		return nil, err
-	} else if dirty {
+	if head.Dirty {
 		return refuse(nil, VerdictRejected, fmt.Sprintf("%s has uncommitted changes (saved from Archi?): commit or discard them first; they are left as they are", ws.Model))
 	}
 	m, err := archixml.Load(head.Data)

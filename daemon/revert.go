@@ -84,9 +84,7 @@ func Revert(ctx context.Context, ws *store.Workspace, target string, by store.Si
 		return nil, fmt.Errorf("%w: commit %s (%s) changed what %s changed; revert it first, or undo by hand",
 			ErrConflict, short(c.Hash), c.Subject, id)
 	}
-	if dirty, err := ws.Dirty(head.Blob); err != nil {
-		return nil, err
-	} else if dirty {
+	if head.Dirty {
 		return nil, fmt.Errorf("%w: commit or discard them first", store.ErrDirty)
 	}
 	m, err := archixml.Load(head.Data)

@@ -2,6 +2,7 @@ package store
 
 import (
 	"bytes"
+	"compress/zlib"
 	"errors"
 	"fmt"
 	"os"
@@ -82,7 +83,7 @@ func (w *Workspace) prepare(c Change) (prepared, error) {
 	for _, p := range paths {
 		var blob *plumbing.Hash
 		if data := c.Files[p]; data != nil {
-			h, err := w.writeObject(plumbing.BlobObject, data)
+			h, err := w.writeBlob(data)
 			if err != nil {
 				return prepared{}, err
 			}
@@ -113,24 +114,30 @@ func (w *Workspace) prepare(c Change) (prepared, error) {
 	return prepared{hash: h.String()}, nil
 }
 
-func (w *Workspace) writeObject(t plumbing.ObjectType, data []byte) (plumbing.Hash, error) {
-	obj := w.repo.Storer.NewEncodedObject()
-	obj.SetType(t)
-	wr, err := obj.Writer()
-	if err != nil {
+// writeBlob writes a loose blob object as git does (zlib of "blob <size>\\0" and the bytes, to a
+// temporary file renamed into objects/), at zlib's fastest level: a model is tens of megabytes,
+// git reads any level, and git gc packs the objects again anyway.
+func (w *Workspace) writeBlob(data []byte) (plumbing.Hash, error) {
+	id := BlobID(data)
+	dir := filepath.Join(w.gitDir, "objects", id[:2])
+	path := filepath.Join(dir, id[2:])
+	if _, err := os.Stat(path); err == nil {
+		return plumbing.NewHash(id), nil
+	}
+	var b bytes.Buffer
+	b.Grow(len(data) / 3)
+	zw, _ := zlib.NewWriterLevel(&b, zlib.BestSpeed)
+	fmt.Fprintf(zw, "blob %d\x00", len(data))
+	if _, err := zw.Write(data); err != nil {
 		return plumbing.ZeroHash, err
 	}
-	if _, err := wr.Write(data); err != nil {
+	if err := zw.Close(); err != nil {
 		return plumbing.ZeroHash, err
 	}
-	if err := wr.Close(); err != nil {
-		return plumbing.ZeroHash, err
+	if err := WriteFileAtomic(path, b.Bytes(), 0o444); err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("write blob %s: %w", id[:12], err)
 	}
-	h, err := w.repo.Storer.SetEncodedObject(obj)
-	if err != nil {
-		return plumbing.ZeroHash, fmt.Errorf("write object: %w", err)
-	}
-	return h, nil
+	return plumbing.NewHash(id), nil
 }
 
 // setPath returns a tree like the one given with the file at parts set to blob (or removed, with

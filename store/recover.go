@@ -61,6 +61,7 @@ func (w *Workspace) Publish(c Change) (string, error) {
 // making, the work tree is brought to it; otherwise the branch never moved and nothing is left to
 // do. Hold the lock. It reports whether it finished a change.
 func (w *Workspace) Recover() (bool, error) {
+	w.cleanTemps()
 	data, err := os.ReadFile(w.inflightPath())
 	if errors.Is(err, os.ErrNotExist) {
 		return false, nil
@@ -105,4 +106,20 @@ func (w *Workspace) Recover() (bool, error) {
 	}
 	w.endInflight()
 	return true, nil
+}
+
+// cleanTemps removes the temporary files a killed writer left (WriteFileAtomic's ".NAME.tmp-*"),
+// where archiplan writes: beside the model, in the archive, in .git and its objects. Only a
+// holder of the lock calls it, so no live writer owns them.
+func (w *Workspace) cleanTemps() {
+	dirs := []string{filepath.Dir(w.ModelPath()), w.gitDir}
+	archives, _ := filepath.Glob(filepath.Join(w.Root, "plans", "applied", "*"))
+	objects, _ := filepath.Glob(filepath.Join(w.gitDir, "objects", "??"))
+	dirs = append(append(dirs, archives...), objects...)
+	for _, d := range dirs {
+		tmps, _ := filepath.Glob(filepath.Join(d, ".*.tmp-*"))
+		for _, t := range tmps {
+			os.Remove(t)
+		}
+	}
 }

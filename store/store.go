@@ -9,7 +9,6 @@ import (
 
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/object"
 )
 
 var (
@@ -57,10 +56,12 @@ type ModelAtHead struct {
 	Data   []byte
 	Blob   string // the model file's git blob id
 	Commit string // HEAD's commit id
+	Dirty  bool   // the model file in the work tree differs from Blob (or is missing)
 }
 
-// ReadModel reads the model from HEAD's tree, by blob: never from the work tree, which Archi may
-// have changed since.
+// ReadModel reads the model committed at HEAD, by blob: never the work tree's edits. When the
+// work tree's file is that very blob (its id says so), its bytes are used, sparing the
+// decompression of a large object; otherwise the blob is read from git, and Dirty is set.
 func (w *Workspace) ReadModel() (*ModelAtHead, error) {
 	ref, err := w.repo.Head()
 	if errors.Is(err, plumbing.ErrReferenceNotFound) {
@@ -73,21 +74,31 @@ func (w *Workspace) ReadModel() (*ModelAtHead, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read commit %s: %w", ref.Hash(), err)
 	}
-	f, err := commit.File(w.Model)
-	if errors.Is(err, object.ErrFileNotFound) {
+	tree, err := commit.Tree()
+	if err != nil {
+		return nil, fmt.Errorf("read the tree of %s: %w", ref.Hash(), err)
+	}
+	entry, err := tree.FindEntry(w.Model)
+	if err != nil {
 		return nil, fmt.Errorf("%s at %s: %w", w.Model, ref.Hash().String()[:12], ErrModelNotCommitted)
 	}
-	if err != nil {
-		return nil, fmt.Errorf("read %s at %s: %w", w.Model, ref.Hash(), err)
+	head := &ModelAtHead{Blob: entry.Hash.String(), Commit: ref.Hash().String()}
+	if data, err := os.ReadFile(w.ModelPath()); err == nil && BlobID(data) == head.Blob {
+		head.Data = data
+		return head, nil
 	}
-	r, err := f.Reader()
+	head.Dirty = true
+	blob, err := w.repo.BlobObject(entry.Hash)
+	if err != nil {
+		return nil, fmt.Errorf("read %s at %s: %w", w.Model, ref.Hash().String()[:12], err)
+	}
+	r, err := blob.Reader()
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", w.Model, err)
 	}
 	defer r.Close()
-	data, err := io.ReadAll(r)
-	if err != nil {
+	if head.Data, err = io.ReadAll(r); err != nil {
 		return nil, fmt.Errorf("read %s: %w", w.Model, err)
 	}
-	return &ModelAtHead{Data: data, Blob: f.Hash.String(), Commit: ref.Hash().String()}, nil
+	return head, nil
 }

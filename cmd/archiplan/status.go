@@ -68,10 +68,7 @@ func statusCmd() *cobra.Command {
 			if err != nil {
 				return codedError{exitNoUsable, err}
 			}
-			st.Head, st.ModelBlob = head.Commit, head.Blob
-			if st.Dirty, err = ws.Dirty(head.Blob); err != nil {
-				return codedError{exitNoUsable, err}
-			}
+			st.Head, st.ModelBlob, st.Dirty = head.Commit, head.Blob, head.Dirty
 			st.Plans = inbox(filepath.Join(ws.Root, cfg.v.GetString("inbox")), head.Blob)
 			out := cmd.OutOrStdout()
 			if asJSON {

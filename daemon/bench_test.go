@@ -1,0 +1,119 @@
+package daemon
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/archiplan/archiplan/archixml"
+	"github.com/archiplan/archiplan/store"
+)
+
+// benchWorkspace makes a workspace holding a generated model of n elements.
+func benchWorkspace(b *testing.B, n int) (*store.Workspace, *archixml.Model) {
+	b.Helper()
+	m, err := archixml.Synthesize(archixml.SynthOptions{Elements: n, Seed: 1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	data, _ := m.Save()
+	ws, _, err := store.Init(b.TempDir(), store.InitOptions{Model: "model.archimate", Inbox: "plans", Seed: data,
+		Author: store.Signature{Name: "b", Email: "b@b"}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	m, _ = archixml.Load(data)
+	return ws, m
+}
+
+// planOf100 is a 100-action plan: 60 renames, 20 properties, 10 new elements with a relationship
+// each; round makes every plan different.
+func planOf100(m *archixml.Model, round int) []byte {
+	els := m.Elements()
+	j := func(v any) string { s, _ := json.Marshal(v); return string(s) }
+	var acts []string
+	for i := 0; i < 60; i++ {
+		acts = append(acts, fmt.Sprintf(`{"op":"rename_element","element_id":%s,"new_name":"Renamed %d.%d"}`, j(els[(i*7919)%len(els)].ID()), round, i))
+	}
+	for i := 0; i < 20; i++ {
+		acts = append(acts, fmt.Sprintf(`{"op":"set_property","element_id":%s,"key":"round","value":"%d"}`, j(els[(i*104729+1)%len(els)].ID()), round))
+	}
+	for i := 0; i < 10; i++ {
+		acts = append(acts, fmt.Sprintf(`{"op":"create_element","type":"Goal","name":"Goal %d.%d","ref_id":"g%d"}`, round, i, i),
+			fmt.Sprintf(`{"op":"create_relationship","source_id":%s,"target_id":"g%d","relationship_type":"Association"}`, j(els[i].ID()), i))
+	}
+	return []byte(fmt.Sprintf(`{"schema_version":"2.0","status":"ready","summary":"round %d","actions":[%s]}`, round, strings.Join(acts, ",")))
+}
+
+var benchSizes = []int{1000, 10000, 100000}
+
+// BenchmarkApply: the whole apply path of a 100-action plan: lock, read HEAD, validate, edit,
+// write the model, commit (objects, tree, ref), update the work tree and index.
+func BenchmarkApply(b *testing.B) {
+	for _, n := range benchSizes {
+		b.Run(fmt.Sprintf("elements=%d", n), func(b *testing.B) {
+			ws, m := benchWorkspace(b, n)
+			round := 0
+			b.ReportAllocs()
+			for b.Loop() {
+				round++
+				raw := planOf100(m, round)
+				if _, err := Apply(context.Background(), ws, Request{Name: fmt.Sprintf("r%d", round), File: "r.json", Raw: raw,
+					ApprovedBy: store.Signature{Name: "b", Email: "b@b"}}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkGitCommit: the floor to compare with: git's command line committing the same kind of
+// change (a model file with 100 edits) with git add and git commit.
+func BenchmarkGitCommit(b *testing.B) {
+	if _, err := exec.LookPath("git"); err != nil {
+		b.Skip("git not installed")
+	}
+	for _, n := range benchSizes {
+		b.Run(fmt.Sprintf("elements=%d", n), func(b *testing.B) {
+			ws, m := benchWorkspace(b, n)
+			path := filepath.Join(ws.Root, "model.archimate")
+			var versions [2][]byte
+			for k := range versions {
+				mm, _ := archixml.Load(mustRead(b, path))
+				for i, e := range mm.Elements()[:60] {
+					_ = mm.Rename(e.ID(), fmt.Sprintf("Version %d.%d", k, i))
+				}
+				versions[k], _ = mm.Save()
+			}
+			_ = m
+			git := func(args ...string) {
+				cmd := exec.Command("git", append([]string{"-C", ws.Root, "-c", "user.name=b", "-c", "user.email=b@b"}, args...)...)
+				if out, err := cmd.CombinedOutput(); err != nil {
+					b.Fatalf("git %v: %v\n%s", args, err, out)
+				}
+			}
+			i := 0
+			for b.Loop() {
+				i++
+				if err := os.WriteFile(path, versions[i%2], 0o644); err != nil {
+					b.Fatal(err)
+				}
+				git("add", "model.archimate")
+				git("commit", "-q", "-m", "change")
+			}
+		})
+	}
+}
+
+func mustRead(b *testing.B, path string) []byte {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return data
+}
