@@ -41,6 +41,7 @@ const (
 	ExtractDuplicateKey  Code = "EXTRACT_DUPLICATE_KEY"
 	ExtractTooLarge      Code = "EXTRACT_TOO_LARGE"
 	ExtractTooDeep       Code = "EXTRACT_TOO_DEEP"
+	ExtractNotRegular    Code = "EXTRACT_NOT_REGULAR_FILE"
 	ExtractFenceStripped Code = "EXTRACT_FENCE_STRIPPED"
 	ExtractProseStripped Code = "EXTRACT_PROSE_STRIPPED"
 	ExtractBOMStripped   Code = "EXTRACT_BOM_STRIPPED"
@@ -102,6 +103,7 @@ var Codes = []struct {
 	{ExtractDuplicateKey, Error, "an object names the same key twice; which one counts would be a guess"},
 	{ExtractTooLarge, Error, "the plan file is larger than 1 MiB"},
 	{ExtractTooDeep, Error, "the JSON nests deeper than 32 levels"},
+	{ExtractNotRegular, Error, "the plan is a symbolic link, a folder or a special file, which archiplan never follows or reads"},
 	{ExtractFenceStripped, Warning, "markdown code fences around the object were stripped"},
 	{ExtractProseStripped, Warning, "text before or after the object was stripped"},
 	{ExtractBOMStripped, Warning, "a byte order mark was stripped"},

@@ -51,6 +51,11 @@ func newConfig(cmd *cobra.Command) (*config, error) {
 	return &config{v: v, repo: repo}, nil
 }
 
+// optionsOf is the check options the configuration asks for.
+func optionsOf(c *config) plans.Options {
+	return plans.Options{Policy: c.policy(), Strict: c.v.GetBool("strict")}
+}
+
 func (c *config) policy() plans.Policy {
 	return plans.Policy{
 		AllowedOps:               c.v.GetStringSlice("policy.allowed_ops"),

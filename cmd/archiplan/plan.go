@@ -31,7 +31,9 @@ func checkPlan(cmd *cobra.Command, path string) (*plans.Outcome, plans.ModelInfo
 		return nil, info, usageError{err}
 	}
 	strict, _ := cmd.Flags().GetBool("strict")
-	o := plans.Check(raw, m, plans.Options{Strict: strict, Policy: cfg.policy(), Scope: scope})
+	opts := optionsOf(cfg)
+	opts.Strict, opts.Scope = strict || opts.Strict, scope
+	o := plans.Check(raw, m, opts)
 	return o, info, nil
 }
 
