@@ -2,6 +2,8 @@ package main
 
 import (
 	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -19,7 +21,7 @@ func TestMain(m *testing.M) {
 func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir:  "testdata/script",
-		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){"waitfile": waitfile},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){"waitfile": waitfile, "waithead": waithead},
 		Setup: func(env *testscript.Env) error {
 			example, err := os.ReadFile("../../testdata/models/example.archimate")
 			if err != nil {
@@ -36,22 +38,45 @@ func TestScripts(t *testing.T) {
 	})
 }
 
-// waitfile PATH [SUBSTRING]: wait until the file exists (and holds SUBSTRING), at most 60 s; no
-// sleeps in scripts, only waits for what a process shows.
+// waitfile PATH [SUBSTRING]: wait until the file exists (and holds SUBSTRING), at most 60 s;
+// PATH may be a glob. "! waitfile PATH" waits until no file matches. No sleeps in scripts, only
+// waits for what a process shows.
 func waitfile(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) < 1 || len(args) > 2 {
-		ts.Fatalf("usage: waitfile PATH [SUBSTRING]")
+	if len(args) < 1 || len(args) > 2 || neg && len(args) != 1 {
+		ts.Fatalf("usage: waitfile PATH [SUBSTRING] | ! waitfile PATH")
 	}
-	path := ts.MkAbs(args[0])
+	pattern := ts.MkAbs(args[0])
 	deadline := time.Now().Add(60 * time.Second)
 	for {
-		data, err := os.ReadFile(path)
-		if err == nil && (len(args) == 1 || strings.Contains(string(data), args[1])) {
+		matches, _ := filepath.Glob(pattern)
+		found := false
+		for _, m := range matches {
+			data, err := os.ReadFile(m)
+			if err == nil && (len(args) == 1 || strings.Contains(string(data), args[1])) || err != nil && len(args) == 1 {
+				found = true
+			}
+		}
+		if found != neg {
 			return
 		}
 		if time.Now().After(deadline) {
-			ts.Fatalf("waitfile %s: not there after 60 s", args[0])
+			if neg {
+				ts.Fatalf("waitfile: %s still there after 60 s", args[0])
+			}
+			ts.Fatalf("waitfile %s: not there after 60 s", strings.Join(args, " "))
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// waithead FILE: wait until FILE names the commit HEAD is at now (a preview following HEAD).
+func waithead(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: waithead FILE")
+	}
+	out, err := exec.Command("git", "-C", ts.MkAbs("."), "rev-parse", "HEAD").Output()
+	if err != nil {
+		ts.Fatalf("git rev-parse HEAD: %v", err)
+	}
+	waitfile(ts, false, []string{args[0], strings.TrimSpace(string(out))})
 }
