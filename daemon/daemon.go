@@ -277,11 +277,23 @@ func (d *Daemon) pass(ctx context.Context) time.Duration {
 		return d.cfg.Settle * 10
 	}
 	var again time.Duration
+	// one file per plan name: an approval outranks a rejection, which outranks a pending plan,
+	// so a NAME.json left beside NAME.approved cannot overwrite what the approval came to
+	rank := map[string]int{"pending": 0, "rejected": 1, "approved": 2}
+	top := map[string]planFile{}
+	for _, p := range files {
+		if cur, ok := top[p.name]; !ok || rank[p.state] > rank[cur.state] {
+			top[p.name] = p
+		}
+	}
 	names := map[string]bool{}
 	for _, p := range files {
 		names[p.name] = true
 	}
 	for _, p := range files {
+		if top[p.name].file != p.file {
+			continue
+		}
 		if ctx.Err() != nil {
 			return 0
 		}
@@ -449,11 +461,12 @@ func (d *Daemon) writeOutputs(name, file string, o *plans.Outcome, report *plans
 	if preview == "" {
 		pv = o.Preview(file, d.info())
 	}
-	if err := store.WriteFileAtomic(d.path(name+".report.json"), report.JSON(), 0o644); err != nil {
-		d.log.Error("write report", "plan", file, "err", err)
-	}
+	// the preview first: the report is what programs wait for, so when it is there, both are
 	if err := store.WriteFileAtomic(d.path(name+".preview.md"), pv, 0o644); err != nil {
 		d.log.Error("write preview", "plan", file, "err", err)
+	}
+	if err := store.WriteFileAtomic(d.path(name+".report.json"), report.JSON(), 0o644); err != nil {
+		d.log.Error("write report", "plan", file, "err", err)
 	}
 }
 
@@ -498,9 +511,7 @@ func (d *Daemon) approve(p planFile) time.Duration {
 			d.log.Error("reload the model", "err", lerr)
 		}
 	case errors.Is(err, ErrRefused):
-		d.reject(p, res.Outcome, res.Report, res.Report.Reason)
-		// the rejection's preview is the one the apply path wrote
-		_ = store.WriteFileAtomic(d.path(p.name+".preview.md"), res.Preview, 0o644)
+		d.reject(p, res.Outcome, res.Report, string(res.Preview))
 	case errors.Is(err, store.ErrLocked):
 		d.log.Info("workspace locked by another process; retrying", "plan", p.file)
 		return time.Second
@@ -511,18 +522,23 @@ func (d *Daemon) approve(p planFile) time.Duration {
 	return 0
 }
 
-// reject renames an approved plan to NAME.rejected and writes why.
-func (d *Daemon) reject(p planFile, o *plans.Outcome, report *plans.Report, reason string) {
+// reject renames an approved plan to NAME.rejected and writes why: the report and preview the
+// apply path made (preview given), or ones saying reason.
+func (d *Daemon) reject(p planFile, o *plans.Outcome, report *plans.Report, preview string) {
+	reason := preview
 	if report == nil {
 		report = o.Report(p.file, d.info())
 		report.Verdict, report.Reason = VerdictRejected, reason
+		preview = string(o.Preview(p.file, d.info())) + "\n## Not applied\n\n" + reason + "\n"
+	} else {
+		reason = report.Reason
 	}
-	preview := string(o.Preview(p.file, d.info())) + "\n## Not applied\n\n" + reason + "\n"
+	// why first, then the rename: whoever sees NAME.rejected finds the report saying why
+	d.writeOutputs(p.name, p.name+".rejected", o, report, preview)
 	if err := os.Rename(d.path(p.file), d.path(p.name+".rejected")); err != nil {
 		d.log.Error("rename to .rejected", "plan", p.file, "err", err)
 		return
 	}
-	d.writeOutputs(p.name, p.name+".rejected", o, report, preview)
 	delete(d.seen, p.name)
 	d.log.Info("rejected", "plan", p.file, "reason", firstLine(reason))
 }
