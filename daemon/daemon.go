@@ -264,7 +264,7 @@ func (d *Daemon) pass(ctx context.Context) time.Duration {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.Passes++
-	if _, err := d.loadModel(); err != nil {
+	if err := d.loadModel(); err != nil {
 		d.log.Error("cannot read the model at HEAD; waiting", "err", err)
 		return d.cfg.Settle * 10
 	}
@@ -319,22 +319,28 @@ func (d *Daemon) pass(ctx context.Context) time.Duration {
 	return again
 }
 
-// loadModel brings the cached model to HEAD; previews never re-parse an unchanged model.
-func (d *Daemon) loadModel() (*store.ModelAtHead, error) {
+// loadModel brings the cached model to HEAD; previews never re-parse (or even re-read) an
+// unchanged model.
+func (d *Daemon) loadModel() error {
+	commit, blob, err := d.cfg.Workspace.HeadBlob()
+	if err != nil {
+		return err
+	}
+	d.headCommit = commit
+	if blob == d.blob && d.model != nil {
+		return nil
+	}
 	head, err := d.cfg.Workspace.ReadModel()
 	if err != nil {
-		return nil, err
+		return err
 	}
-	if head.Blob != d.blob || d.model == nil {
-		m, err := archixml.Load(head.Data)
-		if err != nil {
-			return nil, fmt.Errorf("load %s at %s: %w", d.cfg.Workspace.Model, short(head.Commit), err)
-		}
-		d.model, d.blob = m, head.Blob
-		d.log.Info("model at HEAD", "commit", short(head.Commit), "blob", short(head.Blob), "elements", len(m.Elements()))
+	m, err := archixml.Load(head.Data)
+	if err != nil {
+		return fmt.Errorf("load %s at %s: %w", d.cfg.Workspace.Model, short(head.Commit), err)
 	}
-	d.headCommit = head.Commit
-	return head, nil
+	d.model, d.blob, d.headCommit = m, head.Blob, head.Commit
+	d.log.Info("model at HEAD", "commit", short(head.Commit), "blob", short(head.Blob), "elements", len(m.Elements()))
+	return nil
 }
 
 func (d *Daemon) path(name string) string { return filepath.Join(d.cfg.Inbox, name) }
@@ -507,7 +513,7 @@ func (d *Daemon) approve(p planFile) time.Duration {
 		} else {
 			d.log.Info("applied", "plan", p.file, "id", res.PlanID, "commit", short(res.Commit))
 		}
-		if _, lerr := d.loadModel(); lerr != nil {
+		if lerr := d.loadModel(); lerr != nil {
 			d.log.Error("reload the model", "err", lerr)
 		}
 	case errors.Is(err, ErrRefused):

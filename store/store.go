@@ -59,6 +59,31 @@ type ModelAtHead struct {
 	Dirty  bool   // the model file in the work tree differs from Blob (or is missing)
 }
 
+// HeadBlob returns HEAD's commit and the model's blob id there, reading neither the model nor the
+// work tree: the cheap question "did the model at HEAD change?".
+func (w *Workspace) HeadBlob() (commit, blob string, err error) {
+	ref, err := w.repo.Head()
+	if errors.Is(err, plumbing.ErrReferenceNotFound) {
+		return "", "", ErrNoCommit
+	}
+	if err != nil {
+		return "", "", fmt.Errorf("read HEAD: %w", err)
+	}
+	c, err := w.repo.CommitObject(ref.Hash())
+	if err != nil {
+		return "", "", fmt.Errorf("read commit %s: %w", ref.Hash(), err)
+	}
+	tree, err := c.Tree()
+	if err != nil {
+		return "", "", err
+	}
+	entry, err := tree.FindEntry(w.Model)
+	if err != nil {
+		return "", "", fmt.Errorf("%s at %s: %w", w.Model, ref.Hash().String()[:12], ErrModelNotCommitted)
+	}
+	return ref.Hash().String(), entry.Hash.String(), nil
+}
+
 // ReadModel reads the model committed at HEAD, by blob: never the work tree's edits. When the
 // work tree's file is that very blob (its id says so), its bytes are used, sparing the
 // decompression of a large object; otherwise the blob is read from git, and Dirty is set.

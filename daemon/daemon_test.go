@@ -1,0 +1,160 @@
+package daemon
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/archiplan/archiplan/archixml"
+	"github.com/archiplan/archiplan/store"
+)
+
+// countingHandler counts warnings (the daemon's "watch error; full pass") and errors.
+type countingHandler struct {
+	slog.Handler
+	warnings, errors *atomic.Int64
+}
+
+func (h countingHandler) Handle(ctx context.Context, r slog.Record) error {
+	switch {
+	case r.Level >= slog.LevelError:
+		h.errors.Add(1)
+	case r.Level >= slog.LevelWarn:
+		h.warnings.Add(1)
+	}
+	return nil
+}
+
+func (h countingHandler) WithAttrs(a []slog.Attr) slog.Handler { return h }
+
+// smallQueue makes new inotify instances queue few events, so a burst overflows them; it needs
+// root, and is undone when the test ends.
+func smallQueue(t *testing.T, n int) bool {
+	const knob = "/proc/sys/fs/inotify/max_queued_events"
+	old, err := os.ReadFile(knob)
+	if err != nil {
+		return false
+	}
+	if err := os.WriteFile(knob, []byte(fmt.Sprint(n)), 0o644); err != nil {
+		return false
+	}
+	t.Cleanup(func() { os.WriteFile(knob, old, 0o644) })
+	return true
+}
+
+func waitFor(t *testing.T, what string, timeout time.Duration, done func() bool) time.Duration {
+	t.Helper()
+	start := time.Now()
+	for !done() {
+		if time.Since(start) > timeout {
+			t.Fatalf("%s: not after %s", what, timeout)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return time.Since(start)
+}
+
+func count(dir, pattern string) int {
+	m, _ := filepath.Glob(filepath.Join(dir, pattern))
+	return len(m)
+}
+
+// A burst: 1,000 plans dropped at once (more events than a small inotify queue holds) all get
+// previews, and 200 approvals in a burst all end applied or rejected, none lost, none twice.
+func TestDaemon_Burst(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a burst of 1000 plans")
+	}
+	overflowing := smallQueue(t, 64)
+	dir := t.TempDir()
+	seed, _ := archixml.Example().Save()
+	ws, _, err := store.Init(dir, store.InitOptions{Model: "model.archimate", Inbox: "plans", Seed: seed,
+		Author: store.Signature{Name: "t", Email: "t@t"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var warnings, errs atomic.Int64
+	d := New(Config{Workspace: ws, Inbox: filepath.Join(dir, "plans"), ApprovedBy: store.Signature{Name: "t", Email: "t@t"},
+		Logger:   slog.New(countingHandler{slog.NewTextHandler(os.Stderr, nil), &warnings, &errs}),
+		Debounce: 50 * time.Millisecond, Rescan: 2 * time.Second, Settle: 100 * time.Millisecond})
+	if err := d.Open(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	m, _ := archixml.Load(seed)
+	els := m.Elements()
+	inbox := filepath.Join(dir, "plans")
+	const n = 1000
+	start := time.Now()
+	// the burst lands while the daemon is busy (as in a long pass): the events pile up in the
+	// kernel's small queue, which overflows, and only a full pass can see every plan
+	d.mu.Lock()
+	if err := os.WriteFile(filepath.Join(inbox, "first.tmp"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(300 * time.Millisecond) // the debounced pass starts, and waits for the lock
+	for i := 0; i < n; i++ {
+		e := els[i%len(els)]
+		p := fmt.Sprintf(`{"schema_version":"2.0","status":"ready","summary":"burst %d","actions":[{"op":"set_property","element_id":%q,"key":"burst","value":"%d"}]}`, i, e.ID(), i)
+		if err := os.WriteFile(filepath.Join(inbox, fmt.Sprintf("b%04d.json", i)), []byte(p), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	d.mu.Unlock()
+	took := waitFor(t, "1000 previews", 3*time.Minute, func() bool { return count(inbox, "b*.report.json") == n })
+	took = time.Since(start)
+	t.Logf("1000 plans previewed in %s (%.0f previews/s), inotify queue small: %v, watch errors (full passes): %d, passes: %d",
+		took.Round(time.Millisecond), float64(n)/took.Seconds(), overflowing, warnings.Load(), d.Passes)
+	if overflowing && warnings.Load() == 0 {
+		t.Fatal("the small queue did not overflow: the test did not test what it says")
+	}
+
+	// 200 approvals in a burst
+	for i := 0; i < 200; i++ {
+		name := fmt.Sprintf("b%04d", i)
+		if err := os.Rename(filepath.Join(inbox, name+".json"), filepath.Join(inbox, name+".approved")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitFor(t, "200 approvals settled", 3*time.Minute, func() bool { return count(inbox, "b*.approved") == 0 })
+	applied := count(filepath.Join(dir, "plans", "applied"), "b*")
+	rejected := count(inbox, "b*.rejected")
+	if applied+rejected != 200 {
+		t.Fatalf("%d applied + %d rejected, want 200", applied, rejected)
+	}
+	hist, _ := ws.History(nil)
+	seen := map[string]int{}
+	for _, c := range hist {
+		if id := c.Trailers[store.TrailerPlanID]; id != "" {
+			seen[strings.SplitN(id, "-", 2)[0]]++
+		}
+	}
+	for name, k := range seen {
+		if k > 1 {
+			t.Fatalf("%s applied %d times", name, k)
+		}
+	}
+	if len(seen) != applied {
+		t.Fatalf("%d apply commits, %d archives", len(seen), applied)
+	}
+	// every rejection says why: stale, since each apply moved HEAD under the others' previews
+	for i := 0; i < 200; i++ {
+		name := fmt.Sprintf("b%04d", i)
+		if _, err := os.Stat(filepath.Join(inbox, name+".rejected")); err == nil {
+			r, _ := os.ReadFile(filepath.Join(inbox, name+".report.json"))
+			if !strings.Contains(string(r), `"reason"`) {
+				t.Fatalf("%s rejected without a reason: %s", name, r)
+			}
+		}
+	}
+	if errs.Load() > 0 {
+		t.Fatalf("%d errors logged", errs.Load())
+	}
+	t.Logf("200 approvals: %d applied, %d rejected (stale: HEAD moved since their previews)", applied, rejected)
+}
