@@ -53,11 +53,11 @@ type Daemon struct {
 	applyCtx    context.Context
 	applyCancel context.CancelFunc
 
-	mu    sync.Mutex
+	mu         sync.Mutex
 	model      *archixml.Model // the model at HEAD, cached by blob
 	blob       string
 	headCommit string
-	seen  map[string]fileState // what the last pass judged, by file name
+	seen       map[string]fileState // what the last pass judged, by file name
 	// Passes counts reconcile passes, for tests and logs.
 	Passes int
 }
