@@ -323,9 +323,12 @@ func (w *Workspace) updateIndex(files map[string][]byte) error {
 	}
 	lf.Close()
 	defer os.Remove(lock)
+	if _, err := os.Stat(filepath.Join(w.gitDir, "index")); err != nil {
+		return nil // no index to keep in step; a partial one would call every other file untracked
+	}
 	idx, err := w.repo.Storer.Index()
 	if err != nil {
-		idx = &index.Index{Version: 2}
+		return nil // one go-git cannot read is git's to refresh
 	}
 	for p, data := range files {
 		kept := idx.Entries[:0]
