@@ -294,7 +294,7 @@ func short(h string) string {
 // folder) and records them in git's index, so that `git status` stays clean. The index is
 // rewritten atomically, under git's index.lock; when git holds that lock, the index is left for
 // git to refresh.
-func (w *Workspace) Checkout(files map[string][]byte) error {
+func (w *Workspace) Checkout(commit string, files map[string][]byte) error {
 	paths := make([]string, 0, len(files))
 	for p := range files {
 		paths = append(paths, p)
@@ -312,10 +312,10 @@ func (w *Workspace) Checkout(files map[string][]byte) error {
 			return err
 		}
 	}
-	return w.updateIndex(files)
+	return w.updateIndex(commit, files)
 }
 
-func (w *Workspace) updateIndex(files map[string][]byte) error {
+func (w *Workspace) updateIndex(commit string, files map[string][]byte) error {
 	lock := filepath.Join(w.gitDir, "index.lock")
 	lf, err := os.OpenFile(lock, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
@@ -323,11 +323,16 @@ func (w *Workspace) updateIndex(files map[string][]byte) error {
 	}
 	lf.Close()
 	defer os.Remove(lock)
+	var idx *index.Index
 	if _, err := os.Stat(filepath.Join(w.gitDir, "index")); err != nil {
-		return nil // no index to keep in step; a partial one would call every other file untracked
-	}
-	idx, err := w.repo.Storer.Index()
-	if err != nil {
+		// no index yet (a repository go-git made, or one removed): one for the whole commit, as
+		// git reset would make; git refreshes the stat data of files it did not see written
+		full, err := w.indexOf(commit)
+		if err != nil {
+			return err
+		}
+		idx = full
+	} else if idx, err = w.repo.Storer.Index(); err != nil {
 		return nil // one go-git cannot read is git's to refresh
 	}
 	for p, data := range files {
@@ -356,6 +361,28 @@ func (w *Workspace) updateIndex(files map[string][]byte) error {
 		return fmt.Errorf("encode index: %w", err)
 	}
 	return WriteFileAtomic(filepath.Join(w.gitDir, "index"), b.Bytes(), 0o644)
+}
+
+// indexOf makes an index listing every file of a commit's tree.
+func (w *Workspace) indexOf(commit string) (*index.Index, error) {
+	c, err := w.repo.CommitObject(plumbing.NewHash(commit))
+	if err != nil {
+		return nil, err
+	}
+	tree, err := c.Tree()
+	if err != nil {
+		return nil, err
+	}
+	idx := &index.Index{Version: 2}
+	err = tree.Files().ForEach(func(f *object.File) error {
+		e := &index.Entry{Name: f.Name, Hash: f.Hash, Mode: f.Mode, Size: uint32(f.Size)}
+		if fi, err := os.Stat(filepath.Join(w.Root, filepath.FromSlash(f.Name))); err == nil {
+			e.ModifiedAt, e.CreatedAt = fi.ModTime(), fi.ModTime()
+		}
+		idx.Entries = append(idx.Entries, e)
+		return nil
+	})
+	return idx, err
 }
 
 // Head returns the commit HEAD points at ("" when there is none yet).

@@ -50,7 +50,7 @@ func (w *Workspace) Publish(c Change) (string, error) {
 		w.endInflight()
 		return "", err
 	}
-	if err := w.Checkout(c.Files); err != nil {
+	if err := w.Checkout(commit.hash, c.Files); err != nil {
 		return commit.hash, fmt.Errorf("committed %s, but the work tree is behind (archiplan finishes it on its next run): %w", short(commit.hash), err)
 	}
 	w.endInflight()
@@ -101,7 +101,7 @@ func (w *Workspace) Recover() (bool, error) {
 		}
 	}
 	// a removed folder: FileAt finds no file there, so nil removes it, as the change did
-	if err := w.Checkout(files); err != nil {
+	if err := w.Checkout(in.Commit, files); err != nil {
 		return false, err
 	}
 	w.endInflight()
