@@ -33,8 +33,11 @@ func FuzzLoad(f *testing.F) {
 			t.Fatal("an unchanged model saved to other bytes")
 		}
 		// an edit on whatever loaded gives a file that loads again
-		if els := m.Elements(); len(els) > 0 {
-			if err := m.Rename(els[0].ID(), "re<na>&med\n"); err != nil {
+		for _, e := range m.Elements() {
+			if e.ID() == "" {
+				continue // malformed input may hold elements without ids; they cannot be named
+			}
+			if err := m.Rename(e.ID(), "re<na>&med\n"); err != nil {
 				t.Fatal(err)
 			}
 			out, err := m.Save()
@@ -44,6 +47,7 @@ func FuzzLoad(f *testing.F) {
 			if _, err := Load(out); err != nil {
 				t.Fatalf("edited model does not load: %v", err)
 			}
+			break
 		}
 	})
 }
