@@ -13,7 +13,7 @@ import (
 // embedded, so that what archiplan prints is what it validates with.
 //
 //go:generate go run ./internal/schemagen
-//go:embed plan-1.0.json plan-2.0.json report.json
+//go:embed plan-1.0.json plan-2.0.json report.json plan-2.0.strict.json plan-1.0.strict.json
 var files embed.FS
 
 var (
@@ -94,4 +94,10 @@ func PlanJSON(version string) ([]byte, bool) {
 func ReportJSON() []byte {
 	data, _ := files.ReadFile("report.json")
 	return data
+}
+
+// StrictJSON returns the strict form of a plan version's schema (see BuildStrict).
+func StrictJSON(version string) ([]byte, bool) {
+	data, err := files.ReadFile("plan-" + version + ".strict.json")
+	return data, err == nil
 }

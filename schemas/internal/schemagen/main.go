@@ -11,6 +11,7 @@ import (
 func main() {
 	for _, v := range schemas.Versions {
 		write("plan-"+v+".json", schemas.BuildPlan(v))
+		write("plan-"+v+".strict.json", schemas.BuildStrict(v))
 	}
 	write("report.json", schemas.BuildReport())
 }

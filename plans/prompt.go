@@ -1,0 +1,98 @@
+package plans
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/archiplan/archiplan/archixml"
+	"github.com/archiplan/archiplan/schemas"
+)
+
+// promptContract is the stable head of every planner prompt: it comes first, and never varies
+// with the model or the request, so providers' prompt caches hit.
+const promptContract = `You are a planner for archiplan. archiplan changes an ArchiMate model only through change
+plans that a person reviews and approves; you write such a plan. You never change the model
+yourself, and you never write code.
+
+Answer with exactly one JSON object, an ArchiChangePlan, and nothing else: no markdown fences,
+no prose before or after it.
+
+Rules:
+1. Follow the plan format below exactly: only the fields it lists, schema_version "2.0".
+2. Use only ids that the planning context below lists. Never invent an id. To refer to an
+   object your plan creates, give its create action a ref_id and use that ref_id in later actions.
+3. If the request is ambiguous, or needs something the context does not show, answer with
+   status "needs_clarification", your questions in "questions", and no actions.
+4. If the request is not a model change you can plan safely, answer with status "refusal",
+   the reason in "summary", and no actions.
+5. Use the smallest set of actions that does what is asked. Do not restate values the model
+   already has.
+6. Relationships must be allowed by ArchiMate 3.2 between the types of their source and target.
+7. "summary" says in one sentence what the plan does; "warnings" may note risks for the reviewer.
+`
+
+// SchemaSummary is the plan format in words: every op with its fields, and the type names.
+func SchemaSummary() string {
+	var b strings.Builder
+	b.WriteString("## The plan format (ArchiChangePlan 2.0)\n\n")
+	b.WriteString(`{"schema_version": "2.0", "status": "ready" | "needs_clarification" | "refusal",` + "\n" +
+		` "summary": string, "questions": [string], "warnings": [string], "actions": [action, ...]}` + "\n\n")
+	b.WriteString("Each action is an object with \"op\" and the fields of its op (optional ones in brackets):\n\n")
+	for _, op := range schemas.OpsOf(schemas.Latest) {
+		var fields []string
+		for _, f := range op.Fields {
+			name := f.Name
+			if !f.Required {
+				name = "[" + name + "]"
+			}
+			fields = append(fields, name)
+		}
+		fmt.Fprintf(&b, "- %s: %s. %s\n", op.Name, strings.Join(fields, ", "), op.Doc)
+	}
+	b.WriteString("\nElement types: ")
+	b.WriteString(joinLabels(archixml.ElementTypes))
+	b.WriteString(".\nRelationship types: ")
+	b.WriteString(joinLabels(archixml.RelationshipTypes))
+	b.WriteString(".\n")
+	return b.String()
+}
+
+func joinLabels(types []archixml.ConceptType) string {
+	var l []string
+	for _, t := range types {
+		l = append(l, t.Label)
+	}
+	return strings.Join(l, ", ")
+}
+
+// BuildPrompt is the whole planner prompt: the contract, the plan format, the planning context,
+// then the request. The same inputs give the same bytes.
+func BuildPrompt(intent string, ctx *PlanningContext) string {
+	var b strings.Builder
+	b.WriteString(promptContract)
+	b.WriteString("\n")
+	b.WriteString(SchemaSummary())
+	b.WriteString("\n## The model (planning context)\n\n```json\n")
+	b.Write(ctx.JSON())
+	b.WriteString("```\n\n## The request\n\n")
+	b.WriteString(strings.TrimSpace(intent))
+	b.WriteString("\n")
+	return b.String()
+}
+
+// FollowUp is what a planner is told when its plan has errors: each error with its code, pointer
+// and message, and the instruction to answer again with the whole corrected plan.
+func FollowUp(o *Outcome) string {
+	var b strings.Builder
+	b.WriteString("archiplan checked your plan and found these errors:\n\n")
+	for _, f := range o.Errors() {
+		fmt.Fprintf(&b, "- %s", f.Code)
+		if f.Pointer != "" {
+			fmt.Fprintf(&b, " at %s", f.Pointer)
+		}
+		fmt.Fprintf(&b, ": %s\n", f.Message)
+	}
+	b.WriteString("\nAnswer again with the whole corrected plan, as one JSON object and nothing else. " +
+		"Change only what the errors name; use only ids from the planning context.\n")
+	return b.String()
+}

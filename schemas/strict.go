@@ -1,0 +1,77 @@
+package schemas
+
+// BuildStrict returns the plan schema rewritten into the form OpenAI structured outputs and the
+// Codex app-server outputSchema accept: no oneOf and no const; every object closed and every
+// property required; an action is one flat object with the fields of every op, those its op does
+// not use (and its optional ones) null; nullable enums list null; no length, range or format
+// keywords. plans.NormalizeStrict maps an answer back to a canonical plan.
+func BuildStrict(version string) []byte {
+	fields := obj{{"op", obj{{"type", "string"}, {"enum", opNamesOf(version)}, {"description", "the operation"}}}}
+	seen := map[string]bool{"op": true}
+	for _, op := range OpsOf(version) {
+		for _, f := range op.Fields {
+			if seen[f.Name] {
+				continue
+			}
+			seen[f.Name] = true
+			fields = append(fields, kv{f.Name, strictField(f)})
+		}
+	}
+	required := make([]string, 0, len(fields))
+	for _, f := range fields {
+		required = append(required, f.k)
+	}
+	nullableStrings := func(desc string) obj {
+		return obj{{"type", []string{"array", "null"}}, {"items", obj{{"type", "string"}}}, {"description", desc}}
+	}
+	s := obj{
+		{"title", "ArchiChangePlan " + version + " (strict form)"},
+		{"type", "object"},
+		{"properties", obj{
+			{"schema_version", obj{{"type", "string"}, {"enum", []string{version}}}},
+			{"status", obj{{"type", "string"}, {"enum", []string{"ready", "needs_clarification", "refusal"}}}},
+			{"summary", obj{{"type", "string"}, {"description", "one sentence: what the plan does, or why it cannot"}}},
+			{"questions", nullableStrings("questions for the person, with status needs_clarification")},
+			{"warnings", nullableStrings("risks the reviewer should know of")},
+			{"actions", obj{{"type", "array"}, {"items", obj{
+				{"type", "object"},
+				{"description", "one action: op, the fields of that op, every other field null"},
+				{"properties", fields},
+				{"required", required},
+				{"additionalProperties", false},
+			}}}},
+		}},
+		{"required", []string{"schema_version", "status", "summary", "questions", "warnings", "actions"}},
+		{"additionalProperties", false},
+	}
+	return marshal(s)
+}
+
+func opNamesOf(version string) []string {
+	var n []string
+	for _, op := range OpsOf(version) {
+		n = append(n, op.Name)
+	}
+	return n
+}
+
+func strictField(f Field) obj {
+	d := obj{{"description", f.Doc + " (null when the op has no such field)"}}
+	switch f.Kind {
+	case Integer:
+		return append(d, kv{"type", []string{"integer", "null"}})
+	case ElementType:
+		return append(d, kv{"type", []string{"string", "null"}}, kv{"enum", append(anyList(elementTypeNames()), nil)})
+	case RelationshipType:
+		return append(d, kv{"type", []string{"string", "null"}}, kv{"enum", append(anyList(relationshipTypeNames()), nil)})
+	}
+	return append(d, kv{"type", []string{"string", "null"}})
+}
+
+func anyList(s []string) []any {
+	out := make([]any, len(s))
+	for i, v := range s {
+		out[i] = v
+	}
+	return out
+}
