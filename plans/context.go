@@ -31,13 +31,13 @@ type ContextOptions struct {
 // use, with names, types and folders, and what it may do. Written beside a plan as
 // NAME.context.json, it is also the plan's scope.
 type PlanningContext struct {
-	SchemaVersion            string      `json:"schema_version"`
-	PlanSchemaVersion        string      `json:"plan_schema_version"`
-	Model                    ContextName `json:"model"`
-	Scope                    string      `json:"scope"`
-	AllowedOps               []string    `json:"allowed_ops"`
-	AllowedElementTypes      []string    `json:"allowed_element_types"`
-	AllowedRelationshipTypes []string    `json:"allowed_relationship_types"`
+	SchemaVersion            string                `json:"schema_version"`
+	PlanSchemaVersion        string                `json:"plan_schema_version"`
+	Model                    ContextName           `json:"model"`
+	Scope                    string                `json:"scope"`
+	AllowedOps               []string              `json:"allowed_ops"`
+	AllowedElementTypes      []string              `json:"allowed_element_types"`
+	AllowedRelationshipTypes []string              `json:"allowed_relationship_types"`
 	Elements                 []ContextElement      `json:"-"` // written by MarshalJSON, never null
 	Relationships            []ContextRelationship `json:"-"`
 	Views                    []ContextName         `json:"-"`
