@@ -93,6 +93,22 @@ func nonNil[T any](s []T) []T {
 	return s
 }
 
+// UnmarshalJSON reads a context written by JSON.
+func (c *PlanningContext) UnmarshalJSON(data []byte) error {
+	type plain PlanningContext
+	aux := struct {
+		*plain
+		Elements      []ContextElement      `json:"elements"`
+		Relationships []ContextRelationship `json:"relationships"`
+		Views         []ContextName         `json:"views"`
+	}{plain: (*plain)(c)}
+	if err := json.Unmarshal(data, &aux); err != nil {
+		return fmt.Errorf("read planning context: %w", err)
+	}
+	c.Elements, c.Relationships, c.Views = aux.Elements, aux.Relationships, aux.Views
+	return nil
+}
+
 // JSON is the context as written to NAME.context.json: the same model and options always give
 // the same bytes.
 func (c *PlanningContext) JSON() []byte {

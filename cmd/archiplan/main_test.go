@@ -1,10 +1,12 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -17,8 +19,33 @@ func TestMain(m *testing.M) {
 	}))
 }
 
+var (
+	fakeOnce sync.Once
+	fakeDir  string
+	fakeErr  error
+)
+
+// buildFakeCodex builds testdata/fakecodex once per test run.
+func buildFakeCodex() (string, error) {
+	fakeOnce.Do(func() {
+		fakeDir, fakeErr = os.MkdirTemp("", "fakecodex")
+		if fakeErr != nil {
+			return
+		}
+		out, err := exec.Command("go", "build", "-o", filepath.Join(fakeDir, "fakecodex"), "./testdata/fakecodex").CombinedOutput()
+		if err != nil {
+			fakeErr = fmt.Errorf("build fakecodex: %v\n%s", err, out)
+		}
+	})
+	return fakeDir, fakeErr
+}
+
 // The command line, as a user runs it, in real temporary git repositories.
 func TestScripts(t *testing.T) {
+	bin, err := buildFakeCodex()
+	if err != nil {
+		t.Fatal(err)
+	}
 	testscript.Run(t, testscript.Params{
 		Dir:  "testdata/script",
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){"waitfile": waitfile, "waithead": waithead},
@@ -27,6 +54,16 @@ func TestScripts(t *testing.T) {
 			if err != nil {
 				return err
 			}
+			for _, g := range []string{"context.model.json", "prompt.txt"} {
+				data, err := os.ReadFile("../../testdata/golden/" + g)
+				if err != nil {
+					return err
+				}
+				if err := os.WriteFile(filepath.Join(env.WorkDir, "golden-"+g), data, 0o644); err != nil {
+					return err
+				}
+			}
+			env.Setenv("PATH", bin+string(os.PathListSeparator)+env.Getenv("PATH"))
 			env.Setenv("GIT_AUTHOR_NAME", "Test")
 			env.Setenv("GIT_AUTHOR_EMAIL", "test@example.com")
 			env.Setenv("GIT_COMMITTER_NAME", "Test")

@@ -107,12 +107,20 @@ func planFlags(c *cobra.Command) {
 
 func schemaCmd() *cobra.Command {
 	var version string
-	var report bool
+	var report, strict bool
 	c := &cobra.Command{
-		Use:   "schema [--version V]",
-		Short: "Print the plan JSON Schema (or --report, the report's)",
+		Use:   "schema [--version V] [--strict]",
+		Short: "Print the plan JSON Schema (--strict: the form structured outputs accept; --report: the report's)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if strict {
+				data, ok := schemas.StrictJSON(version)
+				if !ok {
+					return usageError{fmt.Errorf("no plan schema version %q (known: %v)", version, schemas.Versions)}
+				}
+				cmd.OutOrStdout().Write(data)
+				return nil
+			}
 			if report {
 				cmd.OutOrStdout().Write(schemas.ReportJSON())
 				return nil
@@ -127,6 +135,7 @@ func schemaCmd() *cobra.Command {
 	}
 	c.Flags().StringVar(&version, "version", schemas.Latest, "plan schema version")
 	c.Flags().BoolVar(&report, "report", false, "print the report schema instead")
+	c.Flags().BoolVar(&strict, "strict", false, "the strict form for OpenAI structured outputs and the Codex outputSchema")
 	return c
 }
 

@@ -1,0 +1,215 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/archiplan/archiplan/archixml"
+	"github.com/archiplan/archiplan/plans"
+	"github.com/archiplan/archiplan/plans/planners"
+	"github.com/archiplan/archiplan/schemas"
+	"github.com/archiplan/archiplan/store"
+)
+
+func contextFlags(c *cobra.Command) {
+	c.Flags().String("scope", "", "view:ID, folder:PATH or ids:ID,ID,... (default: the whole model)")
+	c.Flags().Int("max-elements", plans.DefaultMaxElements, "the element budget; what is left out is counted")
+	c.Flags().StringSlice("include", nil, "also documentation and/or properties")
+	c.Flags().String("model", "", "read this model file instead of the workspace's model at HEAD")
+}
+
+// buildContext makes the planning context the flags ask for, of the model it returns.
+func buildContext(cmd *cobra.Command, cfg *config) (*plans.PlanningContext, *archixml.Model, error) {
+	modelFile, _ := cmd.Flags().GetString("model")
+	m, _, err := cfg.loadModel(modelFile)
+	if err != nil {
+		return nil, nil, err
+	}
+	scope, _ := cmd.Flags().GetString("scope")
+	max, _ := cmd.Flags().GetInt("max-elements")
+	include, _ := cmd.Flags().GetStringSlice("include")
+	c, err := plans.BuildContext(m, plans.ContextOptions{Scope: scope, MaxElements: max, Include: include}, cfg.policy())
+	if err != nil {
+		return nil, nil, usageError{err}
+	}
+	return c, m, nil
+}
+
+func contextCmd() *cobra.Command {
+	c := &cobra.Command{
+		Use:   "context [--scope S] [--max-elements N] [--include documentation,properties]",
+		Short: "Print the planning context JSON a planner needs (the same model and options give the same bytes)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, err := newConfig(cmd)
+			if err != nil {
+				return err
+			}
+			ctx, _, err := buildContext(cmd, cfg)
+			if err != nil {
+				return err
+			}
+			cmd.OutOrStdout().Write(ctx.JSON())
+			return nil
+		},
+	}
+	contextFlags(c)
+	return c
+}
+
+func promptCmd() *cobra.Command {
+	var contextFile string
+	c := &cobra.Command{
+		Use:   "prompt INTENT [--context FILE]",
+		Short: "Print the whole planner prompt for an intent (byte-stable)",
+		Args:  exactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var ctx *plans.PlanningContext
+			if contextFile != "" {
+				data, err := os.ReadFile(contextFile)
+				if err != nil {
+					return usageError{err}
+				}
+				ctx = &plans.PlanningContext{}
+				if err := ctx.UnmarshalJSON(data); err != nil {
+					return usageError{fmt.Errorf("%s: %w", contextFile, err)}
+				}
+			} else {
+				cfg, err := newConfig(cmd)
+				if err != nil {
+					return err
+				}
+				if ctx, _, err = buildContext(cmd, cfg); err != nil {
+					return err
+				}
+			}
+			fmt.Fprint(cmd.OutOrStdout(), plans.BuildPrompt(args[0], ctx))
+			return nil
+		},
+	}
+	c.Flags().StringVar(&contextFile, "context", "", "a planning context written by archiplan context")
+	contextFlags(c)
+	return c
+}
+
+func askCmd() *cobra.Command {
+	var name string
+	c := &cobra.Command{
+		Use:   "ask INTENT [--scope S] [--name NAME]",
+		Short: "Ask the configured planner for a plan; it lands in plans/NAME.json with its context",
+		Args:  exactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cfg, err := newConfig(cmd)
+			if err != nil {
+				return err
+			}
+			ws, err := cfg.workspace()
+			if err != nil {
+				return err
+			}
+			pctx, m, err := buildContext(cmd, cfg)
+			if err != nil {
+				return err
+			}
+			strict, _ := schemas.StrictJSON(schemas.Latest)
+			p, err := planners.New(planners.Config{
+				Kind: cfg.v.GetString("planner.kind"), Command: cfg.v.GetStringSlice("planner.command"),
+				Model: cfg.v.GetString("planner.model"), BaseURL: cfg.v.GetString("planner.base_url"),
+				APIKeyEnv: cfg.v.GetString("planner.api_key_env"), Schema: strict,
+				Timeout: cfg.v.GetDuration("planner.timeout"), Dir: ws.Root})
+			if err != nil {
+				return usageError{err}
+			}
+			defer p.Close()
+			attempts := cfg.v.GetInt("planner.max_attempts")
+			if attempts <= 0 {
+				attempts = 3
+			}
+			scope, _ := plans.ScopeFromContext(pctx.JSON())
+			opts := optionsOf(cfg)
+			opts.Scope = scope
+			out := cmd.OutOrStdout()
+			ctx := context.Background()
+			answer, err := p.Ask(ctx, plans.BuildPrompt(args[0], pctx))
+			var plan []byte
+			var o *plans.Outcome
+			for try := 1; ; try++ {
+				if err != nil {
+					return codedError{exitNoUsable, fmt.Errorf("ask the planner: %w", err)}
+				}
+				plan = plans.NormalizeStrict([]byte(answer))
+				o = plans.Check(plan, m, opts)
+				fmt.Fprintf(out, "answer %d: %s (%d error(s))\n", try, o.Verdict, len(o.Errors()))
+				if len(o.Errors()) == 0 || try >= attempts {
+					break
+				}
+				answer, err = p.Again(ctx, plans.FollowUp(o))
+			}
+			if name == "" {
+				name = slug(args[0])
+			}
+			inbox := filepath.Join(ws.Root, filepath.FromSlash(cfg.v.GetString("inbox")))
+			name = freeName(inbox, name)
+			// the context first: the daemon judges the plan against it the moment the plan lands
+			if err := store.WriteFileAtomic(filepath.Join(inbox, name+".context.json"), pctx.JSON(), 0o644); err != nil {
+				return codedError{exitNoUsable, err}
+			}
+			if err := store.WriteFileAtomic(filepath.Join(inbox, name+".json"), plan, 0o644); err != nil {
+				return codedError{exitNoUsable, err}
+			}
+			rel, _ := filepath.Rel(ws.Root, filepath.Join(inbox, name+".json"))
+			fmt.Fprintf(out, "landed %s: %s\n", rel, o.Verdict)
+			for _, f := range o.Errors() {
+				fmt.Fprintf(out, "  error %s: %s\n", f.Code, f.Message)
+			}
+			if o.Verdict == plans.VerdictInvalid {
+				return silent{codedError{exitRefused, errors.New("the plan that landed is invalid")}}
+			}
+			return nil
+		},
+	}
+	c.Flags().StringVar(&name, "name", "", "the plan's NAME (default: from the intent)")
+	contextFlags(c)
+	return c
+}
+
+var nonWord = regexp.MustCompile(`[^a-z0-9]+`)
+
+// slug makes a plan name from an intent: its first words, lower case, joined by dashes.
+func slug(intent string) string {
+	s := strings.Trim(nonWord.ReplaceAllString(strings.ToLower(intent), "-"), "-")
+	if len(s) > 40 {
+		s = strings.TrimRight(s[:40], "-")
+	}
+	if s == "" {
+		s = "plan"
+	}
+	return s
+}
+
+// freeName returns name, or name-2, name-3, ... when a plan of that name is in the inbox.
+func freeName(inbox, name string) string {
+	taken := func(n string) bool {
+		for _, ext := range []string{".json", ".approved", ".json.approved", ".rejected"} {
+			if _, err := os.Stat(filepath.Join(inbox, n+ext)); err == nil {
+				return true
+			}
+		}
+		return false
+	}
+	if !taken(name) {
+		return name
+	}
+	for i := 2; ; i++ {
+		if n := fmt.Sprintf("%s-%d", name, i); !taken(n) {
+			return n
+		}
+	}
+}

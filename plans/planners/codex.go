@@ -1,0 +1,302 @@
+package planners
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// codex talks to `codex app-server` over stdio: newline-delimited JSON-RPC 2.0 without the
+// "jsonrpc" field. It initializes, starts a read-only thread that never asks for approval, and
+// runs one turn per question with the strict plan schema as outputSchema; the answer is the
+// turn's last agentMessage. Approval requests the server still sends are declined.
+type codex struct {
+	cfg Config
+
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	mu     sync.Mutex // writes
+	nextID int
+	thread string
+
+	pending sync.Map        // id -> chan rpcMessage
+	notes   chan rpcMessage // notifications
+	dead    chan struct{}   // closed when the server's output ends
+	deadErr error
+}
+
+type rpcMessage struct {
+	ID     *json.RawMessage `json:"id,omitempty"`
+	Method string           `json:"method,omitempty"`
+	Params json.RawMessage  `json:"params,omitempty"`
+	Result json.RawMessage  `json:"result,omitempty"`
+	Error  *struct {
+		Code    int    `json:"code"`
+		Message string `json:"message"`
+	} `json:"error,omitempty"`
+}
+
+func (c *codex) start() error {
+	cmd := exec.Command(c.cfg.Command[0], c.cfg.Command[1:]...)
+	cmd.Dir = c.cfg.Dir
+	cmd.Stderr = io.Discard
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return err
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("start %s: %v: %w", strings.Join(c.cfg.Command, " "), err, ErrPlanner)
+	}
+	c.cmd, c.stdin = cmd, in
+	c.notes = make(chan rpcMessage, 256)
+	c.dead = make(chan struct{})
+	go c.read(out)
+	return nil
+}
+
+// read dispatches what the server writes: responses to their callers, server requests answered
+// at once (approvals declined), notifications to the turn in progress.
+func (c *codex) read(out io.Reader) {
+	defer close(c.dead)
+	sc := bufio.NewScanner(out)
+	sc.Buffer(make([]byte, 64<<10), maxAnswer)
+	for sc.Scan() {
+		var m rpcMessage
+		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+			continue // not a message; the server's own noise
+		}
+		switch {
+		case m.ID != nil && m.Method != "":
+			c.answerServer(m)
+		case m.ID != nil:
+			if ch, ok := c.pending.LoadAndDelete(string(*m.ID)); ok {
+				ch.(chan rpcMessage) <- m
+			}
+		default:
+			select {
+			case c.notes <- m:
+			default: // a turn nobody waits for; drop rather than block the reader
+			}
+		}
+	}
+	c.deadErr = sc.Err()
+}
+
+// answerServer answers a request the server sends: every approval is declined (the planner may
+// read, never run commands or change files); anything else is not supported.
+func (c *codex) answerServer(m rpcMessage) {
+	var reply map[string]any
+	if strings.HasSuffix(m.Method, "requestApproval") || strings.Contains(m.Method, "Approval") {
+		reply = map[string]any{"id": m.ID, "result": map[string]any{"decision": "decline"}}
+	} else {
+		reply = map[string]any{"id": m.ID, "error": map[string]any{"code": -32601, "message": "archiplan does not support " + m.Method}}
+	}
+	c.write(reply)
+}
+
+func (c *codex) write(v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	_, err = c.stdin.Write(append(b, '\n'))
+	return err
+}
+
+// call sends a request and waits for its response.
+func (c *codex) call(ctx context.Context, method string, params any) (json.RawMessage, error) {
+	c.mu.Lock()
+	c.nextID++
+	id := c.nextID
+	c.mu.Unlock()
+	ch := make(chan rpcMessage, 1)
+	c.pending.Store(fmt.Sprint(id), ch)
+	if err := c.write(map[string]any{"id": id, "method": method, "params": params}); err != nil {
+		return nil, fmt.Errorf("%s: %v: %w", method, err, ErrPlanner)
+	}
+	select {
+	case m := <-ch:
+		if m.Error != nil {
+			return nil, fmt.Errorf("%s: %s (%d): %w", method, m.Error.Message, m.Error.Code, ErrPlanner)
+		}
+		return m.Result, nil
+	case <-c.dead:
+		return nil, fmt.Errorf("%s: the app-server exited: %w", method, ErrPlanner)
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+func (c *codex) Ask(ctx context.Context, prompt string) (string, error) {
+	ctx, cancel := withTimeout(ctx, c.cfg.Timeout)
+	defer cancel()
+	answer, err := c.ask(ctx, prompt)
+	return answer, c.timeout(ctx, err)
+}
+
+func (c *codex) ask(ctx context.Context, prompt string) (string, error) {
+	if err := c.start(); err != nil {
+		return "", err
+	}
+	if _, err := c.call(ctx, "initialize", map[string]any{
+		"clientInfo": map[string]any{"name": "archiplan", "title": "archiplan", "version": "1"}}); err != nil {
+		return "", err
+	}
+	if err := c.write(map[string]any{"method": "initialized", "params": map[string]any{}}); err != nil {
+		return "", err
+	}
+	params := map[string]any{"approvalPolicy": "never", "sandbox": "read-only"}
+	if c.cfg.Model != "" {
+		params["model"] = c.cfg.Model
+	}
+	if c.cfg.Dir != "" {
+		params["cwd"] = c.cfg.Dir
+	}
+	res, err := c.call(ctx, "thread/start", params)
+	if err != nil {
+		return "", err
+	}
+	var started struct {
+		Thread struct {
+			ID string `json:"id"`
+		} `json:"thread"`
+	}
+	if err := json.Unmarshal(res, &started); err != nil || started.Thread.ID == "" {
+		return "", fmt.Errorf("thread/start: no thread id: %w", ErrPlanner)
+	}
+	c.thread = started.Thread.ID
+	return c.turn(ctx, prompt)
+}
+
+func (c *codex) Again(ctx context.Context, message string) (string, error) {
+	if c.thread == "" {
+		return "", fmt.Errorf("no conversation to continue: %w", ErrPlanner)
+	}
+	ctx, cancel := withTimeout(ctx, c.cfg.Timeout)
+	defer cancel()
+	answer, err := c.turn(ctx, message)
+	return answer, c.timeout(ctx, err)
+}
+
+func (c *codex) timeout(ctx context.Context, err error) error {
+	if err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		c.Close()
+		return fmt.Errorf("codex app-server after %s: %w", c.cfg.Timeout, ErrTimeout)
+	}
+	return err
+}
+
+// turn runs one turn and returns its final agentMessage.
+func (c *codex) turn(ctx context.Context, text string) (string, error) {
+	params := map[string]any{
+		"threadId": c.thread,
+		"input":    []map[string]any{{"type": "text", "text": text}},
+	}
+	if len(c.cfg.Schema) > 0 {
+		params["outputSchema"] = json.RawMessage(c.cfg.Schema)
+	}
+	res, err := c.call(ctx, "turn/start", params)
+	if err != nil {
+		return "", err
+	}
+	var started struct {
+		Turn struct {
+			ID string `json:"id"`
+		} `json:"turn"`
+	}
+	_ = json.Unmarshal(res, &started)
+	last := ""
+	deltas := map[string]*strings.Builder{}
+	for {
+		select {
+		case <-ctx.Done():
+			return "", ctx.Err()
+		case <-c.dead:
+			return "", fmt.Errorf("the app-server exited during the turn: %w", ErrPlanner)
+		case m := <-c.notes:
+			switch m.Method {
+			case "item/agentMessage/delta":
+				var d struct {
+					ItemID string `json:"itemId"`
+					Delta  string `json:"delta"`
+				}
+				if json.Unmarshal(m.Params, &d) == nil {
+					if deltas[d.ItemID] == nil {
+						deltas[d.ItemID] = &strings.Builder{}
+					}
+					deltas[d.ItemID].WriteString(d.Delta)
+				}
+			case "item/completed":
+				var p struct {
+					Item struct {
+						Type string `json:"type"`
+						ID   string `json:"id"`
+						Text string `json:"text"`
+					} `json:"item"`
+				}
+				if json.Unmarshal(m.Params, &p) == nil && p.Item.Type == "agentMessage" {
+					last = p.Item.Text
+					if last == "" && deltas[p.Item.ID] != nil {
+						last = deltas[p.Item.ID].String()
+					}
+				}
+			case "turn/completed":
+				var p struct {
+					Turn struct {
+						ID     string `json:"id"`
+						Status string `json:"status"`
+						Error  *struct {
+							Message string `json:"message"`
+						} `json:"error"`
+					} `json:"turn"`
+				}
+				if json.Unmarshal(m.Params, &p) != nil || (started.Turn.ID != "" && p.Turn.ID != "" && p.Turn.ID != started.Turn.ID) {
+					continue
+				}
+				if p.Turn.Status == "failed" {
+					msg := "the turn failed"
+					if p.Turn.Error != nil {
+						msg += ": " + p.Turn.Error.Message
+					}
+					return "", fmt.Errorf("%s: %w", msg, ErrPlanner)
+				}
+				if last == "" {
+					return "", fmt.Errorf("the turn ended without an agent message: %w", ErrPlanner)
+				}
+				return last, nil
+			}
+		}
+	}
+}
+
+func (c *codex) Close() error {
+	if c.cmd == nil || c.cmd.Process == nil {
+		return nil
+	}
+	c.stdin.Close()
+	done := make(chan struct{})
+	go func() { c.cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(2 * time.Second):
+		_ = syscall.Kill(-c.cmd.Process.Pid, syscall.SIGKILL)
+		<-done
+	}
+	c.cmd = nil
+	return nil
+}

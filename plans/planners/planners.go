@@ -1,0 +1,83 @@
+// Package planners talks to the planners archiplan can ask for a plan: the Codex app-server over
+// stdio (JSON-RPC), the OpenAI Responses API, or any command that reads the prompt on standard
+// input and prints its answer. Each is a conversation: Ask, then Again with follow-ups (the
+// errors found in the answer) on the same thread.
+package planners
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Planner is one conversation with a planner.
+type Planner interface {
+	// Ask starts the conversation with the prompt and returns the planner's answer.
+	Ask(ctx context.Context, prompt string) (string, error)
+	// Again continues the same conversation with a follow-up and returns the new answer.
+	Again(ctx context.Context, message string) (string, error)
+	// Close ends the conversation and whatever process it ran.
+	Close() error
+}
+
+// Planner kinds.
+const (
+	KindCommand = "command"
+	KindCodex   = "codex"
+	KindOpenAI  = "openai"
+)
+
+var (
+	// ErrTimeout means the planner did not answer in time; it was stopped.
+	ErrTimeout = errors.New("the planner did not answer in time")
+	// ErrPlanner means the planner failed (exited, answered with an error, could not be reached).
+	ErrPlanner = errors.New("planner failed")
+)
+
+// Config chooses and sets up a planner.
+type Config struct {
+	Kind    string   // command, codex or openai
+	Command []string // command: the planner command; codex: the app-server command (default codex app-server)
+	Model   string   // codex, openai: the model ("" lets codex choose)
+	BaseURL string   // openai: the API's base URL (default https://api.openai.com/v1)
+	// APIKeyEnv names the environment variable holding the API key (default OPENAI_API_KEY). The
+	// key is sent to the API and nowhere else: not to logs, reports, plans or commits.
+	APIKeyEnv string
+	Schema    []byte        // the strict plan schema the answer must follow
+	Timeout   time.Duration // for each answer (default 5 minutes)
+	Dir       string        // the working folder of a command or the app-server
+}
+
+// New makes a planner from its configuration.
+func New(c Config) (Planner, error) {
+	if c.Timeout <= 0 {
+		c.Timeout = 5 * time.Minute
+	}
+	switch c.Kind {
+	case KindCommand:
+		if len(c.Command) == 0 {
+			return nil, fmt.Errorf("planner.command is empty: %w", ErrPlanner)
+		}
+		return &command{cfg: c}, nil
+	case KindCodex:
+		if len(c.Command) == 0 {
+			c.Command = []string{"codex", "app-server"}
+		}
+		return &codex{cfg: c}, nil
+	case KindOpenAI:
+		if c.BaseURL == "" {
+			c.BaseURL = "https://api.openai.com/v1"
+		}
+		if c.APIKeyEnv == "" {
+			c.APIKeyEnv = "OPENAI_API_KEY"
+		}
+		return &openAI{cfg: c}, nil
+	}
+	return nil, fmt.Errorf("planner.kind %q: use command, codex or openai: %w", c.Kind, ErrPlanner)
+}
+
+// withTimeout bounds one answer.
+func withTimeout(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(ctx, d)
+}
