@@ -68,7 +68,7 @@ func main() {
 		case "turn/start":
 			turns++
 			var p struct {
-				ThreadID     string          `json:"threadId"`
+				ThreadID     string `json:"threadId"`
 				Input        []struct{ Text string }
 				OutputSchema json.RawMessage `json:"outputSchema"`
 			}
