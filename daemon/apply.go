@@ -211,9 +211,4 @@ func applyMessage(o *plans.Outcome, id, digest, base string, by store.Signature)
 
 func sha(b []byte) string { return plans.SHA256(b) }
 
-func short(h string) string {
-	if len(h) > 12 {
-		return h[:12]
-	}
-	return h
-}
+func short(h string) string { return store.Short(h) }

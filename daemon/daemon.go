@@ -410,7 +410,7 @@ func (d *Daemon) preview(p planFile) time.Duration {
 	if bad != nil {
 		o = &plans.Outcome{SHA256: plans.SHA256(raw), Verdict: plans.VerdictInvalid, Findings: []plans.Finding{*bad}}
 	} else {
-		scope, err := scopeOf(d.path(p.name + ".context.json"))
+		scope, err := ContextScope(d.path(p.name + ".context.json"))
 		opts := d.cfg.Options
 		opts.Scope = scope
 		o = plans.Check(raw, d.model, opts)
@@ -497,7 +497,7 @@ func (d *Daemon) approve(p planFile) time.Duration {
 		d.reject(p, o, nil, "approved before archiplan previewed it: rename it back to .json, read the preview, then approve")
 		return 0
 	}
-	scope, _ := scopeOf(d.path(p.name + ".context.json"))
+	scope, _ := ContextScope(d.path(p.name + ".context.json"))
 	opts := d.cfg.Options
 	opts.Scope = scope
 	res, err := Apply(d.applyCtx, d.cfg.Workspace, Request{Name: p.name, File: d.path(p.file), Raw: raw, Previewed: prev,
@@ -551,8 +551,9 @@ func (d *Daemon) reject(p planFile, o *plans.Outcome, report *plans.Report, prev
 
 func firstLine(s string) string { l, _, _ := strings.Cut(s, "\n"); return l }
 
-// scopeOf reads a plan's NAME.context.json, when there is one.
-func scopeOf(path string) ([]string, error) {
+// ContextScope reads the ids a planning context file lists, when there is one: the scope of the
+// plan beside it. No file means no scope (nil).
+func ContextScope(path string) ([]string, error) {
 	data, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil

@@ -280,7 +280,8 @@ func (w *Workspace) moveRef(name plumbing.ReferenceName, old, new string) error 
 	return nil
 }
 
-func short(h string) string {
+// Short is a commit or blob id cut to 12 hex digits, as people read them; "(none)" for none.
+func Short(h string) string {
 	if len(h) > 12 {
 		return h[:12]
 	}
@@ -289,6 +290,8 @@ func short(h string) string {
 	}
 	return h
 }
+
+func short(h string) string { return Short(h) }
 
 // Checkout writes the given files into the work tree (atomically each; nil removes a file or a
 // folder) and records them in git's index, so that `git status` stays clean. The index is

@@ -106,11 +106,7 @@ func askCmd() *cobra.Command {
 		Short: "Ask the configured planner for a plan; it lands in plans/NAME.json with its context",
 		Args:  exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			cfg, err := newConfig(cmd)
-			if err != nil {
-				return err
-			}
-			ws, err := cfg.workspace()
+			cfg, ws, err := openWorkspace(cmd)
 			if err != nil {
 				return err
 			}

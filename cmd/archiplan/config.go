@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,6 +10,7 @@ import (
 	"github.com/spf13/viper"
 
 	"github.com/archiplan/archiplan/archixml"
+	"github.com/archiplan/archiplan/daemon"
 	"github.com/archiplan/archiplan/plans"
 	"github.com/archiplan/archiplan/store"
 )
@@ -97,16 +97,5 @@ func (c *config) loadModel(modelFile string) (*archixml.Model, plans.ModelInfo, 
 // scopeOf reads NAME.context.json beside a plan, when there is one.
 func scopeOf(planPath string) ([]string, error) {
 	base := strings.TrimSuffix(strings.TrimSuffix(planPath, ".approved"), ".json")
-	data, err := os.ReadFile(base + ".context.json")
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	ids, err := plans.ScopeFromContext(data)
-	if err != nil {
-		return nil, fmt.Errorf("%s.context.json: %w", base, err)
-	}
-	return ids, nil
+	return daemon.ContextScope(base + ".context.json")
 }

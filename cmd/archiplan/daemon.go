@@ -54,11 +54,7 @@ func daemonCmd() *cobra.Command {
 					return err
 				}
 			}
-			cfg, err := newConfig(cmd)
-			if err != nil {
-				return err
-			}
-			ws, err := cfg.workspace()
+			cfg, ws, err := openWorkspace(cmd)
 			if err != nil {
 				return err
 			}

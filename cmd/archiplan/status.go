@@ -45,11 +45,7 @@ func statusCmd() *cobra.Command {
 		Short: "The workspace and the plans in its inbox, with their state",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, err := newConfig(cmd)
-			if err != nil {
-				return err
-			}
-			ws, err := cfg.workspace()
+			cfg, ws, err := openWorkspace(cmd)
 			if err != nil {
 				return err
 			}

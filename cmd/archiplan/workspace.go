@@ -38,6 +38,19 @@ func (c *config) workspace() (*store.Workspace, error) {
 	return ws, nil
 }
 
+// openWorkspace reads the configuration and opens the workspace a command works on.
+func openWorkspace(cmd *cobra.Command) (*config, *store.Workspace, error) {
+	cfg, err := newConfig(cmd)
+	if err != nil {
+		return nil, nil, err
+	}
+	ws, err := cfg.workspace()
+	if err != nil {
+		return nil, nil, err
+	}
+	return cfg, ws, nil
+}
+
 func (c *config) hooks(ws *store.Workspace) hooks.Runner {
 	return hooks.Runner{Dir: filepath.Join(ws.Root, "hooks"), Timeout: c.v.GetDuration("hooks.timeout")}
 }
@@ -78,15 +91,7 @@ func initCmd() *cobra.Command {
 	return c
 }
 
-func short(h string) string {
-	if len(h) > 12 {
-		return h[:12]
-	}
-	if h == "" {
-		return "(none)"
-	}
-	return h
-}
+func short(h string) string { return store.Short(h) }
 
 func applyCmd() *cobra.Command {
 	c := &cobra.Command{
@@ -94,11 +99,7 @@ func applyCmd() *cobra.Command {
 		Short: "Validate and apply one plan now, as an approval would: one commit",
 		Args:  exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			cfg, err := newConfig(cmd)
-			if err != nil {
-				return err
-			}
-			ws, err := cfg.workspace()
+			cfg, ws, err := openWorkspace(cmd)
 			if err != nil {
 				return err
 			}
@@ -163,11 +164,7 @@ func revertCmd() *cobra.Command {
 		Short: "Undo one applied plan in a new commit",
 		Args:  exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			cfg, err := newConfig(cmd)
-			if err != nil {
-				return err
-			}
-			ws, err := cfg.workspace()
+			_, ws, err := openWorkspace(cmd)
 			if err != nil {
 				return err
 			}
@@ -199,11 +196,7 @@ func logCmd() *cobra.Command {
 		Short: "Applied and reverted plans, read back from git",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, err := newConfig(cmd)
-			if err != nil {
-				return err
-			}
-			ws, err := cfg.workspace()
+			_, ws, err := openWorkspace(cmd)
 			if err != nil {
 				return err
 			}
