@@ -435,6 +435,9 @@ func (m *Model) CreateRelationship(typ, sourceID, targetID, name string) (string
 		return "", fmt.Errorf("%s from %s to %s (allowed: %s): %w", t.Label, sc, tc,
 			labels(relationshipTable.AllowedTypes(sc, tc)), ErrNotAllowed)
 	}
+	if err := m.CheckJunction(t.Class, sourceID, targetID); err != nil {
+		return "", err
+	}
 	f, err := m.folderIn(FolderRelations, "")
 	if err != nil {
 		return "", err

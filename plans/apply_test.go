@@ -240,3 +240,23 @@ func firstLineDiff(a, b []byte) string {
 	}
 	return "lengths differ"
 }
+
+// The junction rules hold in plans too: a path through a junction the table refuses is an error
+// that names it, and a valid one applies.
+func TestCheck_Junction(t *testing.T) {
+	m := exampleModel(t)
+	bad := ids(t, m, plan(`{"op":"create_element","type":"Junction","name":"and","ref_id":"j"},
+		{"op":"create_element","type":"Capability","name":"Self Service","ref_id":"c"},
+		{"op":"create_relationship","source_id":"{BookingService}","target_id":"j","relationship_type":"Serving"},
+		{"op":"create_relationship","source_id":"j","target_id":"c","relationship_type":"Serving"}`))
+	o := Check([]byte(bad), m, Options{})
+	if !hasFinding(o.Errors(), RelNotAllowed) || !strings.Contains(o.Errors()[0].Message, "through junction") {
+		t.Fatalf("%v %v", codes(o.Findings), o.Errors())
+	}
+	good := ids(t, m, plan(`{"op":"create_element","type":"Junction","name":"and","ref_id":"j"},
+		{"op":"create_relationship","source_id":"{BookingService}","target_id":"j","relationship_type":"Serving"},
+		{"op":"create_relationship","source_id":"j","target_id":"{RentaBike}","relationship_type":"Serving"}`))
+	if o := Check([]byte(good), m, Options{}); o.Verdict != VerdictValid {
+		t.Fatalf("%v", codes(o.Findings))
+	}
+}

@@ -438,6 +438,10 @@ func (e *engine) action(i int, a Action, r *ActionResult) {
 				"ArchiMate 3.2 does not allow %s from %s to %s; allowed: %s", t.Label, src.Class(), tgt.Class(), strings.Join(labels, ", "))
 			return
 		}
+		if err := e.m.CheckJunction(t.Class, src.ID(), tgt.ID()); err != nil {
+			e.errorf(i, "relationship_type", RelNotAllowed, t.Label, "%s", strings.TrimSuffix(err.Error(), ": "+archixml.ErrNotAllowed.Error()))
+			return
+		}
 		for _, rel := range e.m.RelationshipsOf(src.ID()) {
 			if rel.Class() == t.Class && rel.SourceID() == src.ID() && rel.TargetID() == tgt.ID() {
 				e.errorf(i, "relationship_type", DuplicateRel, rel.ID(), "%s already has %s %s to %s", label(src), t.Label, rel.ID(), label(tgt))
