@@ -126,7 +126,7 @@ var Codes = []struct {
 	{RefBeforeDeclared, Error, "a ref_id is used before the action that declares it"},
 	{RefFailed, Error, "a ref_id names what a failed action would have created"},
 	{RefIDDuplicate, Error, "a ref_id is declared twice, or equals an id in the model"},
-	{RelNotAllowed, Error, "the ArchiMate 3.2 relationship table does not allow this relationship between these types; the message lists those it allows"},
+	{RelNotAllowed, Error, "the ArchiMate 3.2 relationship table does not allow this relationship between these types (the message lists those it allows), or a junction rule is broken"},
 	{Conflict, Error, "two actions set the same thing differently (two renames of one element, ...)"},
 	{FolderWrongLayer, Error, "the folder path is not under the layer folder the object belongs in"},
 	{TextInvalid, Error, "a name or value holds characters XML cannot carry (control characters)"},
