@@ -502,6 +502,11 @@ func (d *Daemon) approve(p planFile) time.Duration {
 	opts.Scope = scope
 	res, err := Apply(d.applyCtx, d.cfg.Workspace, Request{Name: p.name, File: d.path(p.file), Raw: raw, Previewed: prev,
 		ReportFile: d.path(p.name + ".report.json"), Options: opts, ApprovedBy: d.cfg.ApprovedBy, Hooks: d.cfg.Hooks})
+	if err != nil && d.applyCtx.Err() != nil {
+		// cancelled by a hard stop: not the plan's fault; it stays approved for the next start
+		d.log.Warn("apply cancelled; the plan stays approved", "plan", p.file)
+		return 0
+	}
 	switch {
 	case err == nil, errors.Is(err, ErrAlreadyApplied):
 		for _, f := range []string{p.file, p.name + ".preview.md", p.name + ".report.json", p.name + ".context.json"} {

@@ -27,8 +27,12 @@ const DefaultTimeout = 30 * time.Second
 // maxOutput is how much of a hook's output is kept for the report.
 const maxOutput = 64 << 10
 
-// ErrTimeout means the hook ran longer than its timeout and was killed.
-var ErrTimeout = errors.New("hook timed out")
+var (
+	// ErrTimeout means the hook ran longer than its timeout and was killed.
+	ErrTimeout = errors.New("hook timed out")
+	// ErrCanceled means the run was cancelled (a second signal to the daemon) and the hook killed.
+	ErrCanceled = errors.New("hook cancelled")
+)
 
 // Runner runs the hooks in a folder.
 type Runner struct {
@@ -75,7 +79,11 @@ func (r Runner) Run(ctx context.Context, name, workdir string, env map[string]st
 	case <-ctx.Done():
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 		<-done
-		return Result{Ran: true, ExitCode: -1, Output: out.String()}, fmt.Errorf("hook %s after %s: %w", name, timeout, ErrTimeout)
+		res := Result{Ran: true, ExitCode: -1, Output: out.String()}
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return res, fmt.Errorf("hook %s after %s: %w", name, timeout, ErrTimeout)
+		}
+		return res, fmt.Errorf("hook %s: %w", name, ErrCanceled)
 	}
 	res := Result{Ran: true, Output: out.String()}
 	var exit *exec.ExitError

@@ -23,6 +23,9 @@ func BlobID(data []byte) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
+// GitPath is the path of a file of archiplan's own in the repository's .git folder.
+func (w *Workspace) GitPath(name string) string { return filepath.Join(w.gitDir, name) }
+
 // ModelPath is the model file's path on disk.
 func (w *Workspace) ModelPath() string { return filepath.Join(w.Root, filepath.FromSlash(w.Model)) }
 

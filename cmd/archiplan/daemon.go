@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -77,6 +78,13 @@ func daemonCmd() *cobra.Command {
 			if err := d.Open(ctx); err != nil {
 				return codedError{exitNoUsable, err}
 			}
+			state := ws.GitPath("archiplan-daemon.json")
+			setState := func(s string) {
+				b, _ := json.Marshal(map[string]any{"pid": os.Getpid(), "state": s, "since": time.Now().UTC().Format(time.RFC3339)})
+				_ = store.WriteFileAtomic(state, append(b, '\n'), 0o644)
+			}
+			setState("serving")
+			defer os.Remove(state)
 			fmt.Fprintf(out, "archiplan daemon: serving %s (inbox %s); Ctrl-C to stop\n", ws.Root, inbox)
 			if demo {
 				fmt.Fprintf(out, `
@@ -92,6 +100,7 @@ Drop your own plans into %[1]s/plans/ (go run ./cmd/archiplan schema prints the 
 `, demoDir)
 			}
 			<-signals
+			setState("stopping")
 			fmt.Fprintln(out, "stopping: finishing the apply in flight (a second signal cancels it)")
 			done := make(chan struct{})
 			go func() { d.Close(); close(done) }()

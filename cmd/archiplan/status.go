@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 
 	"github.com/spf13/cobra"
 
@@ -34,6 +35,7 @@ type Status struct {
 	ModelBlob     string      `json:"model_blob"`
 	Dirty         bool        `json:"dirty"`
 	Locked        string      `json:"locked,omitempty"`
+	Daemon        string      `json:"daemon,omitempty"` // a daemon serving the workspace: its pid and state
 	Recovered     bool        `json:"recovered,omitempty"`
 	Plans         []PlanState `json:"plans"`
 }
@@ -66,6 +68,15 @@ func statusCmd() *cobra.Command {
 			}
 			st.Head, st.ModelBlob, st.Dirty = head.Commit, head.Blob, head.Dirty
 			st.Plans = inbox(filepath.Join(ws.Root, cfg.v.GetString("inbox")), head.Blob)
+			if data, err := os.ReadFile(ws.GitPath("archiplan-daemon.json")); err == nil {
+				var d struct {
+					PID   int    `json:"pid"`
+					State string `json:"state"`
+				}
+				if json.Unmarshal(data, &d) == nil && syscall.Kill(d.PID, 0) == nil {
+					st.Daemon = fmt.Sprintf("pid %d, %s", d.PID, d.State)
+				}
+			}
 			out := cmd.OutOrStdout()
 			if asJSON {
 				b, _ := json.MarshalIndent(st, "", "  ")
@@ -79,6 +90,9 @@ func statusCmd() *cobra.Command {
 			fmt.Fprintln(out)
 			if st.Locked != "" {
 				fmt.Fprintln(out, st.Locked)
+			}
+			if st.Daemon != "" {
+				fmt.Fprintln(out, "daemon:", st.Daemon)
 			}
 			if st.Recovered {
 				fmt.Fprintln(out, "finished an apply a crash had interrupted")
