@@ -140,21 +140,9 @@ func Apply(ctx context.Context, ws *store.Workspace, req Request) (*Result, erro
 	if pre.ExitCode != 0 {
 		return refuse(o, VerdictRejected, fmt.Sprintf("vetoed by the pre-apply hook (exit %d):\n\n%s", pre.ExitCode, strings.TrimSpace(pre.Output)))
 	}
-	data, err := m.Save()
+	files, report, preview, err := applyFiles(ws, m, o, inv, req.Raw, res.PlanID, path.Base(req.File), info)
 	if err != nil {
 		return nil, err
-	}
-	report := o.Report(path.Base(req.File), info)
-	report.Verdict = VerdictApplied
-	preview := o.Preview(path.Base(req.File), info)
-	invJSON, _ := json.MarshalIndent(inv, "", " ")
-	dir := ArchiveDir + "/" + res.PlanID
-	files := map[string][]byte{
-		ws.Model:              data,
-		dir + "/plan.json":    req.Raw,
-		dir + "/preview.md":   preview,
-		dir + "/report.json":  report.JSON(),
-		dir + "/inverse.json": append(invJSON, '\n'),
 	}
 	commit, err := ws.Publish(store.Change{Base: head.Commit, Files: files, Message: applyMessage(o, res.PlanID, digest, head.Commit, req.ApprovedBy),
 		Author: req.ApprovedBy, When: now()})
@@ -174,6 +162,27 @@ func Apply(ctx context.Context, ws *store.Workspace, req Request) (*Result, erro
 		res.HookNote += fmt.Sprintf("\npost-apply: %v", herr)
 	}
 	return res, err
+}
+
+// applyFiles are what an apply commits: the new model and the plan's archive.
+func applyFiles(ws *store.Workspace, m *archixml.Model, o *plans.Outcome, inv *plans.Inverse, raw []byte, id, file string,
+	info plans.ModelInfo) (map[string][]byte, *plans.Report, []byte, error) {
+	data, err := m.Save()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	report := o.Report(file, info)
+	report.Verdict = VerdictApplied
+	preview := o.Preview(file, info)
+	invJSON, _ := json.MarshalIndent(inv, "", " ")
+	dir := ArchiveDir + "/" + id
+	return map[string][]byte{
+		ws.Model:              data,
+		dir + "/plan.json":    raw,
+		dir + "/preview.md":   preview,
+		dir + "/report.json":  report.JSON(),
+		dir + "/inverse.json": append(invJSON, '\n'),
+	}, report, preview, nil
 }
 
 // appliedBefore finds these plan bytes in the archive at HEAD.

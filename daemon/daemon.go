@@ -33,6 +33,9 @@ type Config struct {
 	ApprovedBy store.Signature
 	Logger     *slog.Logger
 
+	Remote        Remote        // a team's git remote; the zero Remote means none
+	FetchInterval time.Duration // with Remote.Pull, fetch at least this often (default 30 s)
+
 	Debounce time.Duration // quiet time after events before a pass (default 100 ms)
 	Rescan   time.Duration // full pass at least this often (default 30 s)
 	Settle   time.Duration // a file changed more recently is not judged yet (default 300 ms)
@@ -84,6 +87,9 @@ func New(cfg Config) *Daemon {
 	}
 	if cfg.Grace <= 0 {
 		cfg.Grace = 5 * time.Second
+	}
+	if cfg.FetchInterval <= 0 {
+		cfg.FetchInterval = 30 * time.Second
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -159,6 +165,12 @@ func (d *Daemon) loop(ctx context.Context, w *fsnotify.Watcher, again time.Durat
 	debounce.Stop()
 	rescan := time.NewTicker(d.cfg.Rescan)
 	defer rescan.Stop()
+	var fetch <-chan time.Time
+	if d.cfg.Remote.Name != "" && (d.cfg.Remote.Pull || d.cfg.Remote.Push) {
+		t := time.NewTicker(d.cfg.FetchInterval)
+		defer t.Stop()
+		fetch = t.C
+	}
 	var retry <-chan time.Time
 	if again > 0 {
 		retry = time.After(again)
@@ -191,6 +203,9 @@ func (d *Daemon) loop(ctx context.Context, w *fsnotify.Watcher, again time.Durat
 			debounce.Reset(0)
 		case <-retry:
 			retry = nil
+			debounce.Reset(0)
+		case <-fetch:
+			d.sync(ctx)
 			debounce.Reset(0)
 		case <-debounce.C:
 			if again := d.pass(ctx); again > 0 {
@@ -500,6 +515,11 @@ func (d *Daemon) approve(p planFile) time.Duration {
 	scope, _ := ContextScope(d.path(p.name + ".context.json"))
 	opts := d.cfg.Options
 	opts.Scope = scope
+	if d.cfg.Remote.Pull {
+		if err := Pull(d.applyCtx, d.cfg.Workspace, d.cfg.Remote); err != nil {
+			d.log.Warn("pull before apply failed; applying on the local branch", "err", err)
+		}
+	}
 	res, err := Apply(d.applyCtx, d.cfg.Workspace, Request{Name: p.name, File: d.path(p.file), Raw: raw, Previewed: prev,
 		ReportFile: d.path(p.name + ".report.json"), Options: opts, ApprovedBy: d.cfg.ApprovedBy, Hooks: d.cfg.Hooks})
 	if err != nil && d.applyCtx.Err() != nil {
@@ -518,6 +538,9 @@ func (d *Daemon) approve(p planFile) time.Duration {
 		} else {
 			d.log.Info("applied", "plan", p.file, "id", res.PlanID, "commit", short(res.Commit))
 		}
+		if err == nil && d.cfg.Remote.Push {
+			d.push(res.PlanID)
+		}
 		if lerr := d.loadModel(); lerr != nil {
 			d.log.Error("reload the model", "err", lerr)
 		}
@@ -531,6 +554,48 @@ func (d *Daemon) approve(p planFile) time.Duration {
 		return 5 * time.Second
 	}
 	return 0
+}
+
+// sync pulls and pushes on the fetch timer: what others pushed comes in (previews follow), what
+// could not be pushed before goes out.
+func (d *Daemon) sync(ctx context.Context) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.cfg.Remote.Pull {
+		if err := Pull(d.applyCtx, d.cfg.Workspace, d.cfg.Remote); err != nil && !errors.Is(err, store.ErrLocked) {
+			d.log.Warn("pull failed", "remote", d.cfg.Remote.Name, "err", err)
+		}
+	}
+	if d.cfg.Remote.Push {
+		d.push("")
+	}
+}
+
+// push pushes the branch and reports the plans the remote made stale.
+func (d *Daemon) push(applied string) {
+	res, err := Sync(d.applyCtx, d.cfg.Workspace, d.cfg.Remote, d.cfg.Options)
+	if err != nil {
+		d.log.Warn("push failed; the commit stays local and is retried", "remote", d.cfg.Remote.Name, "err", err)
+	}
+	if res == nil {
+		return
+	}
+	if res.Pushed {
+		d.log.Info("pushed", "remote", d.cfg.Remote.Name, "plan", applied, "rebased", res.Rebased)
+	}
+	for _, dr := range res.Dropped {
+		name := PlanName(dr.PlanID)
+		o := &plans.Outcome{SHA256: plans.SHA256(dr.Raw), Verdict: VerdictStale}
+		report := o.Report(name+".rejected", d.info())
+		report.Verdict, report.Reason = VerdictStale, dr.Reason
+		preview := "# Plan " + name + " was applied locally, then made stale by the remote\n\n" + dr.Reason + "\n"
+		d.writeOutputs(name, name+".rejected", o, report, preview)
+		if err := store.WriteFileAtomic(d.path(name+".rejected"), dr.Raw, 0o644); err != nil {
+			d.log.Error("write rejected plan", "plan", name, "err", err)
+			continue
+		}
+		d.log.Info("rejected as stale after a push race", "plan", name, "reason", dr.Reason)
+	}
 }
 
 // reject renames an approved plan to NAME.rejected and writes why: the report and preview the

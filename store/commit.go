@@ -60,6 +60,13 @@ func (w *Workspace) Commit(c Change) (string, error) {
 
 type prepared struct{ hash string }
 
+// WriteCommit writes a change's commit without moving any branch (see MoveBranch): for building
+// commits on top of a remote's before the branch goes there.
+func (w *Workspace) WriteCommit(c Change) (string, error) {
+	p, err := w.prepare(c)
+	return p.hash, err
+}
+
 // prepare writes the blobs, trees and commit object of a change, moving nothing: until the
 // branch points at it, the commit is unreachable and harmless.
 func (w *Workspace) prepare(c Change) (prepared, error) {

@@ -45,6 +45,11 @@ func (w *Workspace) History(stop func(CommitInfo) bool) ([]CommitInfo, error) {
 	if err != nil || head == "" {
 		return nil, err
 	}
+	return w.historyFrom(head, stop)
+}
+
+// historyFrom walks the first-parent history from a commit, as History does from HEAD.
+func (w *Workspace) historyFrom(head string, stop func(CommitInfo) bool) ([]CommitInfo, error) {
 	var out []CommitInfo
 	h := plumbing.NewHash(head)
 	for {
@@ -140,4 +145,13 @@ func (w *Workspace) Fsck() error {
 		return err
 	}
 	return nil
+}
+
+// Info reads one commit as History describes it.
+func (w *Workspace) Info(hash string) (CommitInfo, error) {
+	hist, err := w.historyFrom(hash, func(CommitInfo) bool { return true })
+	if err != nil || len(hist) == 0 {
+		return CommitInfo{}, err
+	}
+	return hist[0], nil
 }

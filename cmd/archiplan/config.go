@@ -51,6 +51,11 @@ func newConfig(cmd *cobra.Command) (*config, error) {
 	return &config{v: v, repo: repo}, nil
 }
 
+// remoteOf is the team remote the configuration names (the zero Remote when none).
+func (c *config) remoteOf() daemon.Remote {
+	return daemon.Remote{Name: c.v.GetString("remote"), Pull: c.v.GetBool("pull"), Push: c.v.GetBool("push")}
+}
+
 // optionsOf is the check options the configuration asks for.
 func optionsOf(c *config) plans.Options {
 	return plans.Options{Policy: c.policy(), Strict: c.v.GetBool("strict")}

@@ -70,7 +70,8 @@ func daemonCmd() *cobra.Command {
 			}
 			inbox := filepath.Join(ws.Root, filepath.FromSlash(cfg.v.GetString("inbox")))
 			d := daemon.New(daemon.Config{Workspace: ws, Inbox: inbox, Options: optionsOf(cfg), Hooks: cfg.hooks(ws),
-				ApprovedBy: ws.Identity(), Logger: slog.New(handler), Rescan: rescan})
+				ApprovedBy: ws.Identity(), Logger: slog.New(handler), Rescan: rescan,
+				Remote: cfg.remoteOf(), FetchInterval: cfg.v.GetDuration("fetch_interval")})
 			ctx := context.Background()
 			signals := make(chan os.Signal, 2)
 			signal.Notify(signals, syscall.SIGINT, syscall.SIGTERM)

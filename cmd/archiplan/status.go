@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -26,18 +27,30 @@ type PlanState struct {
 	Note    string `json:"note,omitempty"`
 }
 
+// RemoteStatus is the team remote in `status --json`.
+type RemoteStatus struct {
+	Name           string `json:"name"`
+	Ahead          int    `json:"ahead"`  // local commits not pushed yet
+	Behind         int    `json:"behind"` // remote commits not pulled yet (as of the last fetch)
+	LastFetch      string `json:"last_fetch,omitempty"`
+	LastFetchError string `json:"last_fetch_error,omitempty"`
+	LastPush       string `json:"last_push,omitempty"`
+	LastPushError  string `json:"last_push_error,omitempty"`
+}
+
 // Status is `status --json`.
 type Status struct {
-	FormatVersion string      `json:"format_version"`
-	Root          string      `json:"root"`
-	Head          string      `json:"head"`
-	Model         string      `json:"model"`
-	ModelBlob     string      `json:"model_blob"`
-	Dirty         bool        `json:"dirty"`
-	Locked        string      `json:"locked,omitempty"`
-	Daemon        string      `json:"daemon,omitempty"` // a daemon serving the workspace: its pid and state
-	Recovered     bool        `json:"recovered,omitempty"`
-	Plans         []PlanState `json:"plans"`
+	FormatVersion string        `json:"format_version"`
+	Root          string        `json:"root"`
+	Head          string        `json:"head"`
+	Model         string        `json:"model"`
+	ModelBlob     string        `json:"model_blob"`
+	Dirty         bool          `json:"dirty"`
+	Locked        string        `json:"locked,omitempty"`
+	Daemon        string        `json:"daemon,omitempty"` // a daemon serving the workspace: its pid and state
+	Remote        *RemoteStatus `json:"remote,omitempty"`
+	Recovered     bool          `json:"recovered,omitempty"`
+	Plans         []PlanState   `json:"plans"`
 }
 
 func statusCmd() *cobra.Command {
@@ -68,6 +81,17 @@ func statusCmd() *cobra.Command {
 			}
 			st.Head, st.ModelBlob, st.Dirty = head.Commit, head.Blob, head.Dirty
 			st.Plans = inbox(filepath.Join(ws.Root, cfg.v.GetString("inbox")), head.Blob)
+			if r := cfg.remoteOf(); r.Name != "" {
+				rs := ws.RemoteState()
+				st.Remote = &RemoteStatus{Name: r.Name, LastFetchError: rs.LastFetchError, LastPushError: rs.LastPushError}
+				st.Remote.Ahead, st.Remote.Behind, _ = ws.AheadBehind(r.Name)
+				if !rs.LastFetch.IsZero() {
+					st.Remote.LastFetch = rs.LastFetch.Format(time.RFC3339)
+				}
+				if !rs.LastPush.IsZero() {
+					st.Remote.LastPush = rs.LastPush.Format(time.RFC3339)
+				}
+			}
 			if data, err := os.ReadFile(ws.GitPath("archiplan-daemon.json")); err == nil {
 				var d struct {
 					PID   int    `json:"pid"`
@@ -94,6 +118,16 @@ func statusCmd() *cobra.Command {
 			if st.Daemon != "" {
 				fmt.Fprintln(out, "daemon:", st.Daemon)
 			}
+			if r := st.Remote; r != nil {
+				fmt.Fprintf(out, "remote %s: %d ahead (not pushed), %d behind; last fetch %s, last push %s\n", r.Name, r.Ahead, r.Behind,
+					orNever(r.LastFetch), orNever(r.LastPush))
+				if r.LastPushError != "" {
+					fmt.Fprintln(out, "  last push failed:", r.LastPushError)
+				}
+				if r.LastFetchError != "" {
+					fmt.Fprintln(out, "  last fetch failed:", r.LastFetchError)
+				}
+			}
 			if st.Recovered {
 				fmt.Fprintln(out, "finished an apply a crash had interrupted")
 			}
@@ -112,6 +146,13 @@ func statusCmd() *cobra.Command {
 	}
 	c.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return c
+}
+
+func orNever(t string) string {
+	if t == "" {
+		return "never"
+	}
+	return t
 }
 
 // inbox lists the plans in the inbox folder with their state.

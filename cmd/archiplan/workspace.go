@@ -121,6 +121,11 @@ func applyCmd() *cobra.Command {
 					req.Previewed = &r
 				}
 			}
+			if r := cfg.remoteOf(); r.Pull {
+				if err := daemon.Pull(context.Background(), ws, r); err != nil {
+					fmt.Fprintln(cmd.ErrOrStderr(), "archiplan: pull:", err)
+				}
+			}
 			res, err := daemon.Apply(context.Background(), ws, req)
 			out := cmd.OutOrStdout()
 			if errors.Is(err, daemon.ErrAlreadyApplied) {
@@ -136,6 +141,9 @@ func applyCmd() *cobra.Command {
 				return workspaceError(err)
 			}
 			fmt.Fprintf(out, "applied %s in commit %s\n", res.PlanID, short(res.Commit))
+			if err := pushAfter(cmd, cfg, ws, req.Options); err != nil {
+				return err
+			}
 			if res.HookNote != "" {
 				fmt.Fprintln(out, res.HookNote)
 			}
@@ -143,6 +151,33 @@ func applyCmd() *cobra.Command {
 		},
 	}
 	return c
+}
+
+// pushAfter pushes what a command committed, when the workspace pushes: a plan the remote made
+// stale is reported (its local commit is gone), an unreachable remote leaves the commit to push
+// later.
+func pushAfter(cmd *cobra.Command, cfg *config, ws *store.Workspace, opts plans.Options) error {
+	r := cfg.remoteOf()
+	if !r.Push || r.Name == "" {
+		return nil
+	}
+	res, err := daemon.Sync(context.Background(), ws, r, opts)
+	out := cmd.OutOrStdout()
+	if res != nil {
+		if res.Pushed {
+			fmt.Fprintf(out, "pushed to %s\n", r.Name)
+		}
+		for _, d := range res.Dropped {
+			fmt.Fprintf(out, "%s: %s\n", d.PlanID, d.Reason)
+		}
+		if len(res.Dropped) > 0 {
+			return silent{codedError{exitRefused, errors.New("stale after the remote moved")}}
+		}
+	}
+	if err != nil {
+		fmt.Fprintf(out, "not pushed (the commit stays local; archiplan pushes it later): %v\n", err)
+	}
+	return nil
 }
 
 // planName is NAME of plans/NAME.json (or NAME.approved, NAME.json.approved).
@@ -164,16 +199,21 @@ func revertCmd() *cobra.Command {
 		Short: "Undo one applied plan in a new commit",
 		Args:  exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			_, ws, err := openWorkspace(cmd)
+			cfg, ws, err := openWorkspace(cmd)
 			if err != nil {
 				return err
+			}
+			if r := cfg.remoteOf(); r.Pull {
+				if err := daemon.Pull(context.Background(), ws, r); err != nil {
+					fmt.Fprintln(cmd.ErrOrStderr(), "archiplan: pull:", err)
+				}
 			}
 			res, err := daemon.Revert(context.Background(), ws, args[0], ws.Identity(), nil)
 			if err != nil {
 				return workspaceError(err)
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "reverted %s (applied in %s) in commit %s\n", res.PlanID, short(res.RevertsCommit), short(res.Commit))
-			return nil
+			return pushAfter(cmd, cfg, ws, optionsOf(cfg))
 		},
 	}
 }
