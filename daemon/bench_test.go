@@ -9,10 +9,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/archiplan/archiplan/archixml"
+	"github.com/archiplan/archiplan/plans"
 	"github.com/archiplan/archiplan/store"
 )
 
@@ -156,6 +158,46 @@ func BenchmarkDropToPreview(b *testing.B) {
 				os.Remove(filepath.Join(inbox, name+".json"))
 				b.StartTimer()
 			}
+		})
+	}
+}
+
+// BenchmarkTeamApplies: applies per second through a shared bare remote with one, two and three
+// workspaces applying at once, each plan on its own element: every apply is pushed, the losers
+// of each push race fetching and making their plan again on top (the apply path and Sync, without
+// the watcher).
+func BenchmarkTeamApplies(b *testing.B) {
+	for _, n := range []int{1, 2, 3} {
+		b.Run(fmt.Sprintf("daemons=%d", n), func(b *testing.B) {
+			_, w := team(b, n)
+			m, _ := archixml.Load(mustModel(b, w[0]))
+			els := m.Elements()
+			b.ResetTimer()
+			start := time.Now()
+			for i := 0; i < b.N; i++ {
+				var wg sync.WaitGroup
+				for k, ws := range w {
+					wg.Add(1)
+					go func(k int, ws *store.Workspace) {
+						defer wg.Done()
+						raw := rename(els[k].ID(), fmt.Sprintf("W%d round %d", k, i))
+						if err := Pull(context.Background(), ws, origin); err != nil {
+							b.Error(err)
+							return
+						}
+						if _, err := Apply(context.Background(), ws, Request{Name: fmt.Sprintf("w%dr%d", k, i), File: "p.json", Raw: raw,
+							ApprovedBy: store.Signature{Name: "b", Email: "b@b"}}); err != nil {
+							b.Error(err)
+							return
+						}
+						if res, err := Sync(context.Background(), ws, origin, plans.Options{}); err != nil || len(res.Dropped) > 0 {
+							b.Errorf("%v %+v", err, res)
+						}
+					}(k, ws)
+				}
+				wg.Wait()
+			}
+			b.ReportMetric(float64(b.N*n)/time.Since(start).Seconds(), "applies/s")
 		})
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"regexp"
 	"strings"
 	"time"
 
@@ -48,9 +49,22 @@ func (w *Workspace) RemoteState() RemoteState {
 	return s
 }
 
+// credentials in a URL (https://user:token@host) never reach a log, a report or status
+var urlCredentials = regexp.MustCompile(`(://[^/@\s]*?):[^@/\s]+@`)
+
+// Redact removes credentials from a URL or an error message holding one.
+func Redact(s string) string { return urlCredentials.ReplaceAllString(s, "$1:***@") }
+
+// redacted is an error whose message has no credentials.
+type redacted struct{ err error }
+
+func (r redacted) Error() string { return Redact(r.err.Error()) }
+func (r redacted) Unwrap() error { return r.err }
+
 func (w *Workspace) recordRemote(update func(*RemoteState)) {
 	s := w.RemoteState()
 	update(&s)
+	s.LastFetchError, s.LastPushError = Redact(s.LastFetchError), Redact(s.LastPushError)
 	data, _ := json.Marshal(s)
 	_ = WriteFileAtomic(w.remoteStatePath(), data, 0o644)
 }
@@ -123,9 +137,9 @@ func (w *Workspace) Fetch(ctx context.Context, remote string) error {
 	})
 	if err != nil {
 		if unreachable(err) {
-			return fmt.Errorf("fetch %s: %v: %w", remote, err, ErrUnreachable)
+			return redacted{fmt.Errorf("fetch %s: %v: %w", remote, err, ErrUnreachable)}
 		}
-		return fmt.Errorf("fetch %s: %w", remote, err)
+		return redacted{fmt.Errorf("fetch %s: %w", remote, err)}
 	}
 	return nil
 }
@@ -241,12 +255,14 @@ func (w *Workspace) Push(ctx context.Context, remote string) error {
 	case err == nil:
 		return nil
 	case errors.Is(err, git.ErrNonFastForwardUpdate) || strings.Contains(err.Error(), "non-fast-forward") ||
-		strings.Contains(err.Error(), "fetch first") || strings.Contains(err.Error(), "rejected"):
+		strings.Contains(err.Error(), "fetch first") || strings.Contains(err.Error(), "rejected") ||
+		// another push holds the remote's ref at this moment: the same as losing the race
+		strings.Contains(err.Error(), "failed to update ref") || strings.Contains(err.Error(), "cannot lock ref"):
 		return fmt.Errorf("push %s: %w", remote, ErrPushRejected)
 	case unreachable(err):
-		return fmt.Errorf("push %s: %v: %w", remote, err, ErrUnreachable)
+		return redacted{fmt.Errorf("push %s: %v: %w", remote, err, ErrUnreachable)}
 	}
-	return fmt.Errorf("push %s: %w", remote, err)
+	return redacted{fmt.Errorf("push %s: %w", remote, err)}
 }
 
 // MoveBranch moves the branch from one commit to another (compare-and-swap on from) and brings

@@ -122,3 +122,15 @@ func TestLock_Exclusive(t *testing.T) {
 	}
 	l2.Unlock()
 }
+
+func TestRedact(t *testing.T) {
+	for in, want := range map[string]string{
+		"push https://ada:ghp_secret@github.com/x/y.git: 403": "push https://ada:***@github.com/x/y.git: 403",
+		"fetch ssh://git@host/x: refused":                     "fetch ssh://git@host/x: refused",
+		"no url here":                                         "no url here",
+	} {
+		if got := Redact(in); got != want {
+			t.Errorf("Redact(%q) = %q", in, got)
+		}
+	}
+}

@@ -157,7 +157,10 @@ func applyCmd() *cobra.Command {
 // stale is reported (its local commit is gone), an unreachable remote leaves the commit to push
 // later.
 func pushAfter(cmd *cobra.Command, cfg *config, ws *store.Workspace, opts plans.Options) error {
-	r := cfg.remoteOf()
+	return pushTo(cmd, cfg.remoteOf(), ws, opts)
+}
+
+func pushTo(cmd *cobra.Command, r daemon.Remote, ws *store.Workspace, opts plans.Options) error {
 	if !r.Push || r.Name == "" {
 		return nil
 	}
@@ -280,4 +283,27 @@ func logCmd() *cobra.Command {
 	}
 	c.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return c
+}
+
+func syncCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "sync",
+		Short: "Pull from and push to the team's remote now (what the daemon does on its timer)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, ws, err := openWorkspace(cmd)
+			if err != nil {
+				return err
+			}
+			r := cfg.remoteOf()
+			if r.Name == "" {
+				return usageError{errors.New("no remote configured: set remote (and pull, push) in .archiplan.yaml")}
+			}
+			if err := daemon.Pull(context.Background(), ws, r); err != nil {
+				return codedError{exitNoUsable, err}
+			}
+			r.Push = true
+			return pushTo(cmd, r, ws, optionsOf(cfg))
+		},
+	}
 }
