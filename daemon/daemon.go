@@ -584,6 +584,10 @@ func (d *Daemon) push(applied string) {
 		d.log.Info("pushed", "remote", d.cfg.Remote.Name, "plan", applied, "rebased", res.Rebased)
 	}
 	for _, dr := range res.Dropped {
+		if dr.Raw == nil { // a revert made stale: nothing in the inbox to reject
+			d.log.Warn("a revert was made stale by the remote", "plan", dr.PlanID, "reason", dr.Reason)
+			continue
+		}
 		name := PlanName(dr.PlanID)
 		o := &plans.Outcome{SHA256: plans.SHA256(dr.Raw), Verdict: VerdictStale}
 		report := o.Report(name+".rejected", d.info())

@@ -137,7 +137,7 @@ func rebase(ws *store.Workspace, r Remote, opts plans.Options, res *SyncResult) 
 		return err
 	}
 	for _, c := range local {
-		if c.Trailers[store.TrailerPlanID] == "" {
+		if c.Trailers[store.TrailerPlanID] == "" && c.Trailers[store.TrailerRevertsPlan] == "" {
 			return fmt.Errorf("commit %s (%s) is not archiplan's: %w", store.Short(c.Hash), c.Subject, store.ErrDiverged)
 		}
 	}
@@ -155,6 +155,19 @@ func rebase(ws *store.Workspace, r Remote, opts plans.Options, res *SyncResult) 
 	}
 	top := remote
 	for _, c := range local {
+		if c.Trailers[store.TrailerRevertsPlan] != "" {
+			next, dropped, err := rerevert(ws, top, c, newest, baseInfo)
+			if err != nil {
+				return err
+			}
+			if dropped != nil {
+				res.Dropped = append(res.Dropped, *dropped)
+				continue
+			}
+			top = next
+			res.Rebased++
+			continue
+		}
 		id := c.Trailers[store.TrailerPlanID]
 		raw, _, err := ws.FileAt(c.Hash, ArchiveDir+"/"+id+"/plan.json")
 		if err != nil {
@@ -188,6 +201,44 @@ func rebase(ws *store.Workspace, r Remote, opts plans.Options, res *SyncResult) 
 		res.Rebased++
 	}
 	return ws.MoveBranch(head, top)
+}
+
+// rerevert makes a local revert commit again on top of a commit, unless the remote changed what
+// the reverted plan changed.
+func rerevert(ws *store.Workspace, on string, c store.CommitInfo, theirs []store.CommitInfo, base store.CommitInfo) (string, *Dropped, error) {
+	id, applied := c.Trailers[store.TrailerRevertsPlan], c.Trailers[store.TrailerRevertsCommit]
+	raw, _, err := ws.FileAt(applied, ArchiveDir+"/"+id+"/inverse.json")
+	if err != nil {
+		return "", nil, err
+	}
+	var inv plans.Inverse
+	if err := json.Unmarshal(raw, &inv); err != nil {
+		return "", nil, fmt.Errorf("read the inverse of %s: %w", id, err)
+	}
+	if conflict, err := conflicting(ws, theirs, base, &inv); err != nil {
+		return "", nil, err
+	} else if conflict != nil {
+		return "", &Dropped{PlanID: id, Reason: fmt.Sprintf("the revert of %s is stale: remote commit %s (%s) changed what it changed",
+			id, store.Short(conflict.Hash), conflict.Subject)}, nil
+	}
+	data, _, err := ws.ModelAt(on)
+	if err != nil {
+		return "", nil, err
+	}
+	m, err := archixml.Load(data)
+	if err != nil {
+		return "", nil, err
+	}
+	if err := plans.Revert(m, &inv); err != nil {
+		return "", &Dropped{PlanID: id, Reason: "the revert no longer fits the remote's model: " + err.Error()}, nil
+	}
+	out, err := m.Save()
+	if err != nil {
+		return "", nil, err
+	}
+	hash, err := ws.WriteCommit(store.Change{Base: on, Files: map[string][]byte{ws.Model: out, ArchiveDir + "/" + id: nil},
+		Message: c.Message, Author: signatureOf(c.Author), When: time.Now()})
+	return hash, nil, err
 }
 
 // reapply makes an applied plan's commit again on top of a commit; "" and why when the plan is

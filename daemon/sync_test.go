@@ -222,3 +222,31 @@ func checkRemoteModels(t *testing.T, bare string) {
 		t.Fatalf("archi-emf check: %v\n%s", err, out)
 	}
 }
+
+// A revert made locally while the remote moved is made again on top, like an apply.
+func TestSync_RevertRebased(t *testing.T) {
+	bare, w := team(t, 2)
+	m, _ := archixml.Load(mustModel(t, w[0]))
+	customer, desk := m.Elements()[0].ID(), m.Elements()[1].ID()
+	applyAndSync(t, w[0], "client", rename(customer, "Client"))
+	if err := Pull(context.Background(), w[1], origin); err != nil {
+		t.Fatal(err)
+	}
+	applyAndSync(t, w[0], "desk", rename(desk, "Front Desk"))
+	id := PlanID("client", plans.SHA256(rename(customer, "Client")))
+	if _, err := Revert(context.Background(), w[1], id, store.Signature{Name: "t", Email: "t@t"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	res, err := Sync(context.Background(), w[1], origin, plans.Options{})
+	if err != nil || !res.Pushed || res.Rebased != 1 {
+		t.Fatalf("%+v %v", res, err)
+	}
+	log := gitIn(t, bare, "log", "--format=%s", "main")
+	if !strings.HasPrefix(log, "revert: rename to Client") || !strings.Contains(log, "rename to Front Desk") {
+		t.Fatalf("remote history:\n%s", log)
+	}
+	model, _ := os.ReadFile(w[1].ModelPath())
+	if strings.Contains(string(model), `name="Client"`) || !strings.Contains(string(model), `name="Front Desk"`) {
+		t.Fatal("the rebased revert lost something")
+	}
+}

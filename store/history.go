@@ -30,6 +30,7 @@ type CommitInfo struct {
 	When      time.Time
 	Author    string
 	Subject   string
+	Message   string
 	Trailers  map[string]string
 	ModelBlob string // the model's blob at this commit ("" when absent)
 	// GitReverts is the commit a plain `git revert` of this commit names ("This reverts commit X.")
@@ -58,7 +59,7 @@ func (w *Workspace) historyFrom(head string, stop func(CommitInfo) bool) ([]Comm
 			return nil, fmt.Errorf("read commit %s: %w", h.String()[:12], err)
 		}
 		info := CommitInfo{Hash: c.Hash.String(), When: c.Author.When, Author: c.Author.Name + " <" + c.Author.Email + ">",
-			Trailers: trailers(c.Message)}
+			Trailers: trailers(c.Message), Message: c.Message}
 		info.Subject, _, _ = strings.Cut(c.Message, "\n")
 		if m := revertLine.FindStringSubmatch(c.Message); m != nil {
 			info.GitReverts = m[1]
