@@ -1,3 +1,5 @@
-// Package store is every git access (go-git) and, as it grows, every write of the model file.
-// Nothing else imports go-git. It reads the model at HEAD by blob, never from the work tree.
+// Package store is every git access (go-git) and every write of the model file: the workspace's
+// lock, the model at HEAD read by blob, commits built from a base tree and published by
+// compare-and-swap, recovery after a crash, the history and its trailers, and fetch and push for
+// teams. Nothing else imports go-git.
 package store
