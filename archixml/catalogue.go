@@ -1,7 +1,6 @@
 package archixml
 
 import (
-	"sort"
 	"strings"
 )
 
@@ -179,14 +178,4 @@ func FolderFor(class string) string {
 		}
 	}
 	return ""
-}
-
-// ElementClasses returns the element class names, sorted.
-func ElementClasses() []string {
-	out := make([]string, 0, len(ElementTypes))
-	for _, t := range ElementTypes {
-		out = append(out, t.Class)
-	}
-	sort.Strings(out)
-	return out
 }

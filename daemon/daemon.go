@@ -50,7 +50,6 @@ type Daemon struct {
 	log    *slog.Logger
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
-	kick   chan struct{}
 
 	// applyCtx is cancelled only on a hard stop: a graceful stop lets the apply in flight finish
 	applyCtx    context.Context
@@ -94,7 +93,7 @@ func New(cfg Config) *Daemon {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	return &Daemon{cfg: cfg, log: cfg.Logger.With("component", "daemon"), kick: make(chan struct{}, 1), seen: map[string]fileState{}}
+	return &Daemon{cfg: cfg, log: cfg.Logger.With("component", "daemon"), seen: map[string]fileState{}}
 }
 
 // Open starts watching and reconciling; it returns once the first full pass is done.
@@ -139,14 +138,6 @@ func (d *Daemon) Abort() {
 	}
 	if d.cancel != nil {
 		d.cancel()
-	}
-}
-
-// Kick asks for a pass now (tests, and the command line's status).
-func (d *Daemon) Kick() {
-	select {
-	case d.kick <- struct{}{}:
-	default:
 	}
 }
 
@@ -196,8 +187,6 @@ func (d *Daemon) loop(ctx context.Context, w *fsnotify.Watcher, again time.Durat
 			d.log.Warn("watch error; full pass", "err", err)
 			d.watch(w)
 			debounce.Reset(d.cfg.Debounce)
-		case <-d.kick:
-			debounce.Reset(0)
 		case <-rescan.C:
 			d.watch(w)
 			debounce.Reset(0)

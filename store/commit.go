@@ -40,24 +40,6 @@ type Change struct {
 	When    time.Time
 }
 
-// Commit makes the change one commit, built from Base's tree with only the given paths changed
-// (never from the index, which may be missing or stale), and moves the branch to it only if the
-// branch still points at Base. It does not touch the work tree; see Checkout.
-func (w *Workspace) Commit(c Change) (string, error) {
-	branch, err := w.branch()
-	if err != nil {
-		return "", err
-	}
-	p, err := w.prepare(c)
-	if err != nil {
-		return "", err
-	}
-	if err := w.moveRef(branch, c.Base, p.hash); err != nil {
-		return "", err
-	}
-	return p.hash, nil
-}
-
 type prepared struct{ hash string }
 
 // WriteCommit writes a change's commit without moving any branch (see MoveBranch): for building

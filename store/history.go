@@ -1,16 +1,12 @@
 package store
 
 import (
-	"errors"
 	"fmt"
-	"io"
 	"regexp"
 	"strings"
 	"time"
 
-	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/object"
 )
 
 // Commit trailers archiplan writes and reads back.
@@ -109,44 +105,6 @@ func (w *Workspace) ResolveCommit(rev string) (string, error) {
 
 // ModelAt reads the model as committed at a commit.
 func (w *Workspace) ModelAt(commit string) ([]byte, bool, error) { return w.FileAt(commit, w.Model) }
-
-// IsAncestor reports whether a is an ancestor of (or equal to) b.
-func (w *Workspace) IsAncestor(a, b string) (bool, error) {
-	ca, err := w.repo.CommitObject(plumbing.NewHash(a))
-	if err != nil {
-		return false, err
-	}
-	cb, err := w.repo.CommitObject(plumbing.NewHash(b))
-	if err != nil {
-		return false, err
-	}
-	if ca.Hash == cb.Hash {
-		return true, nil
-	}
-	return ca.IsAncestor(cb)
-}
-
-// Fsck is a cheap integrity check for tests and status: every commit of the history and the
-// trees and blobs of HEAD can be read.
-func (w *Workspace) Fsck() error {
-	head, err := w.Head()
-	if err != nil || head == "" {
-		return err
-	}
-	iter, err := w.repo.Log(&git.LogOptions{From: plumbing.NewHash(head)})
-	if err != nil {
-		return err
-	}
-	defer iter.Close()
-	err = iter.ForEach(func(c *object.Commit) error {
-		_, err := c.Tree()
-		return err
-	})
-	if err != nil && !errors.Is(err, io.EOF) {
-		return err
-	}
-	return nil
-}
 
 // Info reads one commit as History describes it.
 func (w *Workspace) Info(hash string) (CommitInfo, error) {
