@@ -16,6 +16,9 @@ import (
 
 	"github.com/archiplan/archiplan/archixml"
 	"github.com/archiplan/archiplan/daemon"
+	"github.com/archiplan/archiplan/daemon/inbox"
+	"github.com/archiplan/archiplan/daemon/ledger"
+	"github.com/archiplan/archiplan/plans"
 	"github.com/archiplan/archiplan/store"
 )
 
@@ -68,9 +71,23 @@ func daemonCmd() *cobra.Command {
 			default:
 				return usageError{fmt.Errorf("--log-format must be text or json, not %q", logFormat)}
 			}
-			inbox := filepath.Join(ws.Root, filepath.FromSlash(cfg.v.GetString("inbox")))
-			d := daemon.New(daemon.Config{Workspace: ws, Inbox: inbox, Options: optionsOf(cfg), Hooks: cfg.hooks(ws),
-				ApprovedBy: ws.Identity(), Logger: slog.New(handler), Rescan: rescan,
+			logger := slog.New(handler)
+			led := ledger.New(ledger.Config{Workspace: ws, Inbox: cfg.inbox(ws), Options: optionsOf(cfg), Hooks: cfg.hooks(ws),
+				ApprovedBy: ws.Identity(), Remote: cfg.remoteOf(), Logger: logger})
+			inbox := led.Inbox().Dir
+			configFile := cfg.file()
+			if configFile == "" {
+				configFile = filepath.Join(ws.Root, ".archiplan.yaml")
+			}
+			// the policy in force follows the configuration file: read again whenever it changes
+			reload := func() (plans.Options, error) {
+				fresh, err := newConfig(cmd)
+				if err != nil {
+					return plans.Options{}, err
+				}
+				return optionsOf(fresh), nil
+			}
+			d := daemon.New(daemon.Config{Ledger: led, Reload: reload, ConfigFile: configFile, Logger: logger, Rescan: rescan,
 				Remote: cfg.remoteOf(), FetchInterval: cfg.v.GetDuration("fetch_interval")})
 			ctx := context.Background()
 			signals := make(chan os.Signal, 2)
@@ -136,7 +153,8 @@ func makeDemo(out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := store.WriteFileAtomic(filepath.Join(ws.Root, "plans", "welcome.json"), []byte(demoPlan), 0o644); err != nil {
+	box := inbox.New(filepath.Join(ws.Root, "plans"), ws.GitPath("archiplan/inbox"))
+	if err := box.Submit("welcome", []byte(demoPlan)); err != nil {
 		return err
 	}
 	fmt.Fprintf(out, "made ./%s: a git repository with the example model and a sample plan\n", demoDir)
