@@ -270,4 +270,3 @@ func (d *Daemon) loop(ctx context.Context, w *fsnotify.Watcher, again time.Durat
 		}
 	}
 }
-

@@ -196,4 +196,3 @@ func slug(intent string) string {
 	}
 	return s
 }
-

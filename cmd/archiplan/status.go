@@ -48,7 +48,7 @@ type Status struct {
 	ModelBlob     string        `json:"model_blob"`
 	Dirty         bool          `json:"dirty"`
 	Locked        string        `json:"locked,omitempty"`
-	Daemon        string        `json:"daemon"` // the daemon serving the workspace: pid, state, since; "" when none
+	Daemon        string        `json:"daemon"`                // the daemon serving the workspace: pid, state, since; "" when none
 	ModelError    string        `json:"model_error,omitempty"` // why the model at HEAD cannot be read
 	Remote        *RemoteStatus `json:"remote,omitempty"`
 	Recovered     bool          `json:"recovered,omitempty"`

@@ -236,6 +236,5 @@ func PlanName(id string) string {
 
 func short(h string) string { return store.Short(h) }
 
-
 // Remote is the team remote the ledger syncs with.
 func (l *Ledger) Remote() Remote { return l.cfg.Remote }

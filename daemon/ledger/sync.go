@@ -281,7 +281,6 @@ func signatureOf(s string) store.Signature {
 	return store.Signature{Name: name, Email: strings.TrimSuffix(email, ">")}
 }
 
-
 // rejectDropped writes NAME.rejected, with the reason, for each plan a remote made stale.
 func (l *Ledger) rejectDropped(dropped []Dropped) {
 	b := l.cfg.Inbox
