@@ -86,7 +86,13 @@ func (l *Ledger) Approve(ctx context.Context, e inbox.Entry) (*Result, error) {
 		l.log.Info("approval withdrawn: previewed again", "plan", e.File, "changed", what)
 		return res, fmt.Errorf("%w: %s changed since the preview of %s", ErrRepreview, what, e.Name)
 	}
-	res, err = l.Apply(ctx, Request{Name: e.Name, File: e.File, Raw: raw, Record: rec, Approved: files, Context: cx})
+	req := Request{Name: e.Name, File: e.File, Raw: raw, Record: rec, Approved: files, Context: cx}
+	if rec.Reviewer != "" {
+		by := l.cfg.ApprovedBy
+		by.Name = fmt.Sprintf("%s (review page: %s)", by.Name, rec.Reviewer)
+		req.ApprovedBy = &by
+	}
+	res, err = l.Apply(ctx, req)
 	if err != nil && ctx.Err() != nil {
 		return res, fmt.Errorf("cancelled; the plan stays approved: %w", err) // not the plan's fault
 	}
