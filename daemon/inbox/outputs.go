@@ -221,7 +221,7 @@ func (b *Inbox) ApproveSeen(name, previewSHA, reviewer string) error {
 	if _, err := b.Verify(rec); err != nil {
 		return err
 	}
-	rec.Reviewer = strings.Join(strings.Fields(reviewer), " ")
+	rec.Reviewer = strings.Join(strings.Fields(strings.NewReplacer("<", "", ">", "").Replace(reviewer)), " ")
 	if len(rec.Reviewer) > 100 {
 		rec.Reviewer = rec.Reviewer[:100]
 	}
