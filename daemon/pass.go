@@ -116,6 +116,15 @@ func (d *Daemon) preview(p inbox.Entry, head *ledger.Head, policy string) (time.
 	if age := time.Since(p.Info.ModTime()); age < d.cfg.Settle {
 		return d.cfg.Settle - age + 10*time.Millisecond, false
 	}
+	if d.cfg.Adopt {
+		adopted, err := d.box.Adopt(p)
+		if err != nil {
+			d.log.Warn("cannot adopt a plan; it waits", "plan", p.File, "err", err)
+			return d.cfg.Settle * 10, false
+		}
+		p = adopted
+		st.plan = stampOf(p.Info)
+	}
 	c, err := d.led.Check(p)
 	if err != nil {
 		d.log.Error("check", "plan", p.File, "err", err)
