@@ -95,9 +95,6 @@ func (o *Outcome) Preview(file string, model ModelInfo) []byte {
 		w("| Model | %s at commit %s, blob %s |\n", MDEscape(model.Path), MDEscape(short(model.Commit)), MDEscape(short(model.Blob)))
 	}
 	w("\n")
-	if o.Verdict == VerdictValid {
-		w("To apply it, rename %s to %s.approved.\n\n", MDEscape(file), MDEscape(strings.TrimSuffix(file, ".json")))
-	}
 	if o.Plan != nil && len(o.Plan.Questions) > 0 {
 		w("## Questions\n\n")
 		for _, q := range o.Plan.Questions {

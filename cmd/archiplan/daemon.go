@@ -108,7 +108,7 @@ func daemonCmd() *cobra.Command {
 				fmt.Fprintf(out, `
 The sample plan is waiting: read its preview in
   %[1]s/plans/welcome.preview.md
-approve it by renaming it:
+approve it by renaming it (or: go run ./cmd/archiplan approve --repo %[1]s welcome):
   mv %[1]s/plans/welcome.json %[1]s/plans/welcome.approved
 then see the commit it made:
   git -C %[1]s log --stat -1

@@ -3,6 +3,7 @@ package ledger
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/archiplan/archiplan/daemon/inbox"
 	"github.com/archiplan/archiplan/plans"
@@ -77,7 +78,12 @@ func (l *Ledger) Publish(c *Checked) (*inbox.Record, error) {
 	ws := l.cfg.Workspace
 	info := c.Head.Info(ws.Model)
 	file := c.Entry.File
-	out := inbox.Outputs{Preview: c.Outcome.Preview(file, info), Report: c.Outcome.Report(file, info).JSON(), Pictures: c.pics}
+	preview := c.Outcome.Preview(file, info)
+	if c.Outcome.Verdict == plans.VerdictValid {
+		preview = withNote(preview, fmt.Sprintf("To apply it, rename %s to %s (or run archiplan approve %s).",
+			plans.MDEscape(file), plans.MDEscape(inbox.ApprovedFile(c.Entry.Name)), c.Entry.Name))
+	}
+	out := inbox.Outputs{Preview: preview, Report: c.Outcome.Report(file, info).JSON(), Pictures: c.pics}
 	rec := recordOf(c, file)
 	if err := l.cfg.Inbox.Publish(c.Entry.Name, out, rec); err != nil {
 		return nil, fmt.Errorf("publish the preview of %s: %w", file, err)
@@ -135,4 +141,13 @@ func summaryOf(o *plans.Outcome) string {
 		return ""
 	}
 	return o.Plan.Summary
+}
+
+// withNote puts a paragraph of archiplan's own under a preview's title.
+func withNote(preview []byte, note string) []byte {
+	s := string(preview)
+	if i := strings.Index(s, "\n\n"); i >= 0 {
+		return []byte(s[:i+2] + note + "\n\n" + s[i+2:])
+	}
+	return []byte(note + "\n\n" + s)
 }
