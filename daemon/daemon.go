@@ -101,6 +101,7 @@ type fileState struct {
 	plan    fileStamp
 	context fileStamp
 	preview fileStamp // the preview as the daemon wrote it: a forged one is written again
+	report  fileStamp // and the report
 	blob    string
 	commit  string
 	policy  string
