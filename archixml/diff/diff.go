@@ -520,7 +520,6 @@ func label(o archixml.Object) string {
 	return t + ` "` + o.Name() + `"`
 }
 
-
 // sameXML compares two fragments but for the white space between words and tags, which differs
 // when one was read from a file and the other written anew at another depth.
 func sameXML(x, y string) bool {

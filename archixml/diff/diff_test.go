@@ -95,7 +95,7 @@ var ops = []op{
 		if _, err := m.MoveToFolder(e.ID(), top.Name()+"/Moved by the diff test"); err != nil {
 			t.Fatal(err)
 		}
-		f := mk(t)(m.EnsureFolder(top.Name()+"/Moved by the diff test"))
+		f := mk(t)(m.EnsureFolder(top.Name() + "/Moved by the diff test"))
 		return want{changes: []string{"added folder " + f, "changed element " + e.ID()}}
 	}},
 	{"delete element", func(t *testing.T, m *archixml.Model) want {
