@@ -17,7 +17,7 @@ type Checked struct {
 	Head    *Head
 	Policy  string // hash of the policy it was checked under
 	Scope   string // hash of its context file ("" without one)
-	pics    map[string][]byte
+	pics    *pictures
 }
 
 // Truncated says the plan looks cut off mid-write: worth waiting for before refusing it.
@@ -52,7 +52,13 @@ func (l *Ledger) Check(e inbox.Entry) (*Checked, error) {
 		opts.Scope, cerr = plans.ScopeFromContext(ctx)
 	}
 	c.Scope = scopeHash(ctx)
-	c.Outcome = plans.Check(raw, head.Model, opts)
+	pics := newPictures(e.Name)
+	c.Outcome = plans.CheckThen(raw, head.Model, opts, func(o *plans.Outcome) {
+		pics.changedViews(o, head.Model)
+		pics.draw(head.Model, true)
+	})
+	pics.draw(head.Model, false)
+	c.pics = pics
 	if cerr != nil {
 		c.Outcome.Findings = append(c.Outcome.Findings, plans.Finding{Severity: plans.Error, Code: plans.PolicyOutOfScope,
 			Message: "the plan's context " + inbox.ContextFile(e.Name) + " cannot be read: " + cerr.Error()})
@@ -83,7 +89,13 @@ func (l *Ledger) Publish(c *Checked) (*inbox.Record, error) {
 		preview = withNote(preview, fmt.Sprintf("To apply it, rename %s to %s (or run archiplan approve %s).",
 			plans.MDEscape(file), plans.MDEscape(inbox.ApprovedFile(c.Entry.Name)), c.Entry.Name))
 	}
-	out := inbox.Outputs{Preview: preview, Report: c.Outcome.Report(file, info).JSON(), Pictures: c.pics}
+	var files map[string][]byte
+	if c.pics != nil {
+		var section string
+		files, section = c.pics.files()
+		preview = append(preview, section...)
+	}
+	out := inbox.Outputs{Preview: preview, Report: c.Outcome.Report(file, info).JSON(), Pictures: files}
 	rec := recordOf(c, file)
 	if err := l.cfg.Inbox.Publish(c.Entry.Name, out, rec); err != nil {
 		return nil, fmt.Errorf("publish the preview of %s: %w", file, err)
