@@ -293,6 +293,9 @@ func (w *Workspace) MoveBranch(from, to string) error {
 		return err
 	}
 	if err := w.Checkout(to, files); err != nil {
+		if errors.Is(err, ErrIndexStale) {
+			w.endInflight() // the work tree is done; the marker has the index repaired
+		}
 		return err
 	}
 	w.endInflight()
