@@ -290,7 +290,9 @@ func (w *Workspace) Checkout(commit string, files map[string][]byte) error {
 	return w.updateIndex(commit, files, false)
 }
 
-func (w *Workspace) indexStalePath() string { return filepath.Join(w.gitDir, "archiplan-index-stale.json") }
+func (w *Workspace) indexStalePath() string {
+	return filepath.Join(w.gitDir, "archiplan-index-stale.json")
+}
 
 // markIndexStale records the paths whose index entries may not match HEAD, adding to those
 // recorded before.
