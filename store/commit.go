@@ -57,7 +57,7 @@ func (w *Workspace) prepare(c Change) (prepared, error) {
 	var baseTree plumbing.Hash
 	var parents []plumbing.Hash
 	if c.Base != "" {
-		base, err := w.repo.CommitObject(plumbing.NewHash(c.Base))
+		base, err := w.git().CommitObject(plumbing.NewHash(c.Base))
 		if err != nil {
 			return prepared{}, fmt.Errorf("read base commit %s: %w", c.Base, err)
 		}
@@ -93,11 +93,11 @@ func (w *Workspace) prepare(c Change) (prepared, error) {
 	sig := object.Signature{Name: c.Author.Name, Email: c.Author.Email, When: c.When}
 	commit := &object.Commit{Author: sig, Committer: object.Signature{Name: "archiplan", Email: "archiplan@localhost", When: c.When},
 		Message: c.Message, TreeHash: tree, ParentHashes: parents}
-	obj := w.repo.Storer.NewEncodedObject()
+	obj := w.git().Storer.NewEncodedObject()
 	if err := commit.Encode(obj); err != nil {
 		return prepared{}, fmt.Errorf("encode commit: %w", err)
 	}
-	h, err := w.repo.Storer.SetEncodedObject(obj)
+	h, err := w.git().Storer.SetEncodedObject(obj)
 	if err != nil {
 		return prepared{}, fmt.Errorf("write commit: %w", err)
 	}
@@ -135,7 +135,7 @@ func (w *Workspace) writeBlob(data []byte) (plumbing.Hash, error) {
 func (w *Workspace) setPath(treeHash plumbing.Hash, parts []string, blob *plumbing.Hash) (plumbing.Hash, error) {
 	var entries []object.TreeEntry
 	if !treeHash.IsZero() {
-		t, err := w.repo.TreeObject(treeHash)
+		t, err := w.git().TreeObject(treeHash)
 		if err != nil {
 			return plumbing.ZeroHash, err
 		}
@@ -192,11 +192,11 @@ func (w *Workspace) writeTree(entries []object.TreeEntry) (plumbing.Hash, error)
 	}
 	sort.Slice(entries, func(i, j int) bool { return key(entries[i]) < key(entries[j]) })
 	t := &object.Tree{Entries: entries}
-	obj := w.repo.Storer.NewEncodedObject()
+	obj := w.git().Storer.NewEncodedObject()
 	if err := t.Encode(obj); err != nil {
 		return plumbing.ZeroHash, fmt.Errorf("encode tree: %w", err)
 	}
-	h, err := w.repo.Storer.SetEncodedObject(obj)
+	h, err := w.git().Storer.SetEncodedObject(obj)
 	if err != nil {
 		return plumbing.ZeroHash, fmt.Errorf("write tree: %w", err)
 	}
@@ -205,7 +205,7 @@ func (w *Workspace) writeTree(entries []object.TreeEntry) (plumbing.Hash, error)
 
 // branch is the branch HEAD is on.
 func (w *Workspace) branch() (plumbing.ReferenceName, error) {
-	head, err := w.repo.Storer.Reference(plumbing.HEAD)
+	head, err := w.git().Storer.Reference(plumbing.HEAD)
 	if err != nil {
 		return "", fmt.Errorf("read HEAD: %w", err)
 	}
@@ -233,7 +233,7 @@ func (w *Workspace) moveRef(name plumbing.ReferenceName, old, new string) error 
 			lk.release()
 		}
 	}()
-	cur, err := w.repo.Storer.Reference(name)
+	cur, err := w.git().Storer.Reference(name)
 	switch {
 	case errors.Is(err, plumbing.ErrReferenceNotFound):
 		if old != "" {
@@ -362,7 +362,7 @@ func (w *Workspace) repairIndex() error {
 // filesAt is the file at path in a commit, or every file under it when it is a folder (none when
 // the commit has nothing there), by slash path.
 func (w *Workspace) filesAt(commit, path string) (map[string][]byte, error) {
-	c, err := w.repo.CommitObject(plumbing.NewHash(commit))
+	c, err := w.git().CommitObject(plumbing.NewHash(commit))
 	if err != nil {
 		return nil, fmt.Errorf("read commit %s: %w", short(commit), err)
 	}
@@ -416,7 +416,7 @@ func (w *Workspace) updateIndex(commit string, files map[string][]byte, verify b
 		if idx, err = w.indexOf(commit); err != nil {
 			return err
 		}
-	} else if idx, err = w.repo.Storer.Index(); err != nil {
+	} else if idx, err = w.git().Storer.Index(); err != nil {
 		// one go-git cannot read (a split or v4 index): rather than leave it naming the old model,
 		// make it again from the commit, as git read-tree would
 		if idx, err = w.indexOf(commit); err != nil {
@@ -465,7 +465,7 @@ func (w *Workspace) updateIndex(commit string, files map[string][]byte, verify b
 
 // indexOf makes an index listing every file of a commit's tree.
 func (w *Workspace) indexOf(commit string) (*index.Index, error) {
-	c, err := w.repo.CommitObject(plumbing.NewHash(commit))
+	c, err := w.git().CommitObject(plumbing.NewHash(commit))
 	if err != nil {
 		return nil, err
 	}
@@ -487,7 +487,7 @@ func (w *Workspace) indexOf(commit string) (*index.Index, error) {
 
 // Head returns the commit HEAD points at ("" when there is none yet).
 func (w *Workspace) Head() (string, error) {
-	ref, err := w.repo.Head()
+	ref, err := w.git().Head()
 	if errors.Is(err, plumbing.ErrReferenceNotFound) {
 		return "", nil
 	}
@@ -499,7 +499,7 @@ func (w *Workspace) Head() (string, error) {
 
 // FileAt reads a file from a commit's tree; ok is false when it is not there.
 func (w *Workspace) FileAt(commit, path string) ([]byte, bool, error) {
-	c, err := w.repo.CommitObject(plumbing.NewHash(commit))
+	c, err := w.git().CommitObject(plumbing.NewHash(commit))
 	if err != nil {
 		return nil, false, fmt.Errorf("read commit %s: %w", short(commit), err)
 	}
@@ -519,7 +519,7 @@ func (w *Workspace) FileAt(commit, path string) ([]byte, bool, error) {
 
 // DirAt lists the names in a folder of a commit's tree (nil when there is no such folder).
 func (w *Workspace) DirAt(commit, path string) ([]string, error) {
-	c, err := w.repo.CommitObject(plumbing.NewHash(commit))
+	c, err := w.git().CommitObject(plumbing.NewHash(commit))
 	if err != nil {
 		return nil, fmt.Errorf("read commit %s: %w", short(commit), err)
 	}
