@@ -23,8 +23,8 @@ var (
 
 // Workspace is a git repository holding a model.
 type Workspace struct {
-	Root   string // the repository's work tree
-	Model  string // the model's path, relative to Root, with forward slashes
+	Root   string                         // the repository's work tree
+	Model  string                         // the model's path, relative to Root, with forward slashes
 	repo   atomic.Pointer[git.Repository] // swapped by reopen after git gc; read through git()
 	gitDir string
 }
