@@ -18,8 +18,8 @@ func TestCheck_SmallFindings(t *testing.T) {
 		raw  string
 		want Code // "" : no error at all
 	}{
-		{"invalid UTF-8 in a name", plan(`{"op":"rename_element","element_id":"{Customer}","new_name":"Cli`+"\xff"+`ent"}`), ExtractInvalidUTF8},
-		{"Latin-1 plan", plan(`{"op":"rename_element","element_id":"{Customer}","new_name":"Caf`+"\xe9"+`"}`), ExtractInvalidUTF8},
+		{"invalid UTF-8 in a name", plan(`{"op":"rename_element","element_id":"{Customer}","new_name":"Cli` + "\xff" + `ent"}`), ExtractInvalidUTF8},
+		{"Latin-1 plan", plan(`{"op":"rename_element","element_id":"{Customer}","new_name":"Caf` + "\xe9" + `"}`), ExtractInvalidUTF8},
 		{"escaped lone surrogate", plan(`{"op":"rename_element","element_id":"{Customer}","new_name":"a\ud800b"}`), ExtractInvalidUTF8},
 		{"escaped low surrogate first", plan(`{"op":"rename_element","element_id":"{Customer}","new_name":"a\udc00\ud800b"}`), ExtractInvalidUTF8},
 		{"escaped surrogate pair", plan(`{"op":"rename_element","element_id":"{Customer}","new_name":"smile \ud83d\ude00"}`), ""},
