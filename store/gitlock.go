@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -41,8 +42,9 @@ var heldHere sync.Map
 // device and inode of a temporary file in .git), then makes the lock a hard link to that
 // temporary file (link(2) fails when the lock exists: git's O_EXCL, atomically). A lock is
 // archiplan's exactly when its inode is the recorded one while the temporary file still pins that
-// inode (so it cannot have been reused by another file). Only such a lock, whose recorded pid is
-// no longer running (or is this process without holding it), is ever removed: a lock held by git,
+// inode (so it cannot have been reused by another file). Only such a lock, whose recorded process
+// no longer runs (its pid gone, a zombie, or reused by a process that started at another time; or
+// this process, not holding it), is ever removed: a lock held by git,
 // live or dead, is never removed by archiplan, only reported (git's own advice then applies:
 // remove it when no git process runs).
 type gitLock struct {
@@ -52,6 +54,7 @@ type gitLock struct {
 
 type lockOwner struct {
 	PID   int    `json:"pid"`
+	Start uint64 `json:"start,omitempty"` // the process's start time (/proc/PID/stat), which a reused pid does not share
 	Tmp   string `json:"tmp"`
 	Dev   uint64 `json:"dev"`
 	Inode uint64 `json:"inode"`
@@ -80,7 +83,7 @@ func (w *Workspace) takeGitLock(target string) (*gitLock, error) {
 		l.cleanup()
 		return nil, fmt.Errorf("lock %s: %w", filepath.Base(target), err)
 	}
-	rec, _ := json.Marshal(lockOwner{PID: os.Getpid(), Tmp: filepath.Base(l.tmp), Dev: uint64(st.Dev), Inode: st.Ino})
+	rec, _ := json.Marshal(lockOwner{PID: os.Getpid(), Start: startTime(os.Getpid()), Tmp: filepath.Base(l.tmp), Dev: uint64(st.Dev), Inode: st.Ino})
 	if err := WriteFileAtomic(l.owner, rec, 0o644); err != nil {
 		l.cleanup()
 		return nil, err
@@ -185,7 +188,7 @@ func (w *Workspace) clearDeadLock(target string) bool {
 		return false
 	}
 	lock := target + ".lock"
-	if _, held := heldHere.Load(lock); held || (rec.PID != os.Getpid() && running(rec.PID)) {
+	if _, held := heldHere.Load(lock); held || (rec.PID != os.Getpid() && running(rec.PID, rec.Start)) {
 		return false
 	}
 	tmp := filepath.Join(w.gitDir, rec.Tmp)
@@ -200,9 +203,10 @@ func (w *Workspace) clearDeadLock(target string) bool {
 	return removed
 }
 
-// running reports whether a process with that pid exists and is not a zombie. A reused pid
-// counts as running: the safe side, since a lock is then reported rather than removed.
-func running(pid int) bool {
+// running reports whether the process that wrote an owner record still runs: a process with
+// that pid exists, is not a zombie, and (where /proc says) started when the record says. Without
+// /proc a live pid counts as running: the safe side, a lock then reported rather than removed.
+func running(pid int, start uint64) bool {
 	if pid <= 0 {
 		return false
 	}
@@ -211,10 +215,41 @@ func running(pid int) bool {
 	}
 	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
-		return true // no /proc: kill said it exists
+		return true
 	}
+	fields := statFields(stat)
+	if len(fields) > 0 && (fields[0] == "Z" || fields[0] == "X") {
+		return false
+	}
+	if start != 0 && len(fields) > 19 {
+		if st, err := strconv.ParseUint(fields[19], 10, 64); err == nil && st != start {
+			return false // the pid was reused by another process
+		}
+	}
+	return true
+}
+
+// statFields are the fields of /proc/PID/stat after the command's closing parenthesis: the
+// state first, the start time (field 22 of proc(5)) at index 19.
+func statFields(stat []byte) []string {
 	i := strings.LastIndexByte(string(stat), ')')
-	return !(i >= 0 && i+2 < len(stat) && (stat[i+2] == 'Z' || stat[i+2] == 'X'))
+	if i < 0 {
+		return nil
+	}
+	return strings.Fields(string(stat[i+1:]))
+}
+
+// startTime is a process's start time in clock ticks since boot, 0 when /proc does not say.
+func startTime(pid int) uint64 {
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	if f := statFields(stat); len(f) > 19 {
+		st, _ := strconv.ParseUint(f[19], 10, 64)
+		return st
+	}
+	return 0
 }
 
 // clearDeadLocks clears every lock a dead archiplan process left (see clearDeadLock).

@@ -249,3 +249,22 @@ func TestRecover_RemovesLockOfDeadArchiplan(t *testing.T) {
 	}
 	run(t, dir, "status")
 }
+
+// The owner of a lock is running only while its pid names the very process that wrote the record:
+// a pid gone or reused by a later process is not it.
+func TestRunning(t *testing.T) {
+	self := os.Getpid()
+	if !running(self, startTime(self)) {
+		t.Fatal("this process is not running")
+	}
+	if running(self, startTime(self)+1) {
+		t.Fatal("a reused pid counts as the record's process")
+	}
+	cmd := exec.Command("true")
+	if err := cmd.Run(); err != nil {
+		t.Fatal(err)
+	}
+	if running(cmd.Process.Pid, 0) {
+		t.Fatal("a process that exited counts as running")
+	}
+}
