@@ -278,6 +278,10 @@ func (l *Ledger) apply(ctx context.Context, req Request) (*Result, error) {
 		undo()
 		return refuse(o, VerdictStale, err.Error())
 	}
+	if errors.Is(err, store.ErrSymlink) && commit == "" {
+		undo() // a link where the apply writes (planted by a hook?): never written through
+		return refuse(o, VerdictRejected, "not applied: "+err.Error())
+	}
 	if err != nil && commit == "" {
 		undo()
 		return nil, err
