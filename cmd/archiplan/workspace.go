@@ -23,7 +23,8 @@ func workspaceError(err error) error {
 	case err == nil:
 		return nil
 	case errors.Is(err, ledger.ErrRefused), errors.Is(err, ledger.ErrConflict), errors.Is(err, ledger.ErrAlreadyReverted),
-		errors.Is(err, ledger.ErrNoSuchPlan), errors.Is(err, store.ErrDirty), errors.Is(err, inbox.ErrBadName):
+		errors.Is(err, ledger.ErrNoSuchPlan), errors.Is(err, store.ErrDirty), errors.Is(err, inbox.ErrBadName),
+		errors.Is(err, ledger.ErrBadInverse):
 		return codedError{exitRefused, err}
 	}
 	return codedError{exitNoUsable, err}
