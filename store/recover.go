@@ -34,6 +34,13 @@ func (w *Workspace) endInflight() { os.Remove(w.inflightPath()) }
 // crash at any point leaves HEAD at Base with the work tree untouched, or HEAD at the new commit
 // with Recover able to finish the work tree. Hold the lock.
 func (w *Workspace) Publish(c Change) (string, error) {
+	// every path is checked before the branch moves: a link planted in the work tree (by a hook,
+	// say) refuses the change whole, instead of a commit the work tree cannot follow
+	for p := range c.Files {
+		if _, err := w.safePath(p); err != nil {
+			return "", err
+		}
+	}
 	commit, err := w.prepare(c)
 	if err != nil {
 		return "", err

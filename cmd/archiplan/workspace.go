@@ -27,7 +27,8 @@ func workspaceError(err error) error {
 	case err == nil:
 		return nil
 	case errors.Is(err, ledger.ErrRefused), errors.Is(err, ledger.ErrConflict), errors.Is(err, ledger.ErrAlreadyReverted),
-		errors.Is(err, ledger.ErrNoSuchPlan), errors.Is(err, store.ErrDirty), errors.Is(err, inbox.ErrBadName):
+		errors.Is(err, ledger.ErrNoSuchPlan), errors.Is(err, store.ErrDirty), errors.Is(err, inbox.ErrBadName),
+		errors.Is(err, ledger.ErrBadInverse):
 		return codedError{exitRefused, err}
 	}
 	return codedError{exitNoUsable, err}
@@ -133,11 +134,24 @@ func applyCmd() *cobra.Command {
 			if err := led.Pull(context.Background()); err != nil {
 				fmt.Fprintln(cmd.ErrOrStderr(), "archiplan: pull:", err)
 			}
-			res, err := led.Apply(context.Background(), ledger.Request{Name: name, File: path, Raw: raw, Context: cx})
 			out := cmd.OutOrStdout()
 			box := cfg.inbox(ws)
 			abs, _ := filepath.Abs(path)
 			inInbox := filepath.Dir(abs) == box.Dir
+			var res *ledger.Result
+			if e, ferr := box.Find(name); inInbox && ferr == nil && e.File == filepath.Base(path) && e.State == inbox.Approved {
+				// an approval in the inbox applies only as the daemon would apply it: bound to the
+				// preview archiplan recorded (the file may have been swapped since the person read it)
+				res, err = led.Approve(context.Background(), e)
+				if errors.Is(err, ledger.ErrRepreview) {
+					return codedError{exitRefused, fmt.Errorf("%w: read its new preview (archiplan validate %s), then approve again", err, box.Path(inbox.PlanFile(name)))}
+				}
+				if errors.Is(err, ledger.ErrRefused) {
+					fmt.Fprintf(out, "not applied: %s (see %s)\n", res.Reason, box.Path(inbox.PreviewFile(name)))
+				}
+			} else {
+				res, err = led.Apply(context.Background(), ledger.Request{Name: name, File: path, Raw: raw, Context: cx})
+			}
 			if errors.Is(err, ledger.ErrAlreadyApplied) {
 				fmt.Fprintf(out, "%s was applied before, in commit %s; nothing to do\n", res.PlanID, short(res.Commit))
 				if inInbox {

@@ -77,11 +77,19 @@ func (l *Ledger) Approve(ctx context.Context, e inbox.Entry) (*Result, error) {
 			"the preview on disk is not the one archiplan wrote, so what was read may have been a forgery ("+err.Error()+
 				"): rename it back to .json to preview it again, and read the new preview")
 	}
-	cx, cerr := b.ReadContext(e.Name)
-	scope := scopeHash(cx)
-	if cerr != nil {
-		scope = "unreadable"
+	if rec.Verdict == plans.VerdictInvalid {
+		// the person was shown a plan that would not apply: what they approved is that refusal
+		// (a plan not ready is refused by the apply, with its own code)
+		return l.rejectEntry(e, l.outcomeOf(raw), VerdictRejected,
+			"its preview said invalid: only a plan previewed as valid is applied (fix it, then read its new preview)")
 	}
+	cx, cerr := b.ReadContext(e.Name)
+	if cerr != nil {
+		// a scope that cannot be read is never taken for no scope
+		return l.rejectEntry(e, l.outcomeOf(raw), VerdictRejected,
+			"its context "+inbox.ContextFile(e.Name)+" cannot be read ("+cerr.Error()+"): a scoped plan is never applied unscoped")
+	}
+	scope := scopeHash(cx)
 	if PolicyHash(l.Options()) != rec.Policy || scope != rec.Scope {
 		what := "the policy"
 		if scope != rec.Scope {
@@ -292,6 +300,10 @@ func (l *Ledger) apply(ctx context.Context, req Request) (*Result, error) {
 	if errors.Is(err, store.ErrHeadMoved) {
 		undo()
 		return refuse(o, VerdictStale, err.Error())
+	}
+	if errors.Is(err, store.ErrSymlink) && commit == "" {
+		undo() // a link where the apply writes (planted by a hook?): never written through
+		return refuse(o, VerdictRejected, "not applied: "+err.Error())
 	}
 	if err != nil && commit == "" {
 		undo()

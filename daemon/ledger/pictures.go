@@ -130,6 +130,7 @@ func (p *pictures) files() (map[string][]byte, string) {
 		return nil, ""
 	}
 	files := map[string][]byte{}
+	var refs []string
 	var b strings.Builder
 	b.WriteString("\n## Views\n\nThe views this plan changes, before and after (changed objects outlined, removed ones faint).\n\n")
 	for i, id := range p.views {
@@ -146,12 +147,17 @@ func (p *pictures) files() (map[string][]byte, string) {
 			}
 			f := inbox.PictureFile(p.name, i+1, side.after)
 			files[f] = data
-			fmt.Fprintf(&b, "- %s: ![%s](%s)\n", side.label, side.label, f)
+			// a reference, defined below: the preview holds no inline link syntax at all
+			fmt.Fprintf(&b, "- %s: ![%s][%s]\n", side.label, side.label, f)
+			refs = append(refs, fmt.Sprintf("[%s]: %s\n", f, f))
 		}
 		b.WriteString("\n")
 	}
 	if p.more > 0 {
 		fmt.Fprintf(&b, "It changes %d more view(s), not drawn here.\n\n", p.more)
+	}
+	for _, r := range refs {
+		b.WriteString(r)
 	}
 	return files, b.String()
 }
