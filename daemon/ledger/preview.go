@@ -3,11 +3,15 @@ package ledger
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"strings"
 
 	"github.com/archiplan/archiplan/daemon/inbox"
 	"github.com/archiplan/archiplan/plans"
 )
+
+// ErrGone means a plan file was renamed or deleted between the listing and its reading.
+var ErrGone = errors.New("gone since the inbox was listed")
 
 // Checked is a plan of the inbox checked against the model at HEAD, not yet published.
 type Checked struct {
@@ -41,6 +45,11 @@ func (l *Ledger) Check(e inbox.Entry) (*Checked, error) {
 	}
 	c := &Checked{Entry: e, Head: head, Policy: PolicyHash(l.cfg.Options)}
 	raw, err := l.cfg.Inbox.ReadPlan(e)
+	if errors.Is(err, fs.ErrNotExist) {
+		// renamed (approved, say) or deleted since the listing: nothing to preview, and a preview
+		// of "nothing" must never be recorded for its NAME
+		return nil, fmt.Errorf("%s: %w", e.File, ErrGone)
+	}
 	if err != nil {
 		c.Outcome = unreadable(raw, err)
 		return c, nil
