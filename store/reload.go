@@ -13,96 +13,85 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/storage/filesystem"
+	"github.com/go-git/go-git/v5/storage/filesystem/dotgit"
 )
 
 // reloadingStorage is go-git's storage of a repository on disk, made to survive git gc. go-git
 // lists the packs (and loads their indexes) once; `git gc`, `gc --auto` (which git runs by itself
 // after commits), `repack -ad` and `prune` pack the loose objects it knew, delete the packs it
-// indexed, and write new ones it has never seen. An object that cannot be found is therefore
-// looked for once more after the packs are listed again, before it is reported missing.
+// indexed, and write new ones it has never seen. A commit, tree or blob that cannot be found is
+// therefore looked for once more in a storage opened afresh (its packs listed now), before it is
+// reported missing.
 //
-// Misses are also normal (a fetch asks for the objects it lacks), so the packs are listed again
-// only when objects/pack changed since they last were, or a second has passed (a change within
-// the file system's timestamp resolution). go-git builds its pack index lazily on the first read,
-// so reads share a lock that the re-listing, and the read that rebuilds the index, hold alone.
+// The shared storage is never re-listed in place: go-git builds its pack index lazily and without a
+// lock, and a fetch adds to it as it writes a pack, so resetting it under running readers would race.
+// The fresh storage is kept (with a small cache) until objects/pack changes again, and used by one
+// lookup at a time. Lookups of any type (a fetch asking which objects it lacks) and existence checks
+// miss as a matter of course and are not retried.
 type reloadingStorage struct {
 	*filesystem.Storage
-	packDir string
+	gitDir string
 
-	mu      sync.RWMutex
-	stampMu sync.Mutex
-	stamp   time.Time // objects/pack's modification time when the packs were last listed
-	listed  time.Time // when they were
+	mu     sync.Mutex // the fallback: one lookup at a time
+	fresh  *filesystem.Storage
+	stamp  time.Time // objects/pack's modification time when fresh was opened
+	opened time.Time
 }
 
 func newReloadingStorage(gitDir string) *reloadingStorage {
-	s := &reloadingStorage{Storage: filesystem.NewStorage(osfs.New(gitDir), cache.NewObjectLRUDefault()),
-		packDir: filepath.Join(gitDir, "objects", "pack")}
-	s.stamp, s.listed = s.packStamp(), time.Now()
-	return s
+	return &reloadingStorage{Storage: filesystem.NewStorage(osfs.New(gitDir), cache.NewObjectLRUDefault()), gitDir: gitDir}
 }
 
-func (s *reloadingStorage) packStamp() time.Time {
-	fi, err := os.Stat(s.packDir)
-	if err != nil {
-		return time.Time{}
-	}
-	return fi.ModTime()
-}
-
-// stale reports whether the packs may have changed since they were listed, and if so marks them
-// listed now.
-func (s *reloadingStorage) stale() bool {
-	s.stampMu.Lock()
-	defer s.stampMu.Unlock()
-	now, stamp := time.Now(), s.packStamp()
-	if stamp.Equal(s.stamp) && now.Sub(s.listed) < time.Second {
-		return false
-	}
-	s.stamp, s.listed = stamp, now
-	return true
-}
-
-// retry runs a read under the shared lock, and when it misses an object while the packs may have
-// changed, lists them again and runs it once more under the exclusive lock.
-func (s *reloadingStorage) retry(read func() error) error {
-	s.mu.RLock()
-	err := read()
-	s.mu.RUnlock()
-	if err == nil || !missing(err) || !s.stale() {
-		return err
-	}
+// again runs a lookup on the fresh storage, opening it anew when the packs may have changed since
+// (objects/pack's time differs, or a second has passed: a change within its resolution).
+func (s *reloadingStorage) again(read func(st *filesystem.Storage) error) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.Storage.Reindex()
-	return read()
+	var stamp time.Time
+	if fi, err := os.Stat(filepath.Join(s.gitDir, "objects", "pack")); err == nil {
+		stamp = fi.ModTime()
+	}
+	if s.fresh == nil || !stamp.Equal(s.stamp) || time.Since(s.opened) > time.Second {
+		s.fresh = filesystem.NewStorage(osfs.New(s.gitDir), cache.NewObjectLRU(4*cache.MiByte))
+		s.stamp, s.opened = stamp, time.Now()
+	}
+	return read(s.fresh)
 }
 
-func (s *reloadingStorage) EncodedObject(t plumbing.ObjectType, h plumbing.Hash) (o plumbing.EncodedObject, err error) {
-	err = s.retry(func() error {
+func (s *reloadingStorage) EncodedObject(t plumbing.ObjectType, h plumbing.Hash) (plumbing.EncodedObject, error) {
+	o, err := s.Storage.EncodedObject(t, h)
+	if err == nil || !missing(err) || t == plumbing.AnyObject {
+		return o, err
+	}
+	if aerr := s.again(func(st *filesystem.Storage) error {
 		var err error
-		o, err = s.Storage.EncodedObject(t, h)
+		o, err = st.EncodedObject(t, h)
 		return err
-	})
-	return o, err
+	}); aerr != nil {
+		return nil, err
+	}
+	return o, nil
 }
 
-func (s *reloadingStorage) EncodedObjectSize(h plumbing.Hash) (n int64, err error) {
-	err = s.retry(func() error {
+func (s *reloadingStorage) EncodedObjectSize(h plumbing.Hash) (int64, error) {
+	n, err := s.Storage.EncodedObjectSize(h)
+	if err == nil || !missing(err) {
+		return n, err
+	}
+	if aerr := s.again(func(st *filesystem.Storage) error {
 		var err error
-		n, err = s.Storage.EncodedObjectSize(h)
+		n, err = st.EncodedObjectSize(h)
 		return err
-	})
-	return n, err
-}
-
-func (s *reloadingStorage) HasEncodedObject(h plumbing.Hash) error {
-	return s.retry(func() error { return s.Storage.HasEncodedObject(h) })
+	}); aerr != nil {
+		return 0, err
+	}
+	return n, nil
 }
 
 // missing is an object not found, or a pack file gone from under its index.
 func missing(err error) bool {
-	return errors.Is(err, plumbing.ErrObjectNotFound) || errors.Is(err, fs.ErrNotExist)
+	return errors.Is(err, plumbing.ErrObjectNotFound) || errors.Is(err, fs.ErrNotExist) ||
+		errors.Is(err, dotgit.ErrPackfileNotFound) || errors.Is(err, dotgit.ErrIdxNotFound)
 }
 
 // openRepository opens the repository whose .git folder is gitDir, with the work tree at root,
