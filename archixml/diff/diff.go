@@ -575,6 +575,9 @@ func label(o archixml.Object) string {
 		}
 	}
 	if o.Name() == "" {
+		if o.Kind() == archixml.KindRelationship {
+			return t // its ends say which
+		}
 		return t + " " + o.ID()
 	}
 	return t + ` "` + o.Name() + `"`
