@@ -106,11 +106,7 @@ func Models(before, after *archixml.Model) *Result {
 		return cmp.Or(cmp.Compare(x.section, y.section), cmp.Compare(strings.ToLower(x.Name), strings.ToLower(y.Name)),
 			cmp.Compare(x.Type, y.Type), cmp.Compare(x.ID, y.ID))
 	})
-	for _, v := range after.Views() {
-		if c.views[v.ID()] {
-			r.ViewIDs = append(r.ViewIDs, v.ID())
-		}
-	}
+	r.ViewIDs = c.viewOrder()
 	r.onView = c.onView
 	for _, list := range r.onView {
 		for i := range list {
@@ -124,6 +120,43 @@ func Models(before, after *archixml.Model) *Result {
 		}
 	}
 	return r
+}
+
+// viewOrder lists the changed views in the order of the model's folder of views, walking that
+// folder only (not the whole model); a view kept anywhere else comes after, by id.
+func (c *comparer) viewOrder() []string {
+	out := []string{}
+	if len(c.views) == 0 {
+		return out
+	}
+	placed := map[string]bool{}
+	var walk func(f archixml.Object)
+	walk = func(f archixml.Object) {
+		for _, k := range f.Children() {
+			switch k.Kind() {
+			case archixml.KindFolder:
+				walk(k)
+			case archixml.KindView:
+				if c.views[k.ID()] {
+					out = append(out, k.ID())
+					placed[k.ID()] = true
+				}
+			}
+		}
+	}
+	if top, ok := c.a.TopFolder(archixml.FolderDiagrams); ok {
+		walk(top)
+	}
+	var rest []string
+	for id := range c.views {
+		if !placed[id] {
+			if v, ok := c.a.Object(id); ok && v.Kind() == archixml.KindView {
+				rest = append(rest, id)
+			}
+		}
+	}
+	slices.Sort(rest)
+	return append(out, rest...)
 }
 
 type comparer struct {
@@ -207,10 +240,24 @@ func propText(ps []archixml.Property) string {
 }
 
 // children compares what two containers (the model, or a folder in both versions) hold, by id,
-// skipping whatever is byte-for-byte the same.
+// skipping whatever is byte-for-byte the same. Children mostly keep their order, so the lists are
+// walked side by side and a map is built only from where they part.
 func (c *comparer) children(b, a archixml.Object) {
 	bk := b.Children()
 	ak := a.Children()
+	i := 0
+	for ; i < len(bk) && i < len(ak); i++ {
+		if bk[i].ID() != ak[i].ID() {
+			break
+		}
+		if !same(bk[i], ak[i]) {
+			c.pair(bk[i], ak[i])
+		}
+	}
+	if i == len(bk) && i == len(ak) {
+		return
+	}
+	bk, ak = bk[i:], ak[i:]
 	byID := make(map[string]archixml.Object, len(bk))
 	for _, o := range bk {
 		byID[o.ID()] = o
@@ -224,16 +271,29 @@ func (c *comparer) children(b, a archixml.Object) {
 			c.pendingAdd[id] = ao
 			continue
 		}
-		if bo.XML() == ao.XML() {
-			continue
+		if !same(bo, ao) {
+			c.pair(bo, ao)
 		}
-		c.pair(bo, ao)
 	}
 	for _, bo := range bk {
 		if !seen[bo.ID()] {
 			c.pendingDel[bo.ID()] = bo
 		}
 	}
+}
+
+// same reports whether an object is unchanged: by the bytes both were read from when neither was
+// edited (no copy made), else by their XML; a folder someone edited in is always looked into.
+func same(b, a archixml.Object) bool {
+	if bs, ok := b.Original(); ok {
+		if as, ok := a.Original(); ok {
+			return bs == as
+		}
+	}
+	if a.Kind() == archixml.KindFolder || a.Kind() == archixml.KindModel {
+		return false
+	}
+	return b.XML() == a.XML()
 }
 
 // pair compares one object present in both versions.
@@ -370,13 +430,13 @@ func (c *comparer) moved(b, a archixml.Object) {
 	}
 	if a.Kind() == archixml.KindView {
 		c.add(Change{Op: Changed, Kind: KindView, ID: a.ID(), Type: a.Class(), Name: a.Name(), Label: label(a), Fields: f})
-		if b.XML() != a.XML() {
+		if !same(b, a) {
 			c.view(b, a)
 			c.mergeView(a.ID())
 		}
 		return
 	}
-	if b.XML() != a.XML() || a.Kind() == archixml.KindFolder {
+	if !same(b, a) || a.Kind() == archixml.KindFolder {
 		f = append(f, c.own(b, a)...)
 		f = slices.DeleteFunc(f, func(x Field) bool { return x.Name == "other" })
 	}
@@ -515,6 +575,9 @@ func label(o archixml.Object) string {
 		}
 	}
 	if o.Name() == "" {
+		if o.Kind() == archixml.KindRelationship {
+			return t // its ends say which
+		}
 		return t + " " + o.ID()
 	}
 	return t + ` "` + o.Name() + `"`

@@ -90,8 +90,8 @@ func showcaseXML() string {
 	y += 100
 	// relationships of every type, in a column of pairs
 	pair := func(rel, src, tgt, name, extra string, row int, bend bool) {
-		a := elem(src, src+" "+fmt.Sprint(row), "")
-		b := elem(tgt, tgt+" "+fmt.Sprint(row), "")
+		a := elem(src, archixml.ElementType(src).Label+" "+fmt.Sprint(row), "")
+		b := elem(tgt, archixml.ElementType(tgt).Label+" "+fmt.Sprint(row), "")
 		rid := next("r")
 		fmt.Fprintf(&rels, `    <element xsi:type="archimate:%s" name="%s" id="%s" source="%s" target="%s"%s/>`+"\n", rel, name, rid, a, b, extra)
 		col, r := row%2, row/2

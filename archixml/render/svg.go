@@ -125,6 +125,9 @@ func (d *drawing) write(b *bytes.Buffer, v archixml.Object, o Options) {
 		box, _ = d.extent(nil)
 	}
 	margin := 10
+	if len(o.Marks) > 0 {
+		margin = 20 // room for the marks' outlines and tags
+	}
 	if len(o.Focus) > 0 {
 		margin = o.Margin
 		if margin <= 0 {
