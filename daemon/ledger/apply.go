@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"unicode"
 
@@ -41,6 +42,7 @@ type Result struct {
 	Outputs  inbox.Outputs
 	Revalid  string // HEAD the plan was validated again on, when it moved since the preview
 	HookNote string // output of the hooks, for people
+	Warning  string // the apply is made, but something needs attention (git's index behind)
 }
 
 // Approve applies an approved plan of the inbox, if and only if it is the very plan previewed,
@@ -50,6 +52,11 @@ type Result struct {
 // is withdrawn (renamed back to NAME.json) and previewed again (ErrRepreview).
 func (l *Ledger) Approve(ctx context.Context, e inbox.Entry) (*Result, error) {
 	b := l.cfg.Inbox
+	if l.cfg.Adopted && inbox.Owner(e) != os.Getuid() {
+		raw, _ := b.ReadPlan(e)
+		return l.rejectEntry(e, l.outcomeOf(raw), VerdictRejected,
+			"this approval is a file archiplan did not adopt (a planner wrote it): in this workspace only a previewed plan, renamed by archiplan's user, is applied")
+	}
 	raw, err := b.ReadPlan(e)
 	if err != nil {
 		return l.rejectEntry(e, unreadable(raw, err), VerdictRejected, err.Error())
@@ -216,6 +223,9 @@ func (l *Ledger) apply(ctx context.Context, req Request) (*Result, error) {
 	} else if dirty {
 		return refuse(nil, VerdictRejected, fmt.Sprintf("%s has uncommitted changes (saved from Archi?): commit or discard them first; they are left as they are", ws.Model))
 	}
+	if l.problem != nil {
+		return refuse(nil, VerdictRejected, fmt.Sprintf("the model at HEAD %s cannot be opened by Archi (%v): repair it first", short(head.Commit), l.problem))
+	}
 	rec := req.Record
 	if rec != nil && rec.Blob != head.Blob {
 		// HEAD moved since the preview: only commits that touched nothing the plan reads or changes
@@ -274,6 +284,11 @@ func (l *Ledger) apply(ctx context.Context, req Request) (*Result, error) {
 		undo()
 		return nil, err
 	}
+	// never commit a model archiplan could not read back
+	if err := archixml.CheckSize(data); err != nil {
+		undo()
+		return refuse(o, VerdictRejected, err.Error())
+	}
 	preview, report, pictures := l.approvedFiles(req, o, info)
 	files := archiveFiles(res.PlanID, req.Raw, preview, report, pictures, inv)
 	files[ws.Model] = data
@@ -294,6 +309,12 @@ func (l *Ledger) apply(ctx context.Context, req Request) (*Result, error) {
 	if err != nil && commit == "" {
 		undo()
 		return nil, err
+	}
+	if errors.Is(err, store.ErrIndexStale) {
+		// committed, and the work tree written; git's index is repaired by the next command
+		res.Warning = err.Error()
+		l.log.Warn("applied, but git's index is behind until the next archiplan command repairs it", "commit", short(commit), "err", err)
+		err = nil
 	}
 	// the model the apply made is the model at HEAD now: kept, never parsed again
 	l.model, l.blob, l.commit = m, store.BlobID(data), commit
@@ -426,5 +447,3 @@ func oneLine(s string) string {
 func signature(s store.Signature) string {
 	return oneLine(s.Name) + " <" + oneLine(s.Email) + ">"
 }
-
-var _ = archixml.Load

@@ -113,6 +113,9 @@ func (l *Ledger) revert(target string) (*RevertResult, error) {
 	if len(back.All(archixml.KindOther)) > others || len(back.DuplicateIDs()) > dups {
 		return nil, fmt.Errorf("%w: the revert of %s would add objects of unknown types or duplicate ids (a crafted inverse?): nothing was committed", ErrBadInverse, id)
 	}
+	if err := archixml.Check(back); err != nil && l.problem == nil {
+		return nil, fmt.Errorf("the revert of %s would write a model Archi cannot open (%v): nothing was committed", id, err)
+	}
 	files := map[string][]byte{ws.Model: data}
 	for _, f := range a.Files {
 		files[f] = nil
