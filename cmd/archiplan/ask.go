@@ -119,6 +119,10 @@ func askCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if cfg.v.GetString("planner.kind") == "" {
+				// the workspace cannot answer an ask: not the caller's wrong usage
+				return codedError{exitNoUsable, errors.New("no planner configured: set planner.kind (command, codex or openai) in .archiplan.yaml")}
+			}
 			strict, _ := schemas.StrictJSON(schemas.Latest)
 			p, err := planners.New(planners.Config{
 				Kind: cfg.v.GetString("planner.kind"), Command: cfg.v.GetStringSlice("planner.command"),

@@ -35,6 +35,8 @@ func newConfig(cmd *cobra.Command) (*config, error) {
 	repo, _ := cmd.Flags().GetString("repo")
 	if repo == "" {
 		repo = "."
+	} else if fi, err := os.Stat(repo); err != nil || !fi.IsDir() {
+		return nil, codedError{exitNoUsable, fmt.Errorf("--repo %s: no such directory", repo)}
 	}
 	file, _ := cmd.Flags().GetString("config")
 	if file == "" {

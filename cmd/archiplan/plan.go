@@ -156,6 +156,9 @@ func schemaCmd() *cobra.Command {
 		Short: "Print the plan JSON Schema (--strict: the form structured outputs accept; --report: the report's)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if strict && report {
+				return usageError{errors.New("--strict is a form of the plan schema; the report has one schema: use one of --strict and --report")}
+			}
 			if strict {
 				data, ok := schemas.StrictJSON(version)
 				if !ok {

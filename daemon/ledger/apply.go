@@ -249,7 +249,8 @@ func (l *Ledger) apply(ctx context.Context, req Request) (*Result, error) {
 	m := head.Model
 	o, inv, err := plans.Apply(req.Raw, m, opts)
 	if err != nil {
-		return refuse(o, o.Verdict, err.Error())
+		// the refusal is said once: ErrRefused wraps the reason
+		return refuse(o, o.Verdict, strings.TrimPrefix(err.Error(), plans.ErrRefused.Error()+": "))
 	}
 	res.Outcome = o
 	undo := func() {
