@@ -150,6 +150,9 @@ func (c *codex) Ask(ctx context.Context, prompt string) (string, error) {
 }
 
 func (c *codex) ask(ctx context.Context, prompt string) (string, error) {
+	if err := c.cfg.checkInput(prompt); err != nil {
+		return "", err
+	}
 	if err := c.start(); err != nil {
 		return "", err
 	}
@@ -186,6 +189,9 @@ func (c *codex) ask(ctx context.Context, prompt string) (string, error) {
 func (c *codex) Again(ctx context.Context, message string) (string, error) {
 	if c.thread == "" {
 		return "", fmt.Errorf("no conversation to continue: %w", ErrPlanner)
+	}
+	if err := c.cfg.checkInput(message); err != nil {
+		return "", err
 	}
 	ctx, cancel := withTimeout(ctx, c.cfg.Timeout)
 	defer cancel()

@@ -35,6 +35,9 @@ func (o *openAI) Again(ctx context.Context, message string) (string, error) {
 func (o *openAI) Close() error { return nil }
 
 func (o *openAI) send(ctx context.Context, input string) (string, error) {
+	if err := o.cfg.checkInput(input); err != nil {
+		return "", err
+	}
 	key := os.Getenv(o.cfg.APIKeyEnv)
 	if key == "" {
 		return "", fmt.Errorf("the API key is not set: export %s: %w", o.cfg.APIKeyEnv, ErrPlanner)

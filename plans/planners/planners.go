@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"time"
+	"unicode/utf8"
 )
 
 // Planner is one conversation with a planner.
@@ -33,7 +34,13 @@ var (
 	ErrTimeout = errors.New("the planner did not answer in time")
 	// ErrPlanner means the planner failed (exited, answered with an error, could not be reached).
 	ErrPlanner = errors.New("planner failed")
+	// ErrPromptTooLarge means a prompt is longer than the planner takes; it was not sent.
+	ErrPromptTooLarge = errors.New("PROMPT_TOO_LARGE")
 )
+
+// CodexMaxInput is the most characters the Codex app-server takes as one input (codex-cli
+// 0.169.0 refuses more with JSON-RPC error -32602).
+const CodexMaxInput = 1_048_576
 
 // Config chooses and sets up a planner.
 type Config struct {
@@ -47,6 +54,24 @@ type Config struct {
 	Schema    []byte        // the strict plan schema the answer must follow
 	Timeout   time.Duration // for each answer (default 5 minutes)
 	Dir       string        // the working folder of a command or the app-server
+	// MaxInput is the most characters one prompt or follow-up may have; longer ones are refused
+	// before they are sent. 0: the planner's known limit (CodexMaxInput for codex), none otherwise.
+	MaxInput int
+	// Instructions is the stable head of every prompt (plans.StablePrompt). The OpenAI planner
+	// sends it as instructions and the rest of the prompt as input.
+	Instructions string
+}
+
+// checkInput refuses a text longer than the planner takes.
+func (c Config) checkInput(text string) error {
+	if c.MaxInput <= 0 {
+		return nil
+	}
+	if n := utf8.RuneCountInString(text); n > c.MaxInput {
+		return fmt.Errorf("%w: %d characters, the %s planner takes at most %d; nothing was sent",
+			ErrPromptTooLarge, n, c.Kind, c.MaxInput)
+	}
+	return nil
 }
 
 // New makes a planner from its configuration.
@@ -63,6 +88,9 @@ func New(c Config) (Planner, error) {
 	case KindCodex:
 		if len(c.Command) == 0 {
 			c.Command = []string{"codex", "app-server"}
+		}
+		if c.MaxInput <= 0 {
+			c.MaxInput = CodexMaxInput
 		}
 		return &codex{cfg: c}, nil
 	case KindOpenAI:
