@@ -126,7 +126,8 @@ func askCmd() *cobra.Command {
 				Model: cfg.v.GetString("planner.model"), BaseURL: cfg.v.GetString("planner.base_url"),
 				APIKeyEnv: cfg.v.GetString("planner.api_key_env"), Schema: strict,
 				Timeout: cfg.v.GetDuration("planner.timeout"), Dir: ws.Root,
-				MaxInput: cfg.v.GetInt("planner.max_input"), Instructions: plans.StablePrompt()})
+				MaxInput: cfg.v.GetInt("planner.max_input"), Instructions: plans.StablePrompt(),
+				Progress: func(s string) { fmt.Fprintln(cmd.ErrOrStderr(), s) }})
 			if err != nil {
 				return usageError{err}
 			}

@@ -57,6 +57,8 @@ type Config struct {
 	// MaxInput is the most characters one prompt or follow-up may have; longer ones are refused
 	// before they are sent. 0: the planner's known limit (CodexMaxInput for codex), none otherwise.
 	MaxInput int
+	// Progress, when set, is told what the planner is doing while it works (codex's retry notices).
+	Progress func(string)
 	// Instructions is the stable head of every prompt (plans.StablePrompt). The OpenAI planner
 	// sends it as instructions and the rest of the prompt as input.
 	Instructions string
