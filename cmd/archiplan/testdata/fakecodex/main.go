@@ -29,8 +29,8 @@ type msg struct {
 var (
 	approvals bool
 	dir       = os.Getenv("FAKE_CODEX_DIR")
-	out = bufio.NewWriter(os.Stdout)
-	in  = bufio.NewScanner(os.Stdin)
+	out       = bufio.NewWriter(os.Stdout)
+	in        = bufio.NewScanner(os.Stdin)
 )
 
 func logf(format string, args ...any) {
