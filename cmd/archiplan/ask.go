@@ -124,7 +124,7 @@ func askCmd() *cobra.Command {
 			p, err := planners.New(planners.Config{
 				Kind: cfg.v.GetString("planner.kind"), Command: cfg.v.GetStringSlice("planner.command"),
 				Model: cfg.v.GetString("planner.model"), BaseURL: cfg.v.GetString("planner.base_url"),
-				APIKeyEnv: cfg.v.GetString("planner.api_key_env"), Schema: strict,
+				APIKeyEnv: cfg.v.GetString("planner.api_key_env"), Store: cfg.v.GetBool("planner.store"), Schema: strict,
 				Timeout: cfg.v.GetDuration("planner.timeout"), Dir: ws.Root,
 				MaxInput: cfg.v.GetInt("planner.max_input"), Instructions: plans.StablePrompt(),
 				Progress: func(s string) { fmt.Fprintln(cmd.ErrOrStderr(), s) }})

@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 	"unicode/utf8"
 )
@@ -51,9 +52,12 @@ type Config struct {
 	// APIKeyEnv names the environment variable holding the API key (default OPENAI_API_KEY). The
 	// key is sent to the API and nowhere else: not to logs, reports, plans or commits.
 	APIKeyEnv string
-	Schema    []byte        // the strict plan schema the answer must follow
-	Timeout   time.Duration // for each answer (default 5 minutes)
-	Dir       string        // the working folder of a command or the app-server
+	// Store (openai) keeps prompts and answers at OpenAI and continues re-asks by
+	// previous_response_id; by default nothing is stored and a re-ask resends the conversation.
+	Store   bool
+	Schema  []byte        // the strict plan schema the answer must follow
+	Timeout time.Duration // for each answer (default 5 minutes)
+	Dir     string        // the working folder of a command or the app-server
 	// MaxInput is the most characters one prompt or follow-up may have; longer ones are refused
 	// before they are sent. 0: the planner's known limit (CodexMaxInput for codex), none otherwise.
 	MaxInput int
@@ -101,6 +105,12 @@ func New(c Config) (Planner, error) {
 		}
 		if c.APIKeyEnv == "" {
 			c.APIKeyEnv = "OPENAI_API_KEY"
+		}
+		if strings.TrimSpace(c.Model) == "" {
+			return nil, fmt.Errorf("planner.model is empty: the Responses API needs a model: %w", ErrPlanner)
+		}
+		if err := checkBaseURL(c.BaseURL); err != nil {
+			return nil, err
 		}
 		return &openAI{cfg: c}, nil
 	}
