@@ -638,7 +638,7 @@ func (b *builder) assemble(o ContextOptions, policy Policy, order []archixml.Obj
 			continue
 		}
 		done[v.ID()] = true
-		vc := b.contents(v)
+		vc := ViewContentsOf(v)
 		size := len(compact(vc))
 		if used+size > contentsBudget {
 			c.Omitted.ViewContents++
@@ -700,8 +700,9 @@ func (b *builder) element(e archixml.Object) ContextElement {
 	return ce
 }
 
-// contents is what a view shows.
-func (b *builder) contents(v archixml.Object) *ViewContents {
+// ViewContentsOf is what a view shows: its diagram objects in document order (nested ones with
+// their parent) and its connections.
+func ViewContentsOf(v archixml.Object) *ViewContents {
 	vc := &ViewContents{Objects: []ViewObject{}, Connections: []ViewConnection{}}
 	for _, d := range v.DiagramObjects() {
 		o := ViewObject{ID: d.ID(), Name: d.Name()}
