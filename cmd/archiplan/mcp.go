@@ -175,8 +175,8 @@ type (
 	showArgs struct {
 		ID string `json:"id" jsonschema:"the id of an element, relationship or view"`
 	}
-	viewsArgs  struct{}
-	validArgs  struct {
+	viewsArgs struct{}
+	validArgs struct {
 		Plan  any    `json:"plan" jsonschema:"the draft ArchiChangePlan, as a JSON object"`
 		Scope string `json:"scope,omitempty" jsonschema:"hold the plan to this scope, as submit_plan would (view:ID, folder:PATH or ids:ID,...)"`
 	}
