@@ -141,7 +141,10 @@ func askCmd() *cobra.Command {
 			opts.Scope = scope
 			out := cmd.OutOrStdout()
 			ctx := context.Background()
-			answer, err := p.Ask(ctx, plans.BuildPrompt(args[0], pctx))
+			prompt := plans.BuildPrompt(args[0], pctx)
+			fmt.Fprintf(cmd.ErrOrStderr(), "asking the %s planner: %d characters, %d elements, %d omitted\n",
+				cfg.v.GetString("planner.kind"), len(prompt), len(pctx.Elements), pctx.Omitted.Elements)
+			answer, err := p.Ask(ctx, prompt)
 			var plan []byte
 			var o *plans.Outcome
 			for try := 1; ; try++ {
@@ -157,6 +160,7 @@ func askCmd() *cobra.Command {
 				if len(o.Errors()) == 0 || try >= attempts {
 					break
 				}
+				fmt.Fprintf(cmd.ErrOrStderr(), "asking again with the errors (answer %d of %d)\n", try+1, attempts)
 				answer, err = p.Again(ctx, plans.FollowUp(o))
 			}
 			if name == "" {

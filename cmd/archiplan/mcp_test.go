@@ -22,8 +22,8 @@ import (
 	"github.com/archiplan/archiplan/store"
 )
 
-// mcpWorkspace is a fresh workspace holding the example model.
-func mcpWorkspace(t *testing.T) string {
+// exampleWorkspace is a fresh workspace holding the example model.
+func exampleWorkspace(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
 	seed, _ := archixml.Example().Save()
@@ -114,7 +114,7 @@ func head(t *testing.T, dir string) string {
 // An agent's loop through MCP: find the element, draft a plan with a hallucinated id, read the
 // report, fix it, submit it; the plan and its context land in the inbox, the model is untouched.
 func TestMCP_ValidateFixSubmit(t *testing.T) {
-	dir := mcpWorkspace(t)
+	dir := exampleWorkspace(t)
 	before, headBefore := snapshot(t, dir), head(t, dir)
 	cs := mcpSession(t, dir)
 
@@ -196,7 +196,7 @@ func TestMCP_ValidateFixSubmit(t *testing.T) {
 
 // No tool, and no argument of one, can approve, apply, or write outside the inbox.
 func TestMCP_SubmitCannotApprove(t *testing.T) {
-	dir := mcpWorkspace(t)
+	dir := exampleWorkspace(t)
 	outside := filepath.Join(t.TempDir(), "outside.json")
 	os.WriteFile(outside, []byte("outside"), 0o644)
 	os.Symlink(outside, filepath.Join(dir, "plans", "evil.json"))
@@ -336,7 +336,7 @@ func TestMCP_InspectorCLI(t *testing.T) {
 	if out, err := exec.Command("go", "build", "-o", archiplan, ".").CombinedOutput(); err != nil {
 		t.Fatalf("build: %v\n%s", err, out)
 	}
-	dir := mcpWorkspace(t)
+	dir := exampleWorkspace(t)
 	// inspector-cli 1.0.3 finds its own package.json relative to the working folder: run it from
 	// its build folder
 	real, _ := filepath.EvalSymlinks(bin)

@@ -13,9 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/archiplan/archiplan/archixml"
 	"github.com/archiplan/archiplan/plans"
-	"github.com/archiplan/archiplan/store"
 )
 
 const secret = "sk-test-never-in-files-0123456789"
@@ -72,12 +70,7 @@ func text(s string) map[string]any {
 
 func openAIWorkspace(t *testing.T, url string) string {
 	t.Helper()
-	dir := t.TempDir()
-	seed, _ := archixml.Example().Save()
-	if _, _, err := store.Init(dir, store.InitOptions{Model: "model.archimate", Inbox: "plans", Seed: seed,
-		Author: store.Signature{Name: "t", Email: "t@t"}}); err != nil {
-		t.Fatal(err)
-	}
+	dir := exampleWorkspace(t)
 	cfg := "planner:\n  kind: openai\n  model: gpt-test\n  base_url: " + url + "/v1\n  api_key_env: ARCHIPLAN_TEST_KEY\n  timeout: 2s\n"
 	os.WriteFile(filepath.Join(dir, ".archiplan.yaml"), []byte(cfg), 0o644)
 	t.Setenv("ARCHIPLAN_TEST_KEY", secret)
