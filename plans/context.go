@@ -1,47 +1,67 @@
 package plans
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"sort"
 	"strings"
+	"unicode"
 
 	"github.com/archiplan/archiplan/archixml"
 	"github.com/archiplan/archiplan/schemas"
 )
 
 // ContextFormat is the planning context's schema_version.
-const ContextFormat = "1.0"
+const ContextFormat = "2.0"
 
 // DefaultMaxElements is the context's element budget when none is given.
 const DefaultMaxElements = 500
 
-// ErrBadScope means a --scope is not view:ID, folder:PATH or ids:ID,ID....
-var ErrBadScope = errors.New("bad scope")
+// DefaultMaxChars is the context's budget in characters when none is given: about 100,000
+// tokens, so that the whole prompt (contract, plan format, context, request) and a re-ask fit a
+// model with a 128k-token window, and far below the 1,048,576 characters the Codex app-server
+// accepts as one input.
+const DefaultMaxChars = 400_000
+
+// viewContentsShare is the part of the character budget that views' contents may take.
+const viewContentsShare = 4
+
+var (
+	// ErrBadScope means a --scope is not view:ID, folder:PATH or ids:ID,ID....
+	ErrBadScope = errors.New("bad scope")
+	// ErrContextTooLarge means not even an empty context fits the character budget.
+	ErrContextTooLarge = errors.New("CONTEXT_TOO_LARGE")
+)
 
 // ContextOptions say what a planning context holds.
 type ContextOptions struct {
 	Scope       string   // "" (the whole model), "view:ID", "folder:PATH" or "ids:ID,ID,..."
+	Intent      string   // the request: what it names, and its neighbours, come first
 	MaxElements int      // the element budget; DefaultMaxElements when 0
+	MaxChars    int      // the budget of the context's JSON in characters; DefaultMaxChars when 0
 	Include     []string // "documentation", "properties"
 }
 
 // PlanningContext (ArchiPlanningContext) is what a planner is told of the model: the ids it may
-// use, with names, types and folders, and what it may do. Written beside a plan as
-// NAME.context.json, it is also the plan's scope.
+// use, with names, types and folders, the views with what they show, and what it may do. Written
+// beside a plan as NAME.context.json, it is also the plan's scope.
 type PlanningContext struct {
-	SchemaVersion            string                `json:"schema_version"`
-	PlanSchemaVersion        string                `json:"plan_schema_version"`
-	Model                    ContextName           `json:"model"`
-	Scope                    string                `json:"scope"`
-	AllowedOps               []string              `json:"allowed_ops"`
-	AllowedElementTypes      []string              `json:"allowed_element_types"`
-	AllowedRelationshipTypes []string              `json:"allowed_relationship_types"`
-	Elements                 []ContextElement      `json:"-"` // written by MarshalJSON, never null
-	Relationships            []ContextRelationship `json:"-"`
-	Views                    []ContextName         `json:"-"`
-	Omitted                  ContextOmitted        `json:"omitted"`
+	SchemaVersion            string                  `json:"schema_version"`
+	PlanSchemaVersion        string                  `json:"plan_schema_version"`
+	Model                    ContextName             `json:"model"`
+	Scope                    string                  `json:"scope"`
+	AllowedOps               []string                `json:"allowed_ops"`
+	AllowedElementTypes      []string                `json:"allowed_element_types"`
+	AllowedRelationshipTypes []string                `json:"allowed_relationship_types"`
+	Specializations          []ContextSpecialization `json:"specializations"`
+	Folders                  []ContextFolder         `json:"folders"`
+	Focus                    []string                `json:"focus"` // the elements the intent names
+	Elements                 []ContextElement        `json:"elements"`
+	Relationships            []ContextRelationship   `json:"relationships"`
+	Views                    []ContextView           `json:"views"`
+	Omitted                  ContextOmitted          `json:"omitted"`
 }
 
 // ContextName is an object named by id.
@@ -52,12 +72,13 @@ type ContextName struct {
 
 // ContextElement is one element of a planning context.
 type ContextElement struct {
-	ID            string            `json:"id"`
-	Name          string            `json:"name"`
-	Type          string            `json:"type"`
-	Folder        string            `json:"folder"`
-	Documentation string            `json:"documentation,omitempty"`
-	Properties    map[string]string `json:"properties,omitempty"`
+	ID             string            `json:"id"`
+	Name           string            `json:"name"`
+	Type           string            `json:"type"`
+	Folder         string            `json:"folder"`
+	Specialization string            `json:"specialization,omitempty"`
+	Documentation  string            `json:"documentation,omitempty"`
+	Properties     map[string]string `json:"properties,omitempty"`
 }
 
 // ContextRelationship is one relationship of a planning context.
@@ -69,21 +90,109 @@ type ContextRelationship struct {
 	Name   string `json:"name,omitempty"`
 }
 
-// ContextOmitted counts what the budget left out.
-type ContextOmitted struct {
-	Elements      int `json:"elements"`
-	Relationships int `json:"relationships"`
+// ContextSpecialization is a specialization (Archi's profile) the model defines.
+type ContextSpecialization struct {
+	ID          string `json:"id"`
+	Name        string `json:"name"`
+	ConceptType string `json:"concept_type"`
 }
 
-// MarshalJSON writes the lists under their lower-case names, in a fixed order.
-func (c *PlanningContext) MarshalJSON() ([]byte, error) {
+// ContextFolder is a folder of the model, empty ones too, with the number of elements directly
+// in it.
+type ContextFolder struct {
+	Path     string `json:"path"`
+	Elements int    `json:"elements"`
+}
+
+// ContextView is a view; Contents is set for the views that matter most to the request (the
+// scope's view, the views showing what the intent names) while the budget allows.
+type ContextView struct {
+	ID        string        `json:"id"`
+	Name      string        `json:"name"`
+	Folder    string        `json:"folder"`
+	Viewpoint string        `json:"viewpoint,omitempty"`
+	Objects   int           `json:"objects"` // diagram objects on the view, nested ones included
+	Contents  *ViewContents `json:"contents,omitempty"`
+}
+
+// ViewContents is what a view shows: its diagram objects (nesting by parent) and connections.
+type ViewContents struct {
+	Objects     []ViewObject     `json:"objects"`
+	Connections []ViewConnection `json:"connections"`
+}
+
+// ViewObject is one diagram object: an element's figure, a group, a note or a view reference.
+type ViewObject struct {
+	ID      string `json:"id"`
+	Kind    string `json:"kind"`              // element, group, note, reference
+	Element string `json:"element,omitempty"` // the element shown
+	Name    string `json:"name,omitempty"`
+	Type    string `json:"type,omitempty"`
+	Parent  string `json:"parent,omitempty"` // the diagram object it is nested in
+	Bounds  [4]int `json:"bounds"`           // x, y, width, height (-1: Archi's default size)
+}
+
+// ViewConnection is one connection on a view, between two diagram objects.
+type ViewConnection struct {
+	ID           string `json:"id"`
+	Relationship string `json:"relationship,omitempty"`
+	Source       string `json:"source"`
+	Target       string `json:"target"`
+}
+
+// ContextOmitted counts what the budget left out, and summarises the elements left out by type
+// and by folder, so that no layer disappears without a trace.
+type ContextOmitted struct {
+	Elements      int          `json:"elements"`
+	Relationships int          `json:"relationships"`
+	Views         int          `json:"views"`
+	ViewContents  int          `json:"view_contents"` // views listed without their contents
+	ByType        []CountEntry `json:"by_type"`
+	ByFolder      []CountEntry `json:"by_folder"`
+}
+
+// CountEntry is a count of omitted elements of one type or in one folder.
+type CountEntry struct {
+	Name  string `json:"name"`
+	Count int    `json:"count"`
+}
+
+// UnmarshalJSON reads a context written by JSON.
+func (c *PlanningContext) UnmarshalJSON(data []byte) error {
 	type plain PlanningContext
-	return json.Marshal(struct {
-		*plain
-		Elements      []ContextElement      `json:"elements"`
-		Relationships []ContextRelationship `json:"relationships"`
-		Views         []ContextName         `json:"views"`
-	}{(*plain)(c), nonNil(c.Elements), nonNil(c.Relationships), nonNil(c.Views)})
+	if err := json.Unmarshal(data, (*plain)(c)); err != nil {
+		return fmt.Errorf("read planning context: %w", err)
+	}
+	return nil
+}
+
+// JSON is the context as written to NAME.context.json: the same model and options always give
+// the same bytes. Lists hold one item a line, which keeps it short and easy to diff.
+func (c *PlanningContext) JSON() []byte {
+	var b bytes.Buffer
+	b.WriteString("{\n")
+	scalar(&b, "schema_version", c.SchemaVersion)
+	scalar(&b, "plan_schema_version", c.PlanSchemaVersion)
+	scalar(&b, "model", c.Model)
+	scalar(&b, "scope", c.Scope)
+	scalar(&b, "allowed_ops", nonNil(c.AllowedOps))
+	scalar(&b, "allowed_element_types", nonNil(c.AllowedElementTypes))
+	scalar(&b, "allowed_relationship_types", nonNil(c.AllowedRelationshipTypes))
+	list(&b, "specializations", c.Specializations)
+	list(&b, "folders", c.Folders)
+	scalar(&b, "focus", nonNil(c.Focus))
+	list(&b, "elements", c.Elements)
+	list(&b, "relationships", c.Relationships)
+	list(&b, "views", c.Views)
+	o := c.Omitted
+	fmt.Fprintf(&b, "  \"omitted\": {\n    \"elements\": %d, \"relationships\": %d, \"views\": %d, \"view_contents\": %d,\n",
+		o.Elements, o.Relationships, o.Views, o.ViewContents)
+	b.WriteString("    \"by_type\": ")
+	items(&b, o.ByType, "    ")
+	b.WriteString(",\n    \"by_folder\": ")
+	items(&b, o.ByFolder, "    ")
+	b.WriteString("\n  }\n}\n")
+	return b.Bytes()
 }
 
 func nonNil[T any](s []T) []T {
@@ -93,38 +202,57 @@ func nonNil[T any](s []T) []T {
 	return s
 }
 
-// UnmarshalJSON reads a context written by JSON.
-func (c *PlanningContext) UnmarshalJSON(data []byte) error {
-	type plain PlanningContext
-	aux := struct {
-		*plain
-		Elements      []ContextElement      `json:"elements"`
-		Relationships []ContextRelationship `json:"relationships"`
-		Views         []ContextName         `json:"views"`
-	}{plain: (*plain)(c)}
-	if err := json.Unmarshal(data, &aux); err != nil {
-		return fmt.Errorf("read planning context: %w", err)
-	}
-	c.Elements, c.Relationships, c.Views = aux.Elements, aux.Relationships, aux.Views
-	return nil
-}
-
-// JSON is the context as written to NAME.context.json: the same model and options always give
-// the same bytes.
-func (c *PlanningContext) JSON() []byte {
-	b, err := json.MarshalIndent(c, "", "  ")
-	if err != nil {
+// compact is v as one line of JSON, with &, < and > as they are (the context is read by a model,
+// not embedded in HTML).
+func compact(v any) []byte {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
 		panic(err)
 	}
-	return append(b, '\n')
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
 }
 
-// BuildContext makes the planning context of a model: the objects in scope, sorted, cut to the
-// element budget (relationships are kept only between elements kept), with what was left out
-// counted.
+func scalar(b *bytes.Buffer, key string, v any) {
+	fmt.Fprintf(b, "  %q: %s,\n", key, compact(v))
+}
+
+func list[T any](b *bytes.Buffer, key string, s []T) {
+	fmt.Fprintf(b, "  %q: ", key)
+	items(b, s, "  ")
+	b.WriteString(",\n")
+}
+
+func items[T any](b *bytes.Buffer, s []T, indent string) {
+	if len(s) == 0 {
+		b.WriteString("[]")
+		return
+	}
+	b.WriteString("[\n")
+	for i, v := range s {
+		b.WriteString(indent + "  ")
+		b.Write(compact(v))
+		if i < len(s)-1 {
+			b.WriteByte(',')
+		}
+		b.WriteByte('\n')
+	}
+	b.WriteString(indent + "]")
+}
+
+// BuildContext makes the planning context of a model. The elements in scope are ranked: those
+// the intent names (by id, or by words in their names, documentation and properties), then their
+// neighbours, then what the views showing them show, then the rest taking turns by layer. The
+// budget (elements and characters) cuts that ranking; relationships are kept between elements
+// kept, views listed where they show an element kept, and what was left out is counted and
+// summarised by type and folder.
 func BuildContext(m *archixml.Model, o ContextOptions, policy Policy) (*PlanningContext, error) {
 	if o.MaxElements <= 0 {
 		o.MaxElements = DefaultMaxElements
+	}
+	if o.MaxChars <= 0 {
+		o.MaxChars = DefaultMaxChars
 	}
 	include := map[string]bool{}
 	for _, i := range o.Include {
@@ -134,6 +262,267 @@ func BuildContext(m *archixml.Model, o ContextOptions, policy Policy) (*Planning
 		}
 		include[i] = true
 	}
+	elements, rels, views, err := inScope(m, o.Scope)
+	if err != nil {
+		return nil, err
+	}
+	b := &builder{m: m, include: include, folders: map[string]string{}, profiles: map[string]string{}}
+	for _, p := range m.Profiles() {
+		b.profiles[p.ID()] = p.Name()
+	}
+	order, focus, focusViews := b.rank(elements, views, o.Intent)
+	if o.Scope != "" && strings.HasPrefix(o.Scope, "view:") {
+		focusViews = append(views[:1:1], focusViews...)
+	}
+
+	n := min(o.MaxElements, len(order))
+	for {
+		c := b.assemble(o, policy, order, n, focus, rels, views, focusViews, o.MaxChars/viewContentsShare)
+		size := len(c.JSON())
+		if size <= o.MaxChars {
+			return c, nil
+		}
+		if n == 0 {
+			return nil, fmt.Errorf("%w: an empty context takes %d characters, the budget is %d: raise --max-chars or narrow --scope",
+				ErrContextTooLarge, size, o.MaxChars)
+		}
+		// shrink in proportion to the excess, at least by one
+		next := int(float64(n) * float64(o.MaxChars) / float64(size) * 0.95)
+		n = max(0, min(next, n-1))
+	}
+}
+
+type builder struct {
+	m        *archixml.Model
+	include  map[string]bool
+	folders  map[string]string // id -> folder path, computed once
+	profiles map[string]string // profile id -> name
+}
+
+func (b *builder) folder(o archixml.Object) string {
+	if p, ok := b.folders[o.ID()]; ok {
+		return p
+	}
+	p := o.FolderPath()
+	b.folders[o.ID()] = p
+	return p
+}
+
+func (b *builder) less(x, y archixml.Object) bool {
+	if fx, fy := b.folder(x), b.folder(y); fx != fy {
+		return fx < fy
+	}
+	if x.Name() != y.Name() {
+		return x.Name() < y.Name()
+	}
+	return x.ID() < y.ID()
+}
+
+// stopWords are words of a request that name no part of a model.
+var stopWords = map[string]bool{
+	"the": true, "and": true, "for": true, "with": true, "into": true, "from": true, "that": true,
+	"this": true, "these": true, "those": true, "its": true, "their": true, "them": true, "they": true,
+	"are": true, "was": true, "were": true, "has": true, "have": true, "should": true, "must": true,
+	"can": true, "will": true, "all": true, "any": true, "each": true, "every": true, "new": true,
+	"add": true, "make": true, "put": true, "create": true, "rename": true, "delete": true, "remove": true,
+	"move": true, "set": true, "show": true, "use": true, "uses": true, "using": true, "please": true,
+	"relevant": true, "view": true, "what": true, "which": true, "where": true, "when": true,
+	"who": true, "how": true, "why": true, "about": true, "our": true, "your": true, "not": true, "model": true, "element": true, "elements": true, "also": true,
+}
+
+// words are the lower-case words of a text that may name something: letters and digits, three
+// or more, a plural's s dropped.
+func words(s string) []string {
+	var out []string
+	for _, w := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
+	}) {
+		if len([]rune(w)) < 3 || stopWords[w] {
+			continue
+		}
+		if len(w) > 3 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") {
+			w = w[:len(w)-1]
+		}
+		out = append(out, w)
+	}
+	return out
+}
+
+// rank orders the elements in scope for the budget, and returns the elements the intent names
+// and the views showing them (most of them first).
+func (b *builder) rank(elements, views []archixml.Object, intent string) (order, focus, focusViews []archixml.Object) {
+	want := map[string]bool{}
+	for _, w := range words(intent) {
+		want[w] = true
+	}
+	mentioned := map[string]bool{}
+	for _, f := range strings.FieldsFunc(intent, func(r rune) bool {
+		return unicode.IsSpace(r) || strings.ContainsRune(`,;"'()[]{}<>`, r)
+	}) {
+		mentioned[strings.TrimRight(f, ".:!?")] = true
+	}
+	score := map[string]int{}
+	count := func(text string) int {
+		n := 0
+		for _, w := range words(text) {
+			if want[w] {
+				n++
+			}
+		}
+		return n
+	}
+	lowIntent := strings.ToLower(intent)
+	var matched []archixml.Object
+	best := 0
+	for _, e := range elements {
+		s := 0
+		if mentioned[e.ID()] {
+			s += 100
+		}
+		if n := strings.ToLower(strings.TrimSpace(e.Name())); len(n) >= 3 && strings.Contains(lowIntent, n) {
+			s += 50 // the whole name
+		}
+		if len(want) > 0 {
+			s += 4 * count(e.Name())
+			s += count(e.Documentation())
+			for _, p := range e.Properties() {
+				s += count(p.Key + " " + p.Value)
+			}
+		}
+		if s > 0 {
+			score[e.ID()] = s
+			matched = append(matched, e)
+			best = max(best, s)
+		}
+	}
+	sort.SliceStable(matched, func(i, j int) bool {
+		if si, sj := score[matched[i].ID()], score[matched[j].ID()]; si != sj {
+			return si > sj
+		}
+		return b.less(matched[i], matched[j])
+	})
+	// the focus: what the intent names by id or whole name, else the best matches; other matches
+	// come after the focus's neighbours and views
+	var weak []archixml.Object
+	for _, e := range matched {
+		if s := score[e.ID()]; s >= 50 || s == best {
+			focus = append(focus, e)
+		} else {
+			weak = append(weak, e)
+		}
+	}
+	inScope := map[string]bool{}
+	for _, e := range elements {
+		inScope[e.ID()] = true
+	}
+	placed := map[string]bool{}
+	place := func(list []archixml.Object) {
+		sort.SliceStable(list, func(i, j int) bool { return b.less(list[i], list[j]) })
+		for _, e := range list {
+			if !placed[e.ID()] {
+				placed[e.ID()] = true
+				order = append(order, e)
+			}
+		}
+	}
+	for _, e := range focus {
+		placed[e.ID()] = true
+		order = append(order, e)
+	}
+	// neighbours of what the intent names
+	var near []archixml.Object
+	for _, e := range focus {
+		for _, r := range b.m.RelationshipsOf(e.ID()) {
+			other := r.TargetID()
+			if other == e.ID() {
+				other = r.SourceID()
+			}
+			if o, ok := b.m.Object(other); ok && inScope[other] && !placed[other] {
+				near = append(near, o)
+			}
+		}
+	}
+	place(unique(near))
+	// the views showing what the intent names, and what they show
+	viewIn := map[string]bool{}
+	for _, v := range views {
+		viewIn[v.ID()] = true
+	}
+	shows := map[string]int{}
+	var vs []archixml.Object
+	for _, e := range focus {
+		seen := map[string]bool{}
+		for _, ref := range b.m.ReferencesTo(e.ID()) {
+			if v, ok := ref.View(); ok && viewIn[v.ID()] && !seen[v.ID()] {
+				seen[v.ID()] = true
+				if shows[v.ID()] == 0 {
+					vs = append(vs, v)
+				}
+				shows[v.ID()]++
+			}
+		}
+	}
+	sort.SliceStable(vs, func(i, j int) bool {
+		if a, c := shows[vs[i].ID()], shows[vs[j].ID()]; a != c {
+			return a > c
+		}
+		if vs[i].Name() != vs[j].Name() {
+			return vs[i].Name() < vs[j].Name()
+		}
+		return vs[i].ID() < vs[j].ID()
+	})
+	var onViews []archixml.Object
+	for _, v := range vs {
+		for _, d := range v.DiagramObjects() {
+			if e, ok := d.Concept(); ok && e.Kind() == archixml.KindElement && inScope[e.ID()] && !placed[e.ID()] {
+				onViews = append(onViews, e)
+			}
+		}
+	}
+	place(unique(onViews))
+	for _, e := range weak {
+		if !placed[e.ID()] {
+			placed[e.ID()] = true
+			order = append(order, e)
+		}
+	}
+	// the rest, layers taking turns so that none is cut away whole
+	byLayer := map[string][]archixml.Object{}
+	var layers []string
+	for _, e := range elements {
+		if placed[e.ID()] {
+			continue
+		}
+		l := e.TopFolderType()
+		if _, ok := byLayer[l]; !ok {
+			layers = append(layers, l)
+		}
+		byLayer[l] = append(byLayer[l], e)
+	}
+	sort.Strings(layers)
+	for _, l := range layers {
+		s := byLayer[l]
+		sort.SliceStable(s, func(i, j int) bool { return b.less(s[i], s[j]) })
+	}
+	for i := 0; ; i++ {
+		more := false
+		for _, l := range layers {
+			if i < len(byLayer[l]) {
+				order = append(order, byLayer[l][i])
+				more = true
+			}
+		}
+		if !more {
+			break
+		}
+	}
+	return order, focus, vs
+}
+
+// assemble makes the context of the first elements of the ranking.
+func (b *builder) assemble(o ContextOptions, policy Policy, order []archixml.Object, n int, focus, rels, views, contentViews []archixml.Object, contentsBudget int) *PlanningContext {
+	m := b.m
+	kept := order[:n]
 	c := &PlanningContext{SchemaVersion: ContextFormat, PlanSchemaVersion: schemas.Latest,
 		Model: ContextName{ID: m.ID(), Name: m.Name()}, Scope: o.Scope}
 	if c.Scope == "" {
@@ -147,46 +536,48 @@ func BuildContext(m *archixml.Model, o ContextOptions, policy Policy) (*Planning
 	}
 	c.AllowedElementTypes = labelsOf(archixml.ElementTypes, policy.AllowedElementTypes)
 	c.AllowedRelationshipTypes = labelsOf(archixml.RelationshipTypes, policy.AllowedRelationshipTypes)
-
-	elements, rels, views, err := inScope(m, o.Scope)
-	if err != nil {
-		return nil, err
+	for _, p := range m.Profiles() {
+		t := p.Attr("conceptType")
+		if et := archixml.ElementType(t); et != nil {
+			t = et.Label
+		} else if rt := archixml.RelationshipType(t); rt != nil {
+			t = rt.Label
+		}
+		c.Specializations = append(c.Specializations, ContextSpecialization{ID: p.ID(), Name: p.Name(), ConceptType: t})
 	}
-	sort.Slice(elements, func(i, j int) bool {
-		a, b := elements[i], elements[j]
-		if a.FolderPath() != b.FolderPath() {
-			return a.FolderPath() < b.FolderPath()
+	sort.Slice(c.Specializations, func(i, j int) bool {
+		a, z := c.Specializations[i], c.Specializations[j]
+		if a.Name != z.Name {
+			return a.Name < z.Name
 		}
-		if a.Name() != b.Name() {
-			return a.Name() < b.Name()
-		}
-		return a.ID() < b.ID()
+		return a.ID < z.ID
 	})
-	if len(elements) > o.MaxElements {
-		c.Omitted.Elements = len(elements) - o.MaxElements
-		elements = elements[:o.MaxElements]
+	direct := map[string]int{}
+	for _, e := range m.Elements() {
+		direct[b.folder(e)]++
 	}
-	kept := map[string]bool{}
-	for _, e := range elements {
-		kept[e.ID()] = true
-		ce := ContextElement{ID: e.ID(), Name: e.Name(), Type: e.Type().Label, Folder: e.FolderPath()}
-		if include["documentation"] {
-			ce.Documentation = e.Documentation()
+	for _, f := range m.Folders() {
+		p := b.folder(f)
+		c.Folders = append(c.Folders, ContextFolder{Path: p, Elements: direct[p]})
+	}
+	sort.SliceStable(c.Folders, func(i, j int) bool { return c.Folders[i].Path < c.Folders[j].Path })
+
+	keep := map[string]bool{}
+	for _, e := range kept {
+		keep[e.ID()] = true
+	}
+	for _, e := range focus {
+		if keep[e.ID()] {
+			c.Focus = append(c.Focus, e.ID())
 		}
-		if include["properties"] {
-			for _, p := range e.Properties() {
-				if ce.Properties == nil {
-					ce.Properties = map[string]string{}
-				}
-				if _, dup := ce.Properties[p.Key]; !dup {
-					ce.Properties[p.Key] = p.Value
-				}
-			}
-		}
-		c.Elements = append(c.Elements, ce)
+	}
+	sorted := append([]archixml.Object(nil), kept...)
+	sort.Slice(sorted, func(i, j int) bool { return b.less(sorted[i], sorted[j]) })
+	for _, e := range sorted {
+		c.Elements = append(c.Elements, b.element(e))
 	}
 	for _, r := range rels {
-		if !kept[r.SourceID()] || !kept[r.TargetID()] {
+		if !keep[r.SourceID()] || !keep[r.TargetID()] {
 			c.Omitted.Relationships++
 			continue
 		}
@@ -194,20 +585,40 @@ func BuildContext(m *archixml.Model, o ContextOptions, policy Policy) (*Planning
 			Source: r.SourceID(), Target: r.TargetID(), Name: r.Name()})
 	}
 	sort.Slice(c.Relationships, func(i, j int) bool {
-		a, b := c.Relationships[i], c.Relationships[j]
-		if a.Source != b.Source {
-			return a.Source < b.Source
+		a, z := c.Relationships[i], c.Relationships[j]
+		if a.Source != z.Source {
+			return a.Source < z.Source
 		}
-		if a.Type != b.Type {
-			return a.Type < b.Type
+		if a.Type != z.Type {
+			return a.Type < z.Type
 		}
-		if a.Target != b.Target {
-			return a.Target < b.Target
+		if a.Target != z.Target {
+			return a.Target < z.Target
 		}
-		return a.ID < b.ID
+		return a.ID < z.ID
 	})
+
+	// views: those showing an element kept, and those whose contents are wanted
+	wantContents := map[string]bool{}
+	for _, v := range contentViews {
+		wantContents[v.ID()] = true
+	}
 	for _, v := range views {
-		c.Views = append(c.Views, ContextName{ID: v.ID(), Name: v.Name()})
+		shown := wantContents[v.ID()]
+		if !shown {
+			for _, d := range v.DiagramObjects() {
+				if keep[conceptID(d)] {
+					shown = true
+					break
+				}
+			}
+		}
+		if !shown {
+			c.Omitted.Views++
+			continue
+		}
+		c.Views = append(c.Views, ContextView{ID: v.ID(), Name: v.Name(), Folder: b.folder(v),
+			Viewpoint: v.Attr("viewpoint"), Objects: len(v.DiagramObjects())})
 	}
 	sort.Slice(c.Views, func(i, j int) bool {
 		if c.Views[i].Name != c.Views[j].Name {
@@ -215,7 +626,116 @@ func BuildContext(m *archixml.Model, o ContextOptions, policy Policy) (*Planning
 		}
 		return c.Views[i].ID < c.Views[j].ID
 	})
-	return c, nil
+	index := map[string]int{}
+	for i, v := range c.Views {
+		index[v.ID] = i
+	}
+	used := 0
+	done := map[string]bool{}
+	for _, v := range contentViews {
+		i, ok := index[v.ID()]
+		if !ok || done[v.ID()] {
+			continue
+		}
+		done[v.ID()] = true
+		vc := ViewContentsOf(v)
+		size := len(compact(vc))
+		if used+size > contentsBudget {
+			c.Omitted.ViewContents++
+			continue
+		}
+		used += size
+		c.Views[i].Contents = vc
+	}
+
+	// what was left out, summarised by type and by folder
+	byType, byFolder := map[string]int{}, map[string]int{}
+	for _, e := range order[n:] {
+		c.Omitted.Elements++
+		byType[e.Type().Label]++
+		byFolder[b.folder(e)]++
+	}
+	c.Omitted.ByType, c.Omitted.ByFolder = counts(byType), counts(byFolder)
+	return c
+}
+
+func counts(m map[string]int) []CountEntry {
+	var out []CountEntry
+	for k, v := range m {
+		out = append(out, CountEntry{Name: k, Count: v})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+func conceptID(d archixml.Object) string {
+	if id := d.Attr("archimateElement"); id != "" {
+		return id
+	}
+	return ""
+}
+
+func (b *builder) element(e archixml.Object) ContextElement {
+	ce := ContextElement{ID: e.ID(), Name: e.Name(), Type: e.Type().Label, Folder: b.folder(e)}
+	var specs []string
+	for _, id := range e.ProfileIDs() {
+		if n, ok := b.profiles[id]; ok {
+			specs = append(specs, n)
+		}
+	}
+	ce.Specialization = strings.Join(specs, ", ")
+	if b.include["documentation"] {
+		ce.Documentation = e.Documentation()
+	}
+	if b.include["properties"] {
+		for _, p := range e.Properties() {
+			if ce.Properties == nil {
+				ce.Properties = map[string]string{}
+			}
+			if _, dup := ce.Properties[p.Key]; !dup {
+				ce.Properties[p.Key] = p.Value
+			}
+		}
+	}
+	return ce
+}
+
+// ViewContentsOf is what a view shows: its diagram objects in document order (nested ones with
+// their parent) and its connections.
+func ViewContentsOf(v archixml.Object) *ViewContents {
+	vc := &ViewContents{Objects: []ViewObject{}, Connections: []ViewConnection{}}
+	for _, d := range v.DiagramObjects() {
+		o := ViewObject{ID: d.ID(), Name: d.Name()}
+		switch d.Class() {
+		case "DiagramModelGroup":
+			o.Kind = "group"
+		case "DiagramModelNote":
+			o.Kind = "note"
+			o.Name = ""
+		case "DiagramModelReference":
+			o.Kind = "reference"
+		default:
+			o.Kind = "element"
+			if e, ok := d.Concept(); ok {
+				o.Element, o.Name = e.ID(), e.Name()
+				if t := e.Type(); t != nil {
+					o.Type = t.Label
+				}
+			}
+		}
+		if p, ok := d.Parent(); ok && p.Kind() == archixml.KindDiagramObject {
+			o.Parent = p.ID()
+		}
+		if bd, ok := d.Bounds(); ok {
+			o.Bounds = [4]int{bd.X, bd.Y, bd.Width, bd.Height}
+		}
+		vc.Objects = append(vc.Objects, o)
+	}
+	for _, cn := range v.Connections() {
+		vc.Connections = append(vc.Connections, ViewConnection{ID: cn.ID(), Relationship: cn.Attr("archimateRelationship"),
+			Source: cn.SourceID(), Target: cn.TargetID()})
+	}
+	return vc
 }
 
 func labelsOf(types []archixml.ConceptType, allowed []string) []string {

@@ -29,6 +29,39 @@ Rules:
    already has.
 6. Relationships must be allowed by ArchiMate 3.2 between the types of their source and target.
 7. "summary" says in one sentence what the plan does; "warnings" may note risks for the reviewer.
+8. Before you create an element, look for one of that name and type in the context: reuse it
+   rather than make a duplicate. Before you add an element to a view, look at the view's
+   contents: do not add what the view already shows.
+`
+
+// promptGuide explains the planning context; it is part of the stable head too.
+const promptGuide = `## How to read the planning context
+
+- "focus" lists the elements the request names; "elements" holds them first, then their
+  neighbours, then what the views showing them show, then the rest while the budget lasts.
+- "relationships" are those between the elements listed. "views" are those showing a listed
+  element; "contents" (diagram objects with the element each shows, nesting by "parent",
+  "bounds" as x, y, width, height, and connections) is given for the views that matter most.
+- "specializations" are the model's specializations of element types; "folders" are all folders
+  with the number of elements directly in each (use their paths in folder_path).
+- "omitted" counts what the budget left out: elements (summarised by type and by folder),
+  relationships, views, and views listed without their contents. You cannot use an id that is
+  not listed. If the request needs something omitted, answer "needs_clarification" and ask for
+  it by name; the person can then ask again with a narrower scope (--scope view:ID,
+  folder:PATH or ids:ID,...) or a larger budget (--max-elements, --max-chars).
+
+## An example plan
+
+In this example, EXISTING-ELEMENT-ID and EXISTING-VIEW-ID stand for ids from the context.
+
+{"schema_version": "2.0", "status": "ready",
+ "summary": "Add a Payment Service that serves the existing booking process, and show it on its view",
+ "questions": [], "warnings": [],
+ "actions": [
+  {"op": "create_element", "type": "Application Service", "name": "Payment Service", "ref_id": "payment"},
+  {"op": "create_relationship", "source_id": "payment", "target_id": "EXISTING-ELEMENT-ID", "relationship_type": "Serving"},
+  {"op": "add_to_view", "view_id": "EXISTING-VIEW-ID", "element_id": "payment"}
+ ]}
 `
 
 // SchemaSummary is the plan format in words: every op with its fields, and the type names.
@@ -65,13 +98,18 @@ func joinLabels(types []archixml.ConceptType) string {
 	return strings.Join(l, ", ")
 }
 
-// BuildPrompt is the whole planner prompt: the contract, the plan format, the planning context,
-// then the request. The same inputs give the same bytes.
+// StablePrompt is the head every prompt starts with, the same for every model and request: the
+// contract, the plan format, how to read the context and an example plan. Planners that cache
+// prompt prefixes hit on it.
+func StablePrompt() string {
+	return promptContract + "\n" + SchemaSummary() + "\n" + promptGuide
+}
+
+// BuildPrompt is the whole planner prompt: the stable head, the planning context, then the
+// request. The same inputs give the same bytes.
 func BuildPrompt(intent string, ctx *PlanningContext) string {
 	var b strings.Builder
-	b.WriteString(promptContract)
-	b.WriteString("\n")
-	b.WriteString(SchemaSummary())
+	b.WriteString(StablePrompt())
 	b.WriteString("\n## The model (planning context)\n\n```json\n")
 	b.Write(ctx.JSON())
 	b.WriteString("```\n\n## The request\n\n")

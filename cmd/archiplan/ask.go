@@ -21,12 +21,14 @@ import (
 func contextFlags(c *cobra.Command) {
 	c.Flags().String("scope", "", "view:ID, folder:PATH or ids:ID,ID,... (default: the whole model)")
 	c.Flags().Int("max-elements", plans.DefaultMaxElements, "the element budget; what is left out is counted")
+	c.Flags().Int("max-chars", plans.DefaultMaxChars, "the context's budget in characters; what is left out is counted")
 	c.Flags().StringSlice("include", nil, "also documentation and/or properties")
 	c.Flags().String("model", "", "read this model file instead of the workspace's model at HEAD")
 }
 
 // buildContext makes the planning context the flags ask for, of the model it returns.
-func buildContext(cmd *cobra.Command, cfg *config) (*plans.PlanningContext, *archixml.Model, error) {
+// The intent ranks the elements: what it names, and their neighbours, come first.
+func buildContext(cmd *cobra.Command, cfg *config, intent string) (*plans.PlanningContext, *archixml.Model, error) {
 	modelFile, _ := cmd.Flags().GetString("model")
 	m, _, err := cfg.loadModel(modelFile)
 	if err != nil {
@@ -34,8 +36,10 @@ func buildContext(cmd *cobra.Command, cfg *config) (*plans.PlanningContext, *arc
 	}
 	scope, _ := cmd.Flags().GetString("scope")
 	max, _ := cmd.Flags().GetInt("max-elements")
+	maxChars, _ := cmd.Flags().GetInt("max-chars")
 	include, _ := cmd.Flags().GetStringSlice("include")
-	c, err := plans.BuildContext(m, plans.ContextOptions{Scope: scope, MaxElements: max, Include: include}, cfg.policy())
+	c, err := plans.BuildContext(m, plans.ContextOptions{Scope: scope, Intent: intent, MaxElements: max,
+		MaxChars: maxChars, Include: include}, cfg.policy())
 	if err != nil {
 		return nil, nil, usageError{err}
 	}
@@ -43,8 +47,9 @@ func buildContext(cmd *cobra.Command, cfg *config) (*plans.PlanningContext, *arc
 }
 
 func contextCmd() *cobra.Command {
+	var intent string
 	c := &cobra.Command{
-		Use:   "context [--scope S] [--max-elements N] [--include documentation,properties]",
+		Use:   "context [--intent TEXT] [--scope S] [--max-elements N] [--max-chars N] [--include documentation,properties]",
 		Short: "Print the planning context JSON a planner needs (the same model and options give the same bytes)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -52,7 +57,7 @@ func contextCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			ctx, _, err := buildContext(cmd, cfg)
+			ctx, _, err := buildContext(cmd, cfg, intent)
 			if err != nil {
 				return err
 			}
@@ -60,6 +65,7 @@ func contextCmd() *cobra.Command {
 			return nil
 		},
 	}
+	c.Flags().StringVar(&intent, "intent", "", "the request: what it names, and their neighbours, come first")
 	contextFlags(c)
 	return c
 }
@@ -86,7 +92,7 @@ func promptCmd() *cobra.Command {
 				if err != nil {
 					return err
 				}
-				if ctx, _, err = buildContext(cmd, cfg); err != nil {
+				if ctx, _, err = buildContext(cmd, cfg, args[0]); err != nil {
 					return err
 				}
 			}
@@ -115,7 +121,7 @@ func askCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			pctx, m, err := buildContext(cmd, cfg)
+			pctx, m, err := buildContext(cmd, cfg, args[0])
 			if err != nil {
 				return err
 			}
@@ -127,8 +133,10 @@ func askCmd() *cobra.Command {
 			p, err := planners.New(planners.Config{
 				Kind: cfg.v.GetString("planner.kind"), Command: cfg.v.GetStringSlice("planner.command"),
 				Model: cfg.v.GetString("planner.model"), BaseURL: cfg.v.GetString("planner.base_url"),
-				APIKeyEnv: cfg.v.GetString("planner.api_key_env"), Schema: strict,
-				Timeout: cfg.v.GetDuration("planner.timeout"), Dir: ws.Root})
+				APIKeyEnv: cfg.v.GetString("planner.api_key_env"), Store: cfg.v.GetBool("planner.store"), Schema: strict,
+				Timeout: cfg.v.GetDuration("planner.timeout"), Dir: ws.Root,
+				MaxInput: cfg.v.GetInt("planner.max_input"), Instructions: plans.StablePrompt(),
+				Progress: func(s string) { fmt.Fprintln(cmd.ErrOrStderr(), s) }})
 			if err != nil {
 				return usageError{err}
 			}
@@ -142,10 +150,16 @@ func askCmd() *cobra.Command {
 			opts.Scope = scope
 			out := cmd.OutOrStdout()
 			ctx := context.Background()
-			answer, err := p.Ask(ctx, plans.BuildPrompt(args[0], pctx))
+			prompt := plans.BuildPrompt(args[0], pctx)
+			fmt.Fprintf(cmd.ErrOrStderr(), "asking the %s planner: %d characters, %d elements, %d omitted\n",
+				cfg.v.GetString("planner.kind"), len(prompt), len(pctx.Elements), pctx.Omitted.Elements)
+			answer, err := p.Ask(ctx, prompt)
 			var plan []byte
 			var o *plans.Outcome
 			for try := 1; ; try++ {
+				if errors.Is(err, planners.ErrPromptTooLarge) {
+					return codedError{exitNoUsable, fmt.Errorf("ask the planner: %w: lower --max-chars or --max-elements, narrow --scope, or set planner.max_input", err)}
+				}
 				if err != nil {
 					return codedError{exitNoUsable, fmt.Errorf("ask the planner: %w", err)}
 				}
@@ -155,6 +169,7 @@ func askCmd() *cobra.Command {
 				if len(o.Errors()) == 0 || try >= attempts {
 					break
 				}
+				fmt.Fprintf(cmd.ErrOrStderr(), "asking again with the errors (answer %d of %d)\n", try+1, attempts)
 				answer, err = p.Again(ctx, plans.FollowUp(o))
 			}
 			if name == "" {

@@ -13,8 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/archiplan/archiplan/archixml"
-	"github.com/archiplan/archiplan/store"
+	"github.com/archiplan/archiplan/plans"
 )
 
 const secret = "sk-test-never-in-files-0123456789"
@@ -47,25 +46,31 @@ func (f *fakeResponses) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	out := map[string]any{"type": "message", "content": []any{map[string]any{"type": "output_text", "text": "{}"}}}
+	out := text("{}")
 	if n <= len(f.answers) {
 		out = f.answers[n-1]
 	}
-	json.NewEncoder(w).Encode(map[string]any{"id": "resp_" + string(rune('0'+n)), "status": "completed", "output": []any{out}})
+	// a Response with the fields OpenAI's specification requires
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("x-request-id", "req_"+string(rune('0'+n)))
+	json.NewEncoder(w).Encode(map[string]any{
+		"id": "resp_" + string(rune('0'+n)), "object": "response", "created_at": 1763800000, "status": "completed",
+		"error": nil, "incomplete_details": nil, "instructions": req["instructions"], "model": req["model"],
+		"output": []any{out}, "parallel_tool_calls": true, "metadata": map[string]any{}, "tool_choice": "auto",
+		"tools": []any{}, "temperature": 1.0, "top_p": 1.0,
+		"usage": map[string]any{"input_tokens": 900, "input_tokens_details": map[string]any{"cached_tokens": 0},
+			"output_tokens": 50, "output_tokens_details": map[string]any{"reasoning_tokens": 0}, "total_tokens": 950},
+	})
 }
 
 func text(s string) map[string]any {
-	return map[string]any{"type": "message", "content": []any{map[string]any{"type": "output_text", "text": s}}}
+	return map[string]any{"type": "message", "id": "msg_1", "role": "assistant", "status": "completed",
+		"content": []any{map[string]any{"type": "output_text", "text": s, "annotations": []any{}}}}
 }
 
 func openAIWorkspace(t *testing.T, url string) string {
 	t.Helper()
-	dir := t.TempDir()
-	seed, _ := archixml.Example().Save()
-	if _, _, err := store.Init(dir, store.InitOptions{Model: "model.archimate", Inbox: "plans", Seed: seed,
-		Author: store.Signature{Name: "t", Email: "t@t"}}); err != nil {
-		t.Fatal(err)
-	}
+	dir := exampleWorkspace(t)
 	cfg := "planner:\n  kind: openai\n  model: gpt-test\n  base_url: " + url + "/v1\n  api_key_env: ARCHIPLAN_TEST_KEY\n  timeout: 2s\n"
 	os.WriteFile(filepath.Join(dir, ".archiplan.yaml"), []byte(cfg), 0o644)
 	t.Setenv("ARCHIPLAN_TEST_KEY", secret)
@@ -93,8 +98,17 @@ func TestAsk_OpenAIReasksThenLands(t *testing.T) {
 	if format["type"] != "json_schema" || format["strict"] != true || format["schema"] == nil {
 		t.Fatalf("text.format: %v", format)
 	}
-	if second["previous_response_id"] != "resp_1" || !strings.Contains(second["input"].(string), "REF_NOT_FOUND") {
-		t.Fatalf("the re-ask is not on the same conversation with the error: %v", second)
+	// nothing stored at OpenAI: the re-ask resends the conversation with the error
+	input, _ := json.Marshal(second["input"])
+	if second["store"] != false || second["previous_response_id"] != nil || !strings.Contains(string(input), "REF_NOT_FOUND") ||
+		!strings.Contains(string(input), "customer-1") {
+		t.Fatalf("the re-ask does not carry the conversation and the error: %v", second)
+	}
+	if first["instructions"] != plans.StablePrompt() || strings.Contains(string(input), "You are a planner for archiplan") {
+		t.Fatal("the contract is not in instructions")
+	}
+	if !strings.Contains(errOut.String(), "openai: request req_1: 900 input tokens (0 cached)") {
+		t.Fatalf("no progress: %s", errOut.String())
 	}
 	plan, err := os.ReadFile(filepath.Join(dir, "plans", "oa.json"))
 	if err != nil || !strings.Contains(string(plan), "id-59a96df4cd3e24d3da41e81a8c7d1335") {

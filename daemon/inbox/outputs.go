@@ -175,18 +175,31 @@ func (b *Inbox) Verify(rec *Record) (map[string][]byte, error) {
 
 // Reject writes why a plan was not applied (outputs and record), then renames its file to
 // NAME.rejected: whoever sees NAME.rejected finds the preview saying why.
+//
+// A pending plan (rejected by hand while a daemon may run) is renamed first instead: a daemon
+// previews pending plans, and one seeing NAME.json beside outputs it did not write would write
+// its own preview over the reason. A rejected plan is never previewed.
 func (b *Inbox) Reject(e Entry, out Outputs, rec *Record) error {
 	rec.File = RejectedFile(e.Name)
+	rename := func() error {
+		if e.File == RejectedFile(e.Name) {
+			return nil
+		}
+		if err := os.Rename(b.Path(e.File), b.Path(RejectedFile(e.Name))); err != nil {
+			return fmt.Errorf("rename %s to %s: %w", e.File, RejectedFile(e.Name), err)
+		}
+		return nil
+	}
+	if e.State == Pending {
+		if err := rename(); err != nil {
+			return err
+		}
+		return b.Publish(e.Name, out, rec)
+	}
 	if err := b.Publish(e.Name, out, rec); err != nil {
 		return err
 	}
-	if e.File == RejectedFile(e.Name) {
-		return nil
-	}
-	if err := os.Rename(b.Path(e.File), b.Path(RejectedFile(e.Name))); err != nil {
-		return fmt.Errorf("rename %s to %s: %w", e.File, RejectedFile(e.Name), err)
-	}
-	return nil
+	return rename()
 }
 
 // Approve renames NAME.json to NAME.approved: what a person does in a file manager.

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
+	"regexp"
 	"strings"
 	"sync"
 	"syscall"
@@ -31,6 +32,9 @@ type codex struct {
 	notes   chan rpcMessage // notifications
 	dead    chan struct{}   // closed when the server's output ends
 	deadErr error
+
+	stderr    *tailBuffer // the end of what codex wrote to stderr
+	lastRetry string      // the last "error" notification, e.g. "Reconnecting... 5/5 (cause)"
 }
 
 type rpcMessage struct {
@@ -47,7 +51,8 @@ type rpcMessage struct {
 func (c *codex) start() error {
 	cmd := exec.Command(c.cfg.Command[0], c.cfg.Command[1:]...)
 	cmd.Dir = c.cfg.Dir
-	cmd.Stderr = io.Discard
+	c.stderr = &tailBuffer{max: 4096}
+	cmd.Stderr = c.stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	in, err := cmd.StdinPipe()
 	if err != nil {
@@ -95,13 +100,29 @@ func (c *codex) read(out io.Reader) {
 	c.deadErr = sc.Err()
 }
 
-// answerServer answers a request the server sends: every approval is declined (the planner may
-// read, never run commands or change files); anything else is not supported.
+// answerServer answers a request the server sends, each in the shape its method takes: every
+// approval is declined and no permission granted (the planner may read, never run commands or
+// change files); questions for the user and tool calls are answered with nothing; anything else
+// is not supported. Under approvalPolicy "never" codex sends none of these; this is the second
+// line of defence.
 func (c *codex) answerServer(m rpcMessage) {
-	var reply map[string]any
-	if strings.HasSuffix(m.Method, "requestApproval") || strings.Contains(m.Method, "Approval") {
-		reply = map[string]any{"id": m.ID, "result": map[string]any{"decision": "decline"}}
-	} else {
+	var result any
+	switch m.Method {
+	case "item/commandExecution/requestApproval", "item/fileChange/requestApproval":
+		result = map[string]any{"decision": "decline"}
+	case "execCommandApproval", "applyPatchApproval":
+		result = map[string]any{"decision": "denied"}
+	case "item/permissions/requestApproval":
+		result = map[string]any{"permissions": map[string]any{}, "scope": "turn"}
+	case "mcpServer/elicitation/request":
+		result = map[string]any{"action": "decline"}
+	case "item/tool/requestUserInput":
+		result = map[string]any{"answers": map[string]any{}}
+	case "item/tool/call":
+		result = map[string]any{"contentItems": []any{}, "success": false}
+	}
+	reply := map[string]any{"id": m.ID, "result": result}
+	if result == nil {
 		reply = map[string]any{"id": m.ID, "error": map[string]any{"code": -32601, "message": "archiplan does not support " + m.Method}}
 	}
 	c.write(reply)
@@ -136,7 +157,7 @@ func (c *codex) call(ctx context.Context, method string, params any) (json.RawMe
 		}
 		return m.Result, nil
 	case <-c.dead:
-		return nil, fmt.Errorf("%s: the app-server exited: %w", method, ErrPlanner)
+		return nil, fmt.Errorf("%s: the app-server exited%s: %w", method, c.why(), ErrPlanner)
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
@@ -150,6 +171,9 @@ func (c *codex) Ask(ctx context.Context, prompt string) (string, error) {
 }
 
 func (c *codex) ask(ctx context.Context, prompt string) (string, error) {
+	if err := c.cfg.checkInput(prompt); err != nil {
+		return "", err
+	}
 	if err := c.start(); err != nil {
 		return "", err
 	}
@@ -160,7 +184,8 @@ func (c *codex) ask(ctx context.Context, prompt string) (string, error) {
 	if err := c.write(map[string]any{"method": "initialized", "params": map[string]any{}}); err != nil {
 		return "", err
 	}
-	params := map[string]any{"approvalPolicy": "never", "sandbox": "read-only"}
+	// ephemeral: codex keeps no copy of the thread (the prompt holds the model) under CODEX_HOME
+	params := map[string]any{"approvalPolicy": "never", "sandbox": "read-only", "ephemeral": true}
 	if c.cfg.Model != "" {
 		params["model"] = c.cfg.Model
 	}
@@ -187,6 +212,9 @@ func (c *codex) Again(ctx context.Context, message string) (string, error) {
 	if c.thread == "" {
 		return "", fmt.Errorf("no conversation to continue: %w", ErrPlanner)
 	}
+	if err := c.cfg.checkInput(message); err != nil {
+		return "", err
+	}
 	ctx, cancel := withTimeout(ctx, c.cfg.Timeout)
 	defer cancel()
 	answer, err := c.turn(ctx, message)
@@ -196,9 +224,32 @@ func (c *codex) Again(ctx context.Context, message string) (string, error) {
 func (c *codex) timeout(ctx context.Context, err error) error {
 	if err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		c.Close()
-		return fmt.Errorf("codex app-server after %s: %w", c.cfg.Timeout, ErrTimeout)
+		return fmt.Errorf("codex app-server after %s%s: %w", c.cfg.Timeout, c.why(), ErrTimeout)
 	}
 	return err
+}
+
+// why is what codex said of its trouble: the last retry notice and the end of its stderr.
+func (c *codex) why() string {
+	var parts []string
+	if c.lastRetry != "" {
+		parts = append(parts, "last notice: "+c.lastRetry)
+	}
+	if c.stderr != nil {
+		if t := lastLine(ansi.ReplaceAllString(c.stderr.String(), "")); t != "" {
+			parts = append(parts, "stderr: "+t)
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(parts, "; ") + ")"
+}
+
+func (c *codex) progress(msg string) {
+	if c.cfg.Progress != nil {
+		c.cfg.Progress(msg)
+	}
 }
 
 // turn runs one turn and returns its final agentMessage.
@@ -227,9 +278,27 @@ func (c *codex) turn(ctx context.Context, text string) (string, error) {
 		case <-ctx.Done():
 			return "", ctx.Err()
 		case <-c.dead:
-			return "", fmt.Errorf("the app-server exited during the turn: %w", ErrPlanner)
+			return "", fmt.Errorf("the app-server exited during the turn%s: %w", c.why(), ErrPlanner)
 		case m := <-c.notes:
 			switch m.Method {
+			case "error":
+				var p struct {
+					Error struct {
+						Message           string  `json:"message"`
+						AdditionalDetails *string `json:"additionalDetails"`
+					} `json:"error"`
+					WillRetry bool `json:"willRetry"`
+				}
+				if json.Unmarshal(m.Params, &p) == nil {
+					msg := p.Error.Message
+					if p.Error.AdditionalDetails != nil && *p.Error.AdditionalDetails != "" {
+						msg += " (" + *p.Error.AdditionalDetails + ")"
+					}
+					c.lastRetry = msg
+					if p.WillRetry {
+						c.progress("codex: " + msg)
+					}
+				}
 			case "item/agentMessage/delta":
 				var d struct {
 					ItemID string `json:"itemId"`
@@ -268,10 +337,13 @@ func (c *codex) turn(ctx context.Context, text string) (string, error) {
 				if json.Unmarshal(m.Params, &p) != nil || (started.Turn.ID != "" && p.Turn.ID != "" && p.Turn.ID != started.Turn.ID) {
 					continue
 				}
-				if p.Turn.Status == "failed" {
-					msg := "the turn failed"
+				if p.Turn.Status == "failed" || p.Turn.Status == "interrupted" {
+					msg := "the turn " + p.Turn.Status
 					if p.Turn.Error != nil {
 						msg += ": " + p.Turn.Error.Message
+					}
+					if c.lastRetry != "" && (p.Turn.Error == nil || !strings.Contains(c.lastRetry, p.Turn.Error.Message)) {
+						msg += " (last notice: " + c.lastRetry + ")"
 					}
 					return "", fmt.Errorf("%s: %w", msg, ErrPlanner)
 				}
@@ -299,4 +371,30 @@ func (c *codex) Close() error {
 	}
 	c.cmd = nil
 	return nil
+}
+
+// ansi matches the terminal colour codes of codex's log lines.
+var ansi = regexp.MustCompile(`\x1b\[[0-9;]*m`)
+
+// tailBuffer keeps the last max bytes written to it.
+type tailBuffer struct {
+	mu  sync.Mutex
+	max int
+	b   []byte
+}
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.b = append(t.b, p...)
+	if len(t.b) > t.max {
+		t.b = append([]byte(nil), t.b[len(t.b)-t.max:]...)
+	}
+	return len(p), nil
+}
+
+func (t *tailBuffer) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return string(t.b)
 }

@@ -37,6 +37,9 @@ func (c *command) Again(ctx context.Context, message string) (string, error) {
 }
 
 func (c *command) run(ctx context.Context) (string, error) {
+	if err := c.cfg.checkInput(c.conversation.String()); err != nil {
+		return "", err
+	}
 	if c.schemaFile == "" && len(c.cfg.Schema) > 0 {
 		f, err := os.CreateTemp("", "archiplan-schema-*.json")
 		if err != nil {

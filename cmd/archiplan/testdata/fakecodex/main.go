@@ -1,8 +1,12 @@
-// Command fakecodex speaks the Codex app-server's JSON-RPC over stdio for archiplan's tests: it
-// answers initialize, thread/start and turn/start as the real server does, streams intermediate
-// agent messages, sends an approval request and waits for the client's decision, then completes
-// the turn with the next scripted answer (FAKE_CODEX_DIR/answerN.txt; HANG never completes). It
-// logs what the client sent to FAKE_CODEX_DIR/log.
+// Command fakecodex speaks the Codex app-server's JSON-RPC over stdio for archiplan's tests, in
+// the shapes codex-cli 0.169.0 uses: it answers initialize, thread/start and turn/start, streams
+// intermediate agent messages, then completes the turn with the next scripted answer
+// (FAKE_CODEX_DIR/answerN.txt; HANG never completes; RETRYHANG sends "Reconnecting..." error
+// notices with willRetry and never completes). Like the real server, it sends approval requests
+// only when the thread's approvalPolicy is not "never", or when FAKE_CODEX_APPROVALS=1 asks it to
+// test the client's second line of defence: then one request of every approval method, each in
+// its real shape (a command approval carries command as a string). It logs what the client sent
+// to FAKE_CODEX_DIR/log. (The real server is tested in plans/planners against a fake provider.)
 package main
 
 import (
@@ -23,9 +27,10 @@ type msg struct {
 }
 
 var (
-	dir = os.Getenv("FAKE_CODEX_DIR")
-	out = bufio.NewWriter(os.Stdout)
-	in  = bufio.NewScanner(os.Stdin)
+	approvals bool
+	dir       = os.Getenv("FAKE_CODEX_DIR")
+	out       = bufio.NewWriter(os.Stdout)
+	in        = bufio.NewScanner(os.Stdin)
 )
 
 func logf(format string, args ...any) {
@@ -60,9 +65,11 @@ func main() {
 			var p struct {
 				ApprovalPolicy string `json:"approvalPolicy"`
 				Sandbox        string `json:"sandbox"`
+				Ephemeral      bool   `json:"ephemeral"`
 			}
 			json.Unmarshal(m.Params, &p)
-			logf("thread/start approvalPolicy=%s sandbox=%s", p.ApprovalPolicy, p.Sandbox)
+			approvals = p.ApprovalPolicy != "never" || os.Getenv("FAKE_CODEX_APPROVALS") == "1"
+			logf("thread/start approvalPolicy=%s sandbox=%s ephemeral=%v", p.ApprovalPolicy, p.Sandbox, p.Ephemeral)
 			send(map[string]any{"id": m.ID, "result": map[string]any{"thread": map[string]any{"id": "thr_1"}}})
 			send(map[string]any{"method": "thread/started", "params": map[string]any{"thread": map[string]any{"id": "thr_1"}}})
 		case "turn/start":
@@ -98,22 +105,41 @@ func turn(turnID string, n int) {
 	send(map[string]any{"method": "item/started", "params": map[string]any{"item": map[string]any{"type": "agentMessage", "id": thinking, "text": ""}}})
 	send(map[string]any{"method": "item/agentMessage/delta", "params": map[string]any{"itemId": thinking, "delta": "Looking at the model"}})
 	send(map[string]any{"method": "item/completed", "params": map[string]any{"item": map[string]any{"type": "agentMessage", "id": thinking, "text": "Looking at the model..."}}})
-	// ask to run a command, and wait for the decision
-	approvalID := 900 + n
-	send(map[string]any{"id": approvalID, "method": "item/commandExecution/requestApproval",
-		"params": map[string]any{"threadId": "thr_1", "turnId": turnID, "itemId": "cmd_1", "command": []string{"rm", "-rf", "/"}}})
-	for in.Scan() {
-		var m msg
-		if json.Unmarshal(in.Bytes(), &m) == nil && string(m.ID) == fmt.Sprint(approvalID) && m.Method == "" {
-			logf("approval decision %s", m.Result)
-			break
+	if approvals {
+		for i, req := range []struct {
+			method string
+			params map[string]any
+		}{
+			{"item/commandExecution/requestApproval", map[string]any{"threadId": "thr_1", "turnId": turnID, "itemId": "cmd_1", "command": "rm -rf /", "cwd": "/"}},
+			{"item/fileChange/requestApproval", map[string]any{"threadId": "thr_1", "turnId": turnID, "itemId": "fc_1"}},
+			{"execCommandApproval", map[string]any{"conversationId": "thr_1", "callId": "c1", "command": []string{"rm", "-rf", "/"}, "cwd": "/", "parsedCmd": []any{}}},
+			{"applyPatchApproval", map[string]any{"conversationId": "thr_1", "callId": "c2", "fileChanges": map[string]any{}}},
+			{"item/permissions/requestApproval", map[string]any{"threadId": "thr_1", "turnId": turnID, "itemId": "p1", "permissions": map[string]any{}}},
+		} {
+			id := 900 + 10*n + i
+			send(map[string]any{"id": id, "method": req.method, "params": req.params})
+			for in.Scan() {
+				var m msg
+				if json.Unmarshal(in.Bytes(), &m) == nil && string(m.ID) == fmt.Sprint(id) && m.Method == "" {
+					logf("%s reply %s", req.method, m.Result)
+					break
+				}
+			}
 		}
 	}
 	answer, err := os.ReadFile(filepath.Join(dir, fmt.Sprintf("answer%d.txt", n)))
 	if err != nil {
 		answer = []byte("I have no more answers.")
 	}
-	if strings.TrimSpace(string(answer)) == "HANG" {
+	if strings.TrimSpace(string(answer)) == "RETRYHANG" {
+		for i := 1; i <= 5; i++ {
+			send(map[string]any{"method": "error", "params": map[string]any{"threadId": "thr_1", "turnId": turnID, "willRetry": true,
+				"error": map[string]any{"message": fmt.Sprintf("Reconnecting... %d/5", i), "codexErrorInfo": nil,
+					"additionalDetails": "stream disconnected before completion: error sending request for url (http://127.0.0.1:9/v1/responses)"}}})
+		}
+		fmt.Fprintln(os.Stderr, "fakecodex: the provider at http://127.0.0.1:9 cannot be reached")
+	}
+	if s := strings.TrimSpace(string(answer)); s == "HANG" || s == "RETRYHANG" {
 		for {
 			time.Sleep(time.Hour)
 		}
