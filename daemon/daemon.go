@@ -31,7 +31,10 @@ type Config struct {
 	Options    plans.Options
 	Hooks      hooks.Runner
 	ApprovedBy store.Signature
-	Logger     *slog.Logger
+	// Approver, when set, says who approved plan NAME with these bytes (the review page adds the
+	// reviewer's name); nil means ApprovedBy.
+	Approver func(name, planSHA256 string) store.Signature
+	Logger   *slog.Logger
 
 	Remote        Remote        // a team's git remote; the zero Remote means none
 	FetchInterval time.Duration // with Remote.Pull, fetch at least this often (default 30 s)
@@ -509,8 +512,12 @@ func (d *Daemon) approve(p planFile) time.Duration {
 			d.log.Warn("pull before apply failed; applying on the local branch", "err", err)
 		}
 	}
+	by := d.cfg.ApprovedBy
+	if d.cfg.Approver != nil {
+		by = d.cfg.Approver(p.name, sha(raw))
+	}
 	res, err := Apply(d.applyCtx, d.cfg.Workspace, Request{Name: p.name, File: d.path(p.file), Raw: raw, Previewed: prev,
-		ReportFile: d.path(p.name + ".report.json"), Options: opts, ApprovedBy: d.cfg.ApprovedBy, Hooks: d.cfg.Hooks})
+		ReportFile: d.path(p.name + ".report.json"), Options: opts, ApprovedBy: by, Hooks: d.cfg.Hooks})
 	if err != nil && d.applyCtx.Err() != nil {
 		// cancelled by a hard stop: not the plan's fault; it stays approved for the next start
 		d.log.Warn("apply cancelled; the plan stays approved", "plan", p.file)

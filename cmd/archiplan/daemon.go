@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/archiplan/archiplan/archixml"
 	"github.com/archiplan/archiplan/daemon"
+	"github.com/archiplan/archiplan/daemon/web"
 	"github.com/archiplan/archiplan/store"
 )
 
@@ -41,12 +43,20 @@ func daemonCmd() *cobra.Command {
 	var demo bool
 	var logFormat string
 	var rescan time.Duration
+	var httpAddr string
 	c := &cobra.Command{
-		Use:   "daemon [--demo]",
+		Use:   "daemon [--demo] [--http [ADDR]]",
 		Short: "Watch and serve the workspace until SIGINT/SIGTERM (--demo: first make ./archiplan-demo)",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+		Args:  cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
 			out := cmd.OutOrStdout()
+			// --http takes its address optionally: `--http ADDR` arrives as an argument
+			if len(args) == 1 {
+				if !cmd.Flags().Changed("http") || httpAddr != web.DefaultAddr {
+					return usageError{fmt.Errorf("daemon takes no arguments, not %q", args[0])}
+				}
+				httpAddr = args[0]
+			}
 			if demo {
 				if err := makeDemo(out); err != nil {
 					return codedError{exitNoUsable, err}
@@ -69,8 +79,13 @@ func daemonCmd() *cobra.Command {
 				return usageError{fmt.Errorf("--log-format must be text or json, not %q", logFormat)}
 			}
 			inbox := filepath.Join(ws.Root, filepath.FromSlash(cfg.v.GetString("inbox")))
+			if !cmd.Flags().Changed("http") {
+				httpAddr = cfg.v.GetString("http")
+			}
+			logger := slog.New(handler)
+			signer := web.Signer{Workspace: ws, Operator: ws.Identity()}
 			d := daemon.New(daemon.Config{Workspace: ws, Inbox: inbox, Options: optionsOf(cfg), Hooks: cfg.hooks(ws),
-				ApprovedBy: ws.Identity(), Logger: slog.New(handler), Rescan: rescan,
+				ApprovedBy: ws.Identity(), Approver: signer.ApprovedBy, Logger: logger, Rescan: rescan,
 				Remote: cfg.remoteOf(), FetchInterval: cfg.v.GetDuration("fetch_interval")})
 			ctx := context.Background()
 			signals := make(chan os.Signal, 2)
@@ -87,6 +102,22 @@ func daemonCmd() *cobra.Command {
 			setState("serving")
 			defer os.Remove(state)
 			fmt.Fprintf(out, "archiplan daemon: serving %s (inbox %s); Ctrl-C to stop\n", ws.Root, inbox)
+			if httpAddr != "" {
+				page, err := web.New(web.Config{Backend: web.NewLocal(web.LocalConfig{Workspace: ws, Inbox: inbox, Operator: ws.Identity(), Logger: logger}),
+					AllowRemote: cfg.v.GetBool("http_remote"), Operator: ws.Identity().Name, Logger: logger})
+				if err == nil {
+					err = page.Open(httpAddr)
+				}
+				if err != nil {
+					d.Close()
+					if errors.Is(err, web.ErrNotLoopback) {
+						return usageError{fmt.Errorf("%w (set http_remote: true to allow it)", err)}
+					}
+					return codedError{exitNoUsable, err}
+				}
+				defer page.Close()
+				fmt.Fprintf(out, "review page: %s\n", page.URL())
+			}
 			if demo {
 				fmt.Fprintf(out, `
 The sample plan is waiting: read its preview in
@@ -117,6 +148,8 @@ Drop your own plans into %[1]s/plans/ (go run ./cmd/archiplan schema prints the 
 	c.Flags().BoolVar(&demo, "demo", false, "first create ./archiplan-demo from the example model, with a sample plan")
 	c.Flags().StringVar(&logFormat, "log-format", "text", "log format: text or json (logs go to standard error)")
 	c.Flags().DurationVar(&rescan, "rescan", 30*time.Second, "full pass of the inbox at least this often")
+	c.Flags().StringVar(&httpAddr, "http", "", "also serve the review page at ADDR (loopback only; "+web.DefaultAddr+" when no ADDR)")
+	c.Flags().Lookup("http").NoOptDefVal = web.DefaultAddr
 	return c
 }
 
