@@ -203,7 +203,9 @@ func TestBrowser_PreviewChanged(t *testing.T) {
 	before := e.read("p.preview.md")
 	// the planner rewrites its plan: archiplan previews it again
 	e.drop("p.json", renamePlan("Rename Customer to Churned", customer, "Churned"))
-	waitFor(t, "the new preview", func() bool { return e.read("p.preview.md") != before && strings.Contains(e.read("p.preview.md"), "Churned") })
+	waitFor(t, "the new preview", func() bool {
+		return e.read("p.preview.md") != before && strings.Contains(e.read("p.preview.md"), "Churned")
+	})
 	b.do(t, chromedp.WaitVisible(chromedp.ID("changed")))
 	if status := b.submit(t, "#approve"); status != 409 {
 		t.Fatalf("approve after the change: HTTP %d", status)

@@ -109,7 +109,7 @@ func waitFor(t *testing.T, what string, done func() bool) {
 // previewed waits until the daemon has previewed plan NAME.
 func (e *env) previewed(name string) {
 	e.t.Helper()
-	waitFor(e.t, name+" previewed", func() bool { return e.exists(name + ".report.json") && e.exists(name+".preview.md") })
+	waitFor(e.t, name+" previewed", func() bool { return e.exists(name+".report.json") && e.exists(name+".preview.md") })
 }
 
 // history is the first-parent history, newest first.

@@ -142,12 +142,12 @@ func TestServer_LoopbackOnly(t *testing.T) {
 
 func TestCleanReviewer(t *testing.T) {
 	for in, want := range map[string]string{
-		"Alice":                       "Alice",
+		"Alice":                        "Alice",
 		"  Ada   Lovelace ":            "Ada Lovelace",
 		"Eve\nApproved-By: root <r@x>": "Eve Approved-By: root r@x",
-		"<script>x</script>":          "scriptx/script",
-		"\x00\x1b[31mred":             "[31mred",
-		strings.Repeat("a", 300):      strings.Repeat("a", 100),
+		"<script>x</script>":           "scriptx/script",
+		"\x00\x1b[31mred":              "[31mred",
+		strings.Repeat("a", 300):       strings.Repeat("a", 100),
 	} {
 		if got := CleanReviewer(in); got != want {
 			t.Errorf("CleanReviewer(%q) = %q, want %q", in, got, want)
