@@ -420,14 +420,18 @@ func (l *Local) Revert(target, reviewer string) (string, error) {
 }
 
 func (l *Local) modelAtHead() (*archixml.Model, error) {
-	head, err := l.ws.ReadModel()
+	_, blob, err := l.ws.HeadBlob()
 	if err != nil {
 		return nil, err
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.model != nil && l.blob == head.Blob {
-		return l.model, nil
+	if l.model != nil && l.blob == blob {
+		return l.model, nil // HEAD's model is parsed once per blob
+	}
+	head, err := l.ws.ReadModel()
+	if err != nil {
+		return nil, err
 	}
 	m, err := archixml.Load(head.Data)
 	if err != nil {
