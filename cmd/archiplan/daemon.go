@@ -91,33 +91,32 @@ func daemonCmd() *cobra.Command {
 			signals := make(chan os.Signal, 2)
 			signal.Notify(signals, syscall.SIGINT, syscall.SIGTERM)
 			defer signal.Stop(signals)
+			// the page first: an address it cannot have stops the daemon before it starts
+			var page *web.Server
+			if httpAddr != "" {
+				if page, err = openPage(cfg, ws, inbox, httpAddr, logger); err != nil {
+					return err
+				}
+				defer page.Close()
+			}
 			if err := d.Open(ctx); err != nil {
 				return codedError{exitNoUsable, err}
 			}
 			state := ws.GitPath("archiplan-daemon.json")
 			setState := func(s string) {
-				b, _ := json.Marshal(map[string]any{"pid": os.Getpid(), "state": s, "since": time.Now().UTC().Format(time.RFC3339)})
+				st := map[string]any{"pid": os.Getpid(), "state": s, "since": time.Now().UTC().Format(time.RFC3339)}
+				if page != nil {
+					st["http"] = page.Addr() // never the token: whoever reads .git/ must not get it
+				}
+				b, _ := json.Marshal(st)
 				_ = store.WriteFileAtomic(state, append(b, '\n'), 0o644)
+			}
+			fmt.Fprintf(out, "archiplan daemon: serving %s (inbox %s); Ctrl-C to stop\n", ws.Root, inbox)
+			if page != nil {
+				fmt.Fprintf(out, "review page: %s\n", page.URL())
 			}
 			setState("serving")
 			defer os.Remove(state)
-			fmt.Fprintf(out, "archiplan daemon: serving %s (inbox %s); Ctrl-C to stop\n", ws.Root, inbox)
-			if httpAddr != "" {
-				page, err := web.New(web.Config{Backend: web.NewLocal(web.LocalConfig{Workspace: ws, Inbox: inbox, Operator: ws.Identity(), Logger: logger}),
-					AllowRemote: cfg.v.GetBool("http_remote"), Operator: ws.Identity().Name, Logger: logger})
-				if err == nil {
-					err = page.Open(httpAddr)
-				}
-				if err != nil {
-					d.Close()
-					if errors.Is(err, web.ErrNotLoopback) {
-						return usageError{fmt.Errorf("%w (set http_remote: true to allow it)", err)}
-					}
-					return codedError{exitNoUsable, err}
-				}
-				defer page.Close()
-				fmt.Fprintf(out, "review page: %s\n", page.URL())
-			}
 			if demo {
 				fmt.Fprintf(out, `
 The sample plan is waiting: read its preview in
@@ -151,6 +150,23 @@ Drop your own plans into %[1]s/plans/ (go run ./cmd/archiplan schema prints the 
 	c.Flags().StringVar(&httpAddr, "http", "", "also serve the review page at ADDR (loopback only; "+web.DefaultAddr+" when no ADDR)")
 	c.Flags().Lookup("http").NoOptDefVal = web.DefaultAddr
 	return c
+}
+
+// openPage starts the review page at addr: loopback only unless http_remote allows more.
+func openPage(cfg *config, ws *store.Workspace, inbox, addr string, logger *slog.Logger) (*web.Server, error) {
+	op := ws.Identity()
+	page, err := web.New(web.Config{Backend: web.NewLocal(web.LocalConfig{Workspace: ws, Inbox: inbox, Operator: op, Logger: logger}),
+		AllowRemote: cfg.v.GetBool("http_remote"), Operator: op.Name + " <" + op.Email + ">", Logger: logger})
+	if err != nil {
+		return nil, err
+	}
+	if err := page.Open(addr); err != nil {
+		if errors.Is(err, web.ErrNotLoopback) {
+			return nil, usageError{fmt.Errorf("--http %s: %w (set http_remote: true in .archiplan.yaml to allow it)", addr, err)}
+		}
+		return nil, codedError{exitNoUsable, fmt.Errorf("review page: %w", err)}
+	}
+	return page, nil
 }
 
 // makeDemo makes ./archiplan-demo, unless it is there: a workspace with the example model and a

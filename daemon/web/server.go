@@ -117,6 +117,14 @@ func (s *Server) Open(addr string) error {
 	return nil
 }
 
+// Addr is the address the page listens on ("" before Open).
+func (s *Server) Addr() string {
+	if s.ln == nil {
+		return ""
+	}
+	return s.ln.Addr().String()
+}
+
 // URL is the address to open, token included (valid once Open returned).
 func (s *Server) URL() string {
 	host := DefaultAddr
