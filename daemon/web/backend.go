@@ -64,7 +64,8 @@ type PlanPage struct {
 	PlanSHA256    string
 	Findings      []Finding
 	Views         []View // the views the plan changes, drawn as they will be
-	Decidable     bool   // approve and reject are offered
+	Decidable     bool   // previewed and waiting: reject is offered
+	Approvable    bool   // and valid: approve is offered too (an invalid plan approved is only rejected)
 }
 
 // EntryKind is what a history entry did.

@@ -163,6 +163,15 @@ func TestBrowser_LiveInbox(t *testing.T) {
 		t.Fatalf("errors of the broken plan: %q", got)
 	}
 	b.shot(t, "review-inbox.png")
+	// its page lists the finding with its severity and code, and offers Reject, not Approve
+	b.goTo(t, e, "/plan/broken")
+	if got := b.text(t, ".findings tr.sev-error td:nth-child(2)"); got != "REF_NOT_FOUND" {
+		t.Fatalf("the broken plan's finding: %q", got)
+	}
+	n, _ := chromedp.Run(b.ctx, chromedp.Evaluate[float64](`document.querySelectorAll('#approve').length + 10*document.querySelectorAll('#reject').length`))
+	if n != 10 {
+		t.Fatalf("an invalid plan's page offers approve+10*reject = %v, want 10", n)
+	}
 }
 
 // Approving from the page produces the commit, with the daemon's user and the reviewer's name.

@@ -245,12 +245,17 @@ func (l *Local) Plan(name string) (*PlanPage, error) {
 		page.Preview, page.PreviewSHA256 = pv, hashOf(pv)
 	}
 	if r != nil {
-		for _, f := range append(append([]plans.Finding{}, r.Errors...), r.Warnings...) {
-			page.Findings = append(page.Findings, Finding{Severity: string(f.Severity), Code: string(f.Code), Message: f.Message,
-				Action: f.Action, Pointer: f.Pointer, Snippet: f.Snippet})
+		// a report keeps severity by list, not per finding
+		for sev, list := range map[string][]plans.Finding{"error": r.Errors, "warning": r.Warnings} {
+			for _, f := range list {
+				page.Findings = append(page.Findings, Finding{Severity: sev, Code: string(f.Code), Message: f.Message,
+					Action: f.Action, Pointer: f.Pointer, Snippet: f.Snippet})
+			}
 		}
+		sort.SliceStable(page.Findings, func(i, j int) bool { return page.Findings[i].Severity < page.Findings[j].Severity })
 	}
 	page.Decidable = p.State == StatePreviewed && page.PreviewSHA256 != ""
+	page.Approvable = page.Decidable && p.Verdict == "valid"
 	return page, nil
 }
 
