@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"sort"
 
 	"github.com/archiplan/archiplan/archixml"
 )
@@ -166,4 +167,37 @@ func Revert(m *archixml.Model, inv *Inverse) error {
 func SHA256(raw []byte) string {
 	s := sha256.Sum256(raw)
 	return hex.EncodeToString(s[:])
+}
+
+// Reads is every object the plan reads or changes, sorted: what a commit made since its preview
+// must not have touched for the preview to still hold.
+func (o *Outcome) Reads() []string {
+	seen := map[string]bool{}
+	for _, r := range o.Results {
+		for _, id := range r.touched {
+			seen[id] = true
+		}
+		for _, e := range r.edges {
+			for _, id := range []string{e.id, e.src, e.tgt} {
+				seen[id] = true
+			}
+		}
+		for _, id := range r.Created {
+			seen[id] = true
+		}
+		if r.Deleted != nil {
+			for _, ids := range [][]string{r.Deleted.Relationships, r.Deleted.DiagramObjects, r.Deleted.Connections} {
+				for _, id := range ids {
+					seen[id] = true
+				}
+			}
+		}
+	}
+	delete(seen, "")
+	out := make([]string, 0, len(seen))
+	for id := range seen {
+		out = append(out, id)
+	}
+	sort.Strings(out)
+	return out
 }

@@ -82,7 +82,7 @@ func (o *Outcome) Preview(file string, model ModelInfo) []byte {
 	if o.Plan != nil && o.Plan.Summary != "" {
 		title = o.Plan.Summary
 	}
-	w("# Plan: %s\n\n", mdEscape(title))
+	w("# Plan: %s\n\n", MDEscape(title))
 	w("Actions are numbered from 0, as in the report's `action` and the pointers.\n\n")
 	w("| | |\n|---|---|\n")
 	w("| Verdict | **%s** — %s |\n", o.Verdict, verdictWords(o))
@@ -90,18 +90,18 @@ func (o *Outcome) Preview(file string, model ModelInfo) []byte {
 		w("| Status | %s |\n", o.Plan.Status)
 		w("| Schema | %s |\n", o.Plan.SchemaVersion)
 	}
-	w("| Plan file | `%s` (sha256 `%s`) |\n", file, o.SHA256[:12])
+	w("| Plan file | %s (sha256 %s) |\n", MDEscape(file), o.SHA256[:12])
 	if model.Path != "" {
-		w("| Model | `%s` at commit `%s`, blob `%s` |\n", model.Path, short(model.Commit), short(model.Blob))
+		w("| Model | %s at commit %s, blob %s |\n", MDEscape(model.Path), MDEscape(short(model.Commit)), MDEscape(short(model.Blob)))
 	}
 	w("\n")
 	if o.Verdict == VerdictValid {
-		w("To apply it, rename `%s` to `%s.approved`.\n\n", file, strings.TrimSuffix(file, ".json"))
+		w("To apply it, rename %s to %s.approved.\n\n", MDEscape(file), MDEscape(strings.TrimSuffix(file, ".json")))
 	}
 	if o.Plan != nil && len(o.Plan.Questions) > 0 {
 		w("## Questions\n\n")
 		for _, q := range o.Plan.Questions {
-			w("- %s\n", mdEscape(q))
+			w("- %s\n", MDEscape(q))
 		}
 		w("\n")
 	}
@@ -120,16 +120,16 @@ func (o *Outcome) Preview(file string, model ModelInfo) []byte {
 			if r.Failed {
 				mark = " ❌"
 			}
-			w("- **[%d]** %s%s\n", r.Index, mdEscape(r.Description), mark)
+			w("- **\\[%d\\]** %s%s\n", r.Index, MDEscape(r.Description), mark)
 			switch {
 			case r.Before != "":
 				w("  - before: %s\n  - after: %s\n", quoteOrNone(r.Before), quoteOrNone(r.After))
 			case r.After != "":
-				w("  - %s\n", mdEscape(r.After))
+				w("  - %s\n", MDEscape(r.After))
 			}
 			if r.Deleted != nil {
 				for _, id := range r.Deleted.Relationships {
-					w("  - also deletes relationship `%s`\n", id)
+					w("  - also deletes relationship %s\n", MDEscape(id))
 				}
 				if n := len(r.Deleted.DiagramObjects); n > 0 {
 					w("  - removes %d diagram object(s) and %d connection(s) from views\n", n, len(r.Deleted.Connections))
@@ -163,9 +163,9 @@ func writeFindings(b *strings.Builder, fs []Finding) {
 		if f.Action != nil {
 			where = fmt.Sprintf(" (action %d)", *f.Action)
 		}
-		fmt.Fprintf(b, "- `%s`%s: %s", f.Code, where, mdEscape(f.Message))
+		fmt.Fprintf(b, "- %s%s: %s", f.Code, where, MDEscape(f.Message))
 		if f.Pointer != "" {
-			fmt.Fprintf(b, " — at `%s`", f.Pointer)
+			fmt.Fprintf(b, " — at %s", MDEscape(f.Pointer))
 		}
 		b.WriteString("\n")
 	}
@@ -176,7 +176,7 @@ func quoteOrNone(s string) string {
 	if s == "" || s == "(none)" {
 		return "(none)"
 	}
-	return fmt.Sprintf("%q", clip(s, 200))
+	return "“" + MDEscape(s) + "”"
 }
 
 func short(s string) string {
@@ -189,10 +189,38 @@ func short(s string) string {
 	return s
 }
 
-// mdEscape keeps text from a plan from becoming markup in the preview.
-func mdEscape(s string) string {
-	r := strings.NewReplacer("\n", " ", "\r", " ", "<", "&lt;", ">", "&gt;", "|", "\\|", "`", "'")
-	return r.Replace(clip(s, 300))
+// MDEscape keeps text from a plan (or a model, a hook, a file name) from becoming markup in a
+// preview: every character Markdown or HTML could read as syntax is escaped (a backslash before
+// ASCII punctuation, entities for <, > and &), line breaks are shown as ↵ so that no text can
+// start a heading, a list or a table row of its own, and nothing is cut: a person approves the
+// whole text, however long.
+func MDEscape(s string) string {
+	var b strings.Builder
+	b.Grow(len(s) + len(s)/8)
+	for _, r := range s {
+		switch {
+		case r == '<':
+			b.WriteString("&lt;")
+		case r == '>':
+			b.WriteString("&gt;")
+		case r == '&':
+			b.WriteString("&amp;")
+		case r == '\r':
+		case r == '\n':
+			b.WriteString(" ↵ ")
+		case r == '\t':
+			b.WriteByte(' ')
+		case r < 0x20 || r == 0x7f || r >= 0x80 && r < 0xa0 || r == 0x2028 || r == 0x2029 || r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069:
+			// control and bidirectional characters could hide or reorder text: shown, not obeyed
+			fmt.Fprintf(&b, "\\u{%04x}", r)
+		case r < 0x80 && strings.ContainsRune("\\`*_{}[]()#!|~.:", r):
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }
 
 // mermaid draws the touched elements and the relationships created or deleted.
@@ -241,7 +269,7 @@ func (o *Outcome) mermaid() string {
 		text := mermaidText(id)
 		if n, ok := o.names[id]; ok {
 			nm, typ, _ := strings.Cut(n, "\x00")
-			text = mermaidText(nm) + "<br/>" + mermaidText(typ)
+			text = mermaidText(nm) + " · " + mermaidText(typ)
 		}
 		fmt.Fprintf(&b, "  %s[\"%s\"]\n", name[id], text)
 	}
@@ -270,6 +298,6 @@ func (o *Outcome) mermaid() string {
 }
 
 func mermaidText(s string) string {
-	return strings.NewReplacer(`"`, "#quot;", "<", "#lt;", ">", "#gt;", "\n", " ", "\r", " ", "[", "(", "]", ")",
-		"|", "/", "`", "'").Replace(clip(s, 60))
+	return strings.NewReplacer(`"`, "#quot;", "<", "#lt;", ">", "#gt;", "&", "#amp;", "\n", " ", "\r", " ", "[", "(", "]", ")",
+		"|", "/", "`", "'", "\\", "/").Replace(clip(s, 60))
 }

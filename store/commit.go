@@ -291,13 +291,23 @@ func (w *Workspace) Checkout(commit string, files map[string][]byte) error {
 	for p := range files {
 		paths = append(paths, p)
 	}
-	sort.Strings(paths)
+	// the model first: whoever sees the archive of an apply in the work tree finds its model there
+	sort.Slice(paths, func(i, j int) bool {
+		if (paths[i] == w.Model) != (paths[j] == w.Model) {
+			return paths[i] == w.Model
+		}
+		return paths[i] < paths[j]
+	})
 	for _, p := range paths {
-		full := filepath.Join(w.Root, filepath.FromSlash(p))
+		full, err := w.safePath(p)
+		if err != nil {
+			return err
+		}
 		if files[p] == nil {
 			if err := os.RemoveAll(full); err != nil {
 				return fmt.Errorf("remove %s: %w", p, err)
 			}
+			w.removeEmptyParents(p)
 			continue
 		}
 		if err := WriteFileAtomic(full, files[p], 0o644); err != nil {

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 )
 
 // ErrDirty means the model file differs from the model at HEAD: edits not committed (saved from
@@ -83,4 +84,46 @@ func WriteFileAtomic(path string, data []byte, perm os.FileMode) error {
 		d.Close()
 	}
 	return nil
+}
+
+// ErrSymlink means a path in the work tree passes through a symbolic link: archiplan never writes
+// or deletes through one (it could lead anywhere).
+var ErrSymlink = errors.New("passes through a symbolic link")
+
+// safePath is the absolute path of a work tree path, after checking that no part of it that
+// exists is a symbolic link (the last part may be one: it is replaced or removed, never
+// followed) and that it stays inside the work tree.
+func (w *Workspace) safePath(rel string) (string, error) {
+	clean := filepath.Clean(filepath.FromSlash(rel))
+	if clean == "." || filepath.IsAbs(clean) || clean == ".." || strings.HasPrefix(clean, ".."+string(filepath.Separator)) {
+		return "", fmt.Errorf("%s: not a path inside the work tree", rel)
+	}
+	parts := strings.Split(clean, string(filepath.Separator))
+	cur := w.Root
+	for _, part := range parts[:len(parts)-1] {
+		cur = filepath.Join(cur, part)
+		fi, err := os.Lstat(cur)
+		if errors.Is(err, os.ErrNotExist) {
+			break // made new by the write, as a folder
+		}
+		if err != nil {
+			return "", err
+		}
+		if fi.Mode()&os.ModeSymlink != 0 {
+			return "", fmt.Errorf("%s: %s %w", rel, cur, ErrSymlink)
+		}
+		if !fi.IsDir() {
+			return "", fmt.Errorf("%s: %s is not a folder", rel, cur)
+		}
+	}
+	return filepath.Join(w.Root, clean), nil
+}
+
+// removeEmptyParents removes the folders of a removed path that are left empty, up to the root.
+func (w *Workspace) removeEmptyParents(rel string) {
+	for dir := filepath.Dir(filepath.FromSlash(rel)); dir != "." && dir != string(filepath.Separator); dir = filepath.Dir(dir) {
+		if os.Remove(filepath.Join(w.Root, dir)) != nil {
+			return
+		}
+	}
 }

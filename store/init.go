@@ -16,11 +16,9 @@ import (
 
 // InboxIgnore keeps the inbox's pending files out of git; applied plans are committed.
 const InboxIgnore = `# archiplan's inbox: pending plans, previews and reports stay out of git;
-# applied plans are committed under applied/ with the change they made
+# applied plans are committed under .archiplan/applied/ with the change they made
 *
 !.gitignore
-!applied/
-!applied/**
 `
 
 // DefaultConfig is the .archiplan.yaml init writes.
@@ -44,7 +42,8 @@ func Init(dir string, o InitOptions) (*Workspace, string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, "", err
 	}
-	if _, err := git.PlainOpenWithOptions(dir, &git.PlainOpenOptions{DetectDotGit: true}); err != nil {
+	// DIR is always a repository of its own: one that encloses it is never made a workspace
+	if _, err := git.PlainOpen(dir); err != nil {
 		if _, err := git.PlainInitWithOptions(dir, &git.PlainInitOptions{
 			InitOptions: git.InitOptions{DefaultBranch: plumbing.Main}}); err != nil {
 			return nil, "", fmt.Errorf("git init %s: %w", dir, err)

@@ -12,10 +12,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/archiplan/archiplan/archixml"
+	"github.com/archiplan/archiplan/daemon/inbox"
 	"github.com/archiplan/archiplan/plans"
 	"github.com/archiplan/archiplan/plans/planners"
 	"github.com/archiplan/archiplan/schemas"
-	"github.com/archiplan/archiplan/store"
 )
 
 func contextFlags(c *cobra.Command) {
@@ -106,6 +106,11 @@ func askCmd() *cobra.Command {
 		Short: "Ask the configured planner for a plan; it lands in plans/NAME.json with its context",
 		Args:  exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if name != "" {
+				if err := inbox.CheckName(name); err != nil {
+					return usageError{fmt.Errorf("--name: %w", err)}
+				}
+			}
 			cfg, ws, err := openWorkspace(cmd)
 			if err != nil {
 				return err
@@ -151,16 +156,18 @@ func askCmd() *cobra.Command {
 			if name == "" {
 				name = slug(args[0])
 			}
-			inbox := filepath.Join(ws.Root, filepath.FromSlash(cfg.v.GetString("inbox")))
-			name = freeName(inbox, name)
+			box := cfg.inbox(ws)
+			if name, err = box.FreeName(name); err != nil {
+				return usageError{err}
+			}
 			// the context first: the daemon judges the plan against it the moment the plan lands
-			if err := store.WriteFileAtomic(filepath.Join(inbox, name+".context.json"), pctx.JSON(), 0o644); err != nil {
+			if err := box.WriteContext(name, pctx.JSON()); err != nil {
 				return codedError{exitNoUsable, err}
 			}
-			if err := store.WriteFileAtomic(filepath.Join(inbox, name+".json"), plan, 0o644); err != nil {
+			if err := box.Submit(name, plan); err != nil {
 				return codedError{exitNoUsable, err}
 			}
-			rel, _ := filepath.Rel(ws.Root, filepath.Join(inbox, name+".json"))
+			rel, _ := filepath.Rel(ws.Root, box.Path(inbox.PlanFile(name)))
 			fmt.Fprintf(out, "landed %s: %s\n", rel, o.Verdict)
 			for _, f := range o.Errors() {
 				fmt.Fprintf(out, "  error %s: %s\n", f.Code, f.Message)
@@ -188,24 +195,4 @@ func slug(intent string) string {
 		s = "plan"
 	}
 	return s
-}
-
-// freeName returns name, or name-2, name-3, ... when a plan of that name is in the inbox.
-func freeName(inbox, name string) string {
-	taken := func(n string) bool {
-		for _, ext := range []string{".json", ".approved", ".json.approved", ".rejected"} {
-			if _, err := os.Stat(filepath.Join(inbox, n+ext)); err == nil {
-				return true
-			}
-		}
-		return false
-	}
-	if !taken(name) {
-		return name
-	}
-	for i := 2; ; i++ {
-		if n := fmt.Sprintf("%s-%d", name, i); !taken(n) {
-			return n
-		}
-	}
 }

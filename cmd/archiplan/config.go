@@ -1,7 +1,9 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,7 +12,8 @@ import (
 	"github.com/spf13/viper"
 
 	"github.com/archiplan/archiplan/archixml"
-	"github.com/archiplan/archiplan/daemon"
+	"github.com/archiplan/archiplan/daemon/inbox"
+	"github.com/archiplan/archiplan/daemon/ledger"
 	"github.com/archiplan/archiplan/plans"
 	"github.com/archiplan/archiplan/store"
 )
@@ -52,9 +55,23 @@ func newConfig(cmd *cobra.Command) (*config, error) {
 }
 
 // remoteOf is the team remote the configuration names (the zero Remote when none).
-func (c *config) remoteOf() daemon.Remote {
-	return daemon.Remote{Name: c.v.GetString("remote"), Pull: c.v.GetBool("pull"), Push: c.v.GetBool("push")}
+func (c *config) remoteOf() ledger.Remote {
+	return ledger.Remote{Name: c.v.GetString("remote"), Pull: c.v.GetBool("pull"), Push: c.v.GetBool("push")}
 }
+
+// inbox is the workspace's inbox, with its records under .git/.
+func (c *config) inbox(ws *store.Workspace) *inbox.Inbox {
+	return inbox.New(filepath.Join(ws.Root, filepath.FromSlash(c.v.GetString("inbox"))), ws.GitPath("archiplan/inbox"))
+}
+
+// ledger is the operation on the workspace, as the configuration sets it up.
+func (c *config) ledger(ws *store.Workspace) *ledger.Ledger {
+	return ledger.New(ledger.Config{Workspace: ws, Inbox: c.inbox(ws), Options: optionsOf(c), Hooks: c.hooks(ws),
+		ApprovedBy: ws.Identity(), Remote: c.remoteOf()})
+}
+
+// file is the configuration file read ("" when none).
+func (c *config) file() string { return c.v.ConfigFileUsed() }
 
 // optionsOf is the check options the configuration asks for.
 func optionsOf(c *config) plans.Options {
@@ -99,8 +116,20 @@ func (c *config) loadModel(modelFile string) (*archixml.Model, plans.ModelInfo, 
 	return m, plans.ModelInfo{Path: ws.Model, Commit: head.Commit, Blob: head.Blob}, nil
 }
 
-// scopeOf reads NAME.context.json beside a plan, when there is one.
-func scopeOf(planPath string) ([]string, error) {
-	base := strings.TrimSuffix(strings.TrimSuffix(planPath, ".approved"), ".json")
-	return daemon.ContextScope(base + ".context.json")
+// contextOf reads NAME.context.json beside a plan file, when there is one (safely, as every inbox
+// file is read): the plan's scope.
+func contextOf(planPath string) ([]byte, []string, error) {
+	name := inbox.NameOf(planPath)
+	if name == "" {
+		return nil, nil, nil
+	}
+	data, err := inbox.ReadFile(filepath.Join(filepath.Dir(planPath), inbox.ContextFile(name)), inbox.MaxContextBytes)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, nil
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("the plan's context: %w", err)
+	}
+	scope, err := plans.ScopeFromContext(data)
+	return data, scope, err
 }

@@ -17,7 +17,10 @@ import (
 
 	"github.com/archiplan/archiplan/archixml"
 	"github.com/archiplan/archiplan/daemon"
+	"github.com/archiplan/archiplan/daemon/inbox"
+	"github.com/archiplan/archiplan/daemon/ledger"
 	"github.com/archiplan/archiplan/daemon/web"
+	"github.com/archiplan/archiplan/plans"
 	"github.com/archiplan/archiplan/store"
 )
 
@@ -78,26 +81,40 @@ func daemonCmd() *cobra.Command {
 			default:
 				return usageError{fmt.Errorf("--log-format must be text or json, not %q", logFormat)}
 			}
-			inbox := filepath.Join(ws.Root, filepath.FromSlash(cfg.v.GetString("inbox")))
-			if !cmd.Flags().Changed("http") {
-				httpAddr = cfg.v.GetString("http")
-			}
 			logger := slog.New(handler)
-			signer := web.Signer{Workspace: ws, Operator: ws.Identity()}
-			d := daemon.New(daemon.Config{Workspace: ws, Inbox: inbox, Options: optionsOf(cfg), Hooks: cfg.hooks(ws),
-				ApprovedBy: ws.Identity(), Approver: signer.ApprovedBy, Logger: logger, Rescan: rescan,
+			led := ledger.New(ledger.Config{Workspace: ws, Inbox: cfg.inbox(ws), Options: optionsOf(cfg), Hooks: cfg.hooks(ws),
+				ApprovedBy: ws.Identity(), Remote: cfg.remoteOf(), Logger: logger})
+			inbox := led.Inbox().Dir
+			configFile := cfg.file()
+			if configFile == "" {
+				configFile = filepath.Join(ws.Root, ".archiplan.yaml")
+			}
+			// the policy in force follows the configuration file: read again whenever it changes
+			reload := func() (plans.Options, error) {
+				fresh, err := newConfig(cmd)
+				if err != nil {
+					return plans.Options{}, err
+				}
+				return optionsOf(fresh), nil
+			}
+			d := daemon.New(daemon.Config{Ledger: led, Reload: reload, ConfigFile: configFile, Logger: logger, Rescan: rescan,
 				Remote: cfg.remoteOf(), FetchInterval: cfg.v.GetDuration("fetch_interval")})
 			ctx := context.Background()
 			signals := make(chan os.Signal, 2)
 			signal.Notify(signals, syscall.SIGINT, syscall.SIGTERM)
 			defer signal.Stop(signals)
+			if !cmd.Flags().Changed("http") {
+				httpAddr = cfg.v.GetString("http")
+			}
 			// the page first: an address it cannot have stops the daemon before it starts
 			var page *web.Server
 			if httpAddr != "" {
-				if page, err = openPage(cfg, ws, inbox, httpAddr, logger); err != nil {
+				backend := web.NewLocal(web.LocalConfig{Ledger: led, Logger: logger, Exclusive: d.Exclusive})
+				if page, err = openPage(cfg, ws, backend, httpAddr, logger); err != nil {
 					return err
 				}
 				defer page.Close()
+				d.Changed = backend.Notify
 			}
 			if err := d.Open(ctx); err != nil {
 				return codedError{exitNoUsable, err}
@@ -153,10 +170,10 @@ Drop your own plans into %[1]s/plans/ (go run ./cmd/archiplan schema prints the 
 }
 
 // openPage starts the review page at addr: loopback only unless http_remote allows more.
-func openPage(cfg *config, ws *store.Workspace, inbox, addr string, logger *slog.Logger) (*web.Server, error) {
+func openPage(cfg *config, ws *store.Workspace, backend web.Backend, addr string, logger *slog.Logger) (*web.Server, error) {
 	op := ws.Identity()
-	page, err := web.New(web.Config{Backend: web.NewLocal(web.LocalConfig{Workspace: ws, Inbox: inbox, Operator: op, Logger: logger}),
-		AllowRemote: cfg.v.GetBool("http_remote"), Operator: op.Name + " <" + op.Email + ">", Logger: logger})
+	page, err := web.New(web.Config{Backend: backend, AllowRemote: cfg.v.GetBool("http_remote"),
+		Operator: op.Name + " <" + op.Email + ">", Logger: logger})
 	if err != nil {
 		return nil, err
 	}
@@ -185,7 +202,8 @@ func makeDemo(out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := store.WriteFileAtomic(filepath.Join(ws.Root, "plans", "welcome.json"), []byte(demoPlan), 0o644); err != nil {
+	box := inbox.New(filepath.Join(ws.Root, "plans"), ws.GitPath("archiplan/inbox"))
+	if err := box.Submit("welcome", []byte(demoPlan)); err != nil {
 		return err
 	}
 	fmt.Fprintf(out, "made ./%s: a git repository with the example model and a sample plan\n", demoDir)

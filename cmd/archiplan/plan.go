@@ -1,40 +1,83 @@
 package main
 
 import (
+	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
 
+	"github.com/archiplan/archiplan/daemon/inbox"
 	"github.com/archiplan/archiplan/plans"
 	"github.com/archiplan/archiplan/schemas"
 )
 
-// checkPlan reads a plan file and checks it against the model.
+// checkPlan reads a plan file (never through a link, never blocking, capped, as every inbox file
+// is read) and checks it against the model. A pending plan of the inbox, checked against HEAD,
+// gets its preview and report written again, as the daemon would: a stale plan is previewed
+// again without a daemon.
 func checkPlan(cmd *cobra.Command, path string) (*plans.Outcome, plans.ModelInfo, error) {
 	cfg, err := newConfig(cmd)
 	if err != nil {
 		return nil, plans.ModelInfo{}, err
 	}
-	raw, err := os.ReadFile(path)
+	raw, err := inbox.ReadFile(path, inbox.MaxPlanBytes)
+	if errors.Is(err, inbox.ErrNotRegular) || errors.Is(err, inbox.ErrTooLarge) {
+		return nil, plans.ModelInfo{}, codedError{exitRefused, err}
+	}
 	if err != nil {
 		return nil, plans.ModelInfo{}, usageError{err}
 	}
 	modelFile, _ := cmd.Flags().GetString("model")
+	strict, _ := cmd.Flags().GetBool("strict")
+	if modelFile == "" {
+		if o, info, ok, err := checkInInbox(cfg, path, strict); ok || err != nil {
+			return o, info, err
+		}
+	}
 	m, info, err := cfg.loadModel(modelFile)
 	if err != nil {
 		return nil, info, err
 	}
-	scope, err := scopeOf(path)
+	_, scope, err := contextOf(path)
 	if err != nil {
 		return nil, info, usageError{err}
 	}
-	strict, _ := cmd.Flags().GetBool("strict")
 	opts := optionsOf(cfg)
 	opts.Strict, opts.Scope = strict || opts.Strict, scope
 	o := plans.Check(raw, m, opts)
 	return o, info, nil
+}
+
+// checkInInbox checks a pending plan of the workspace's inbox through the ledger and publishes
+// its preview; ok is false for any other file.
+func checkInInbox(cfg *config, path string, strict bool) (*plans.Outcome, plans.ModelInfo, bool, error) {
+	ws, err := cfg.workspace()
+	if err != nil {
+		return nil, plans.ModelInfo{}, false, nil
+	}
+	box := cfg.inbox(ws)
+	name := inbox.NameOf(path)
+	abs, _ := filepath.Abs(path)
+	if name == "" || filepath.Dir(abs) != box.Dir {
+		return nil, plans.ModelInfo{}, false, nil
+	}
+	e, err := box.Find(name)
+	if err != nil || e.File != filepath.Base(path) || e.State != inbox.Pending {
+		return nil, plans.ModelInfo{}, false, nil
+	}
+	led := cfg.ledger(ws)
+	if strict && !led.Options().Strict {
+		return nil, plans.ModelInfo{}, false, nil // a preview is made under the policy in force only
+	}
+	c, err := led.Check(e)
+	if err != nil {
+		return nil, plans.ModelInfo{}, true, codedError{exitNoUsable, err}
+	}
+	if _, err := led.Publish(c); err != nil {
+		return nil, plans.ModelInfo{}, true, codedError{exitNoUsable, err}
+	}
+	return c.Outcome, c.Head.Info(ws.Model), true, nil
 }
 
 func refused(o *plans.Outcome) error {

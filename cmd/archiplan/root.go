@@ -76,7 +76,8 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 	root.PersistentFlags().String("repo", "", "the workspace (default: the git repository around the current directory)")
 	root.PersistentFlags().String("config", "", "configuration file (default: .archiplan.yaml at the workspace's root)")
 	root.AddCommand(versionCmd(), synthCmd(), daemonCmd(), validateCmd(), previewCmd(), schemaCmd(),
-		initCmd(), applyCmd(), revertCmd(), logCmd(), statusCmd(), contextCmd(), promptCmd(), askCmd(), syncCmd())
+		initCmd(), applyCmd(), revertCmd(), logCmd(), statusCmd(), contextCmd(), promptCmd(), askCmd(), syncCmd(),
+		approveCmd(), rejectCmd())
 	return root
 }
 

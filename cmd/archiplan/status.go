@@ -5,14 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
-	"sort"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/archiplan/archiplan/archixml"
+	"github.com/archiplan/archiplan/daemon/inbox"
 	"github.com/archiplan/archiplan/plans"
 	"github.com/archiplan/archiplan/store"
 )
@@ -47,7 +48,8 @@ type Status struct {
 	ModelBlob     string        `json:"model_blob"`
 	Dirty         bool          `json:"dirty"`
 	Locked        string        `json:"locked,omitempty"`
-	Daemon        string        `json:"daemon,omitempty"` // a daemon serving the workspace: its pid and state
+	Daemon        string        `json:"daemon"`                // the daemon serving the workspace: pid, state, since; "" when none
+	ModelError    string        `json:"model_error,omitempty"` // why the model at HEAD cannot be read
 	Remote        *RemoteStatus `json:"remote,omitempty"`
 	Recovered     bool          `json:"recovered,omitempty"`
 	Plans         []PlanState   `json:"plans"`
@@ -80,7 +82,10 @@ func statusCmd() *cobra.Command {
 				return codedError{exitNoUsable, err}
 			}
 			st.Head, st.ModelBlob, st.Dirty = head.Commit, head.Blob, head.Dirty
-			st.Plans = inbox(filepath.Join(ws.Root, cfg.v.GetString("inbox")), head.Blob)
+			if _, err := archixml.Load(head.Data); err != nil {
+				st.ModelError = fmt.Sprintf("the model at HEAD cannot be read, so no plan can be previewed or applied: %v", err)
+			}
+			st.Plans = listInbox(cfg.inbox(ws), head.Blob)
 			if r := cfg.remoteOf(); r.Name != "" {
 				rs := ws.RemoteState()
 				st.Remote = &RemoteStatus{Name: r.Name, LastFetchError: rs.LastFetchError, LastPushError: rs.LastPushError}
@@ -92,15 +97,7 @@ func statusCmd() *cobra.Command {
 					st.Remote.LastPush = rs.LastPush.Format(time.RFC3339)
 				}
 			}
-			if data, err := os.ReadFile(ws.GitPath("archiplan-daemon.json")); err == nil {
-				var d struct {
-					PID   int    `json:"pid"`
-					State string `json:"state"`
-				}
-				if json.Unmarshal(data, &d) == nil && syscall.Kill(d.PID, 0) == nil {
-					st.Daemon = fmt.Sprintf("pid %d, %s", d.PID, d.State)
-				}
-			}
+			st.Daemon = daemonState(ws)
 			out := cmd.OutOrStdout()
 			if asJSON {
 				b, _ := json.MarshalIndent(st, "", "  ")
@@ -115,8 +112,13 @@ func statusCmd() *cobra.Command {
 			if st.Locked != "" {
 				fmt.Fprintln(out, st.Locked)
 			}
+			if st.ModelError != "" {
+				fmt.Fprintln(out, st.ModelError)
+			}
 			if st.Daemon != "" {
 				fmt.Fprintln(out, "daemon:", st.Daemon)
+			} else {
+				fmt.Fprintln(out, "daemon: none serves this workspace (approvals wait until one runs, or use archiplan apply)")
 			}
 			if r := st.Remote; r != nil {
 				fmt.Fprintf(out, "remote %s: %d ahead (not pushed), %d behind; last fetch %s, last push %s\n", r.Name, r.Ahead, r.Behind,
@@ -135,6 +137,9 @@ func statusCmd() *cobra.Command {
 				line := fmt.Sprintf("  %-10s %s", p.State, p.File)
 				if p.Verdict != "" {
 					line += "  " + p.Verdict
+				}
+				if p.Summary != "" {
+					line += "  " + strconv.Quote(p.Summary)
 				}
 				if p.Note != "" {
 					line += "  (" + p.Note + ")"
@@ -155,48 +160,56 @@ func orNever(t string) string {
 	return t
 }
 
-// inbox lists the plans in the inbox folder with their state.
-func inbox(dir, headBlob string) []PlanState {
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return []PlanState{}
-	}
+// listInbox lists the plans in the inbox with their state, as archiplan recorded their previews.
+func listInbox(box *inbox.Inbox, headBlob string) []PlanState {
 	out := []PlanState{}
-	for _, e := range entries {
-		n := e.Name()
-		if e.IsDir() || strings.HasPrefix(n, ".") || strings.HasSuffix(n, ".context.json") || strings.HasSuffix(n, ".report.json") {
-			continue
-		}
-		var state string
-		switch {
-		case strings.HasSuffix(n, ".approved"):
-			state = "approved"
-		case strings.HasSuffix(n, ".rejected"):
-			state = "rejected"
-		case strings.HasSuffix(n, ".json"):
-			state = "pending"
-		default:
-			continue
-		}
-		p := PlanState{Name: planName(n), File: n, State: state}
-		if data, err := os.ReadFile(filepath.Join(dir, p.Name+".report.json")); err == nil {
-			var r plans.Report
-			if json.Unmarshal(data, &r) == nil {
-				p.Verdict, p.Summary, p.Note = r.Verdict, r.Plan.Summary, r.Reason
-				if state == "pending" {
-					p.State = "previewed"
-					raw, _ := os.ReadFile(filepath.Join(dir, n))
-					switch {
-					case plans.SHA256(raw) != r.Plan.SHA256:
-						p.Note = "changed since its preview"
-					case r.Model.Blob != "" && r.Model.Blob != headBlob:
-						p.Note = "the model changed since its preview"
-					}
+	l, err := box.List()
+	if err != nil {
+		return out
+	}
+	for _, e := range l.Plans {
+		p := PlanState{Name: e.Name, File: e.File, State: string(e.State)}
+		if rec, err := box.Record(e.Name); err == nil {
+			p.Verdict, p.Summary, p.Note = rec.Verdict, rec.Summary, firstLine(rec.Reason)
+			if e.State == inbox.Pending {
+				p.State = "previewed"
+				raw, rerr := box.ReadPlan(e)
+				switch {
+				case rerr != nil:
+					p.Note = rerr.Error()
+				case plans.SHA256(raw) != rec.PlanSHA256:
+					p.Note = "changed since its preview"
+				case rec.Blob != headBlob:
+					p.Note = "the model changed since its preview"
 				}
 			}
 		}
 		out = append(out, p)
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].File < out[j].File })
+	for _, f := range l.Unsafe {
+		out = append(out, PlanState{File: f, State: "ignored", Note: "its name is not a safe NAME (" + inbox.NamePattern + "): rename it"})
+	}
 	return out
 }
+
+func firstLine(s string) string { l, _, _ := strings.Cut(s, "\n"); return l }
+
+// daemonState is the daemon serving the workspace, as its state file says and its pid confirms:
+// "pid N, serving since T", or "" when none runs.
+func daemonState(ws *store.Workspace) string {
+	data, err := os.ReadFile(ws.GitPath("archiplan-daemon.json"))
+	if err != nil {
+		return ""
+	}
+	var d struct {
+		PID   int    `json:"pid"`
+		State string `json:"state"`
+		Since string `json:"since"`
+	}
+	if json.Unmarshal(data, &d) != nil || d.PID <= 0 || syscall.Kill(d.PID, 0) != nil {
+		return ""
+	}
+	return fmt.Sprintf("pid %d, %s since %s", d.PID, d.State, d.Since)
+}
+
+func daemonServes(ws *store.Workspace) bool { return daemonState(ws) != "" }

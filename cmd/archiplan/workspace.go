@@ -7,14 +7,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/archiplan/archiplan/archixml"
-	"github.com/archiplan/archiplan/daemon"
+	"github.com/archiplan/archiplan/daemon/inbox"
+	"github.com/archiplan/archiplan/daemon/ledger"
 	"github.com/archiplan/archiplan/hooks"
-	"github.com/archiplan/archiplan/plans"
 	"github.com/archiplan/archiplan/store"
 )
 
@@ -23,8 +22,8 @@ func workspaceError(err error) error {
 	switch {
 	case err == nil:
 		return nil
-	case errors.Is(err, daemon.ErrRefused), errors.Is(err, daemon.ErrConflict), errors.Is(err, daemon.ErrAlreadyReverted),
-		errors.Is(err, daemon.ErrNoSuchPlan), errors.Is(err, store.ErrDirty):
+	case errors.Is(err, ledger.ErrRefused), errors.Is(err, ledger.ErrConflict), errors.Is(err, ledger.ErrAlreadyReverted),
+		errors.Is(err, ledger.ErrNoSuchPlan), errors.Is(err, store.ErrDirty), errors.Is(err, inbox.ErrBadName):
 		return codedError{exitRefused, err}
 	}
 	return codedError{exitNoUsable, err}
@@ -103,45 +102,51 @@ func applyCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			raw, err := os.ReadFile(args[0])
+			path := args[0]
+			raw, err := inbox.ReadFile(path, inbox.MaxPlanBytes)
+			if errors.Is(err, inbox.ErrNotRegular) || errors.Is(err, inbox.ErrTooLarge) {
+				return codedError{exitRefused, err}
+			}
 			if err != nil {
 				return usageError{err}
 			}
-			scope, err := scopeOf(args[0])
+			name := inbox.NameOf(path)
+			if name == "" {
+				return usageError{fmt.Errorf("%s: a plan file is NAME.json (or NAME.approved), NAME matching %s", path, inbox.NamePattern)}
+			}
+			cx, _, err := contextOf(path)
 			if err != nil {
-				return usageError{err}
+				return codedError{exitRefused, err}
 			}
-			name := planName(args[0])
-			req := daemon.Request{Name: name, File: args[0], Raw: raw, Options: plans.Options{Policy: cfg.policy(), Scope: scope},
-				ApprovedBy: ws.Identity(), Hooks: cfg.hooks(ws)}
-			// a preview binds the approval: its report names the bytes and the model it saw
-			if rep, err := os.ReadFile(reportPath(args[0])); err == nil {
-				var r plans.Report
-				if json.Unmarshal(rep, &r) == nil {
-					req.Previewed = &r
-				}
+			led := cfg.ledger(ws)
+			if err := led.Pull(context.Background()); err != nil {
+				fmt.Fprintln(cmd.ErrOrStderr(), "archiplan: pull:", err)
 			}
-			if r := cfg.remoteOf(); r.Pull {
-				if err := daemon.Pull(context.Background(), ws, r); err != nil {
-					fmt.Fprintln(cmd.ErrOrStderr(), "archiplan: pull:", err)
-				}
-			}
-			res, err := daemon.Apply(context.Background(), ws, req)
+			res, err := led.Apply(context.Background(), ledger.Request{Name: name, File: path, Raw: raw, Context: cx})
 			out := cmd.OutOrStdout()
-			if errors.Is(err, daemon.ErrAlreadyApplied) {
+			box := cfg.inbox(ws)
+			abs, _ := filepath.Abs(path)
+			inInbox := filepath.Dir(abs) == box.Dir
+			if errors.Is(err, ledger.ErrAlreadyApplied) {
 				fmt.Fprintf(out, "%s was applied before, in commit %s; nothing to do\n", res.PlanID, short(res.Commit))
+				if inInbox {
+					box.Clear(name)
+				}
 				return nil
 			}
-			if res != nil && res.Report != nil && err != nil {
-				for _, f := range res.Report.Errors {
+			if res != nil && res.Outcome != nil && err != nil {
+				for _, f := range res.Outcome.Errors() {
 					fmt.Fprintf(out, "  error %s: %s\n", f.Code, f.Message)
 				}
 			}
 			if err != nil {
 				return workspaceError(err)
 			}
+			if inInbox {
+				box.Clear(name) // applied: its inbox files go, as when the daemon applies it
+			}
 			fmt.Fprintf(out, "applied %s in commit %s\n", res.PlanID, short(res.Commit))
-			if err := pushAfter(cmd, cfg, ws, req.Options); err != nil {
+			if err := pushAfter(cmd, led); err != nil {
 				return err
 			}
 			if res.HookNote != "" {
@@ -154,17 +159,18 @@ func applyCmd() *cobra.Command {
 }
 
 // pushAfter pushes what a command committed, when the workspace pushes: a plan the remote made
-// stale is reported (its local commit is gone), an unreachable remote leaves the commit to push
-// later.
-func pushAfter(cmd *cobra.Command, cfg *config, ws *store.Workspace, opts plans.Options) error {
-	return pushTo(cmd, cfg.remoteOf(), ws, opts)
-}
-
-func pushTo(cmd *cobra.Command, r daemon.Remote, ws *store.Workspace, opts plans.Options) error {
-	if !r.Push || r.Name == "" {
+// stale is reported and rejected in the inbox (its local commit is gone), an unreachable remote
+// leaves the commit to push later.
+func pushAfter(cmd *cobra.Command, led *ledger.Ledger) error {
+	if r := led.Remote(); !r.Push || r.Name == "" {
 		return nil
 	}
-	res, err := daemon.Sync(context.Background(), ws, r, opts)
+	return pushNow(cmd, led)
+}
+
+func pushNow(cmd *cobra.Command, led *ledger.Ledger) error {
+	r := led.Remote()
+	res, err := led.Sync(context.Background())
 	out := cmd.OutOrStdout()
 	if res != nil {
 		if res.Pushed {
@@ -183,19 +189,6 @@ func pushTo(cmd *cobra.Command, r daemon.Remote, ws *store.Workspace, opts plans
 	return nil
 }
 
-// planName is NAME of plans/NAME.json (or NAME.approved, NAME.json.approved).
-func planName(path string) string {
-	base := filepath.Base(path)
-	for _, ext := range []string{".approved", ".json", ".rejected"} {
-		base = strings.TrimSuffix(base, ext)
-	}
-	return base
-}
-
-func reportPath(planPath string) string {
-	return filepath.Join(filepath.Dir(planPath), planName(planPath)+".report.json")
-}
-
 func revertCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "revert PLAN-ID|COMMIT",
@@ -206,30 +199,18 @@ func revertCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if r := cfg.remoteOf(); r.Pull {
-				if err := daemon.Pull(context.Background(), ws, r); err != nil {
-					fmt.Fprintln(cmd.ErrOrStderr(), "archiplan: pull:", err)
-				}
+			led := cfg.ledger(ws)
+			if err := led.Pull(context.Background()); err != nil {
+				fmt.Fprintln(cmd.ErrOrStderr(), "archiplan: pull:", err)
 			}
-			res, err := daemon.Revert(context.Background(), ws, args[0], ws.Identity(), nil)
+			res, err := led.Revert(context.Background(), args[0])
 			if err != nil {
 				return workspaceError(err)
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "reverted %s (applied in %s) in commit %s\n", res.PlanID, short(res.RevertsCommit), short(res.Commit))
-			return pushAfter(cmd, cfg, ws, optionsOf(cfg))
+			return pushAfter(cmd, led)
 		},
 	}
-}
-
-// LogEntry is one line of `archiplan log`.
-type LogEntry struct {
-	Commit  string `json:"commit"`
-	Date    string `json:"date"`
-	Kind    string `json:"kind"` // apply, revert, git-revert
-	PlanID  string `json:"plan_id"`
-	Summary string `json:"summary"`
-	Author  string `json:"author"`
-	Reverts string `json:"reverts,omitempty"` // the commit a revert undoes
 }
 
 func logCmd() *cobra.Command {
@@ -243,31 +224,9 @@ func logCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			hist, err := ws.History(nil)
+			entries, err := ledger.Log(ws)
 			if err != nil {
 				return codedError{exitNoUsable, err}
-			}
-			applies := map[string]string{} // apply commit -> plan id
-			for _, c := range hist {
-				if id := c.Trailers[store.TrailerPlanID]; id != "" {
-					applies[c.Hash] = id
-				}
-			}
-			entries := []LogEntry{}
-			for _, c := range hist {
-				e := LogEntry{Commit: c.Hash, Date: c.When.UTC().Format("2006-01-02T15:04:05Z"), Author: c.Author}
-				switch {
-				case c.Trailers[store.TrailerPlanID] != "":
-					e.Kind, e.PlanID, e.Summary = "apply", c.Trailers[store.TrailerPlanID], strings.TrimPrefix(c.Subject, "plan: ")
-				case c.Trailers[store.TrailerRevertsPlan] != "":
-					e.Kind, e.PlanID, e.Reverts = "revert", c.Trailers[store.TrailerRevertsPlan], c.Trailers[store.TrailerRevertsCommit]
-					e.Summary = strings.TrimPrefix(c.Subject, "revert: ")
-				case applies[c.GitReverts] != "":
-					e.Kind, e.PlanID, e.Reverts, e.Summary = "git-revert", applies[c.GitReverts], c.GitReverts, c.Subject
-				default:
-					continue
-				}
-				entries = append(entries, e)
 			}
 			out := cmd.OutOrStdout()
 			if asJSON {
@@ -277,6 +236,9 @@ func logCmd() *cobra.Command {
 			}
 			for _, e := range entries {
 				fmt.Fprintf(out, "%s %s %-10s %s  %s\n", short(e.Commit), e.Date, e.Kind, e.PlanID, e.Summary)
+				if e.UndoneBy != "" {
+					fmt.Fprintf(out, "    undone by commit %s, not made by archiplan (Archi saving over the apply?): the plan is no longer in the model\n", short(e.UndoneBy))
+				}
 			}
 			return nil
 		},
@@ -299,11 +261,13 @@ func syncCmd() *cobra.Command {
 			if r.Name == "" {
 				return usageError{errors.New("no remote configured: set remote (and pull, push) in .archiplan.yaml")}
 			}
-			if err := daemon.Pull(context.Background(), ws, r); err != nil {
+			r.Pull, r.Push = true, true
+			led := ledger.New(ledger.Config{Workspace: ws, Inbox: cfg.inbox(ws), Options: optionsOf(cfg), Hooks: cfg.hooks(ws),
+				ApprovedBy: ws.Identity(), Remote: r})
+			if err := led.Pull(context.Background()); err != nil {
 				return codedError{exitNoUsable, err}
 			}
-			r.Push = true
-			return pushTo(cmd, r, ws, optionsOf(cfg))
+			return pushNow(cmd, led)
 		},
 	}
 }

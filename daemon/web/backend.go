@@ -63,9 +63,9 @@ type PlanPage struct {
 	PreviewSHA256 string // its hash: the approval carries it back
 	PlanSHA256    string
 	Findings      []Finding
-	Views         []View // the views the plan changes, drawn as they will be
-	Decidable     bool   // previewed and waiting: reject is offered
-	Approvable    bool   // and valid: approve is offered too (an invalid plan approved is only rejected)
+	Pictures      []string // the preview's pictures (file names), as archiplan wrote them
+	Decidable     bool     // previewed and waiting: reject is offered
+	Approvable    bool     // and valid: approve is offered too (an invalid plan approved is only rejected)
 }
 
 // EntryKind is what a history entry did.
@@ -89,7 +89,8 @@ type Entry struct {
 	Author     string
 	ApprovedBy string
 	Reverts    string   // the commit a revert undoes
-	RevertedBy string   // the commit that undid this apply, if any
+	RevertedBy string   // the commit that reverted this apply, if any
+	UndoneBy   string   // a later commit outside archiplan that put back what the apply changed
 	Changes    []string // what changed in the model, in words
 	Views      []View   // the views it changed, drawn after the commit
 }
@@ -120,12 +121,14 @@ type Backend interface {
 	Log() ([]Entry, error)
 	// Revert undoes one applied plan (by id or commit) and returns the new commit; a conflict's
 	// error names the commit that conflicts.
-	Revert(target, reviewer string) (string, error)
+	Revert(target string) (string, error)
 	// Views lists the views of the model at HEAD.
 	Views() ([]View, error)
-	// ViewSVG draws one view at a commit ("" for HEAD), or as a pending plan would leave it
-	// (at = "plan:NAME").
+	// ViewSVG draws one view at a commit ("" for HEAD).
 	ViewSVG(id, at string) ([]byte, error)
+	// Picture is one picture of plan NAME's preview (a file name PlanPage.Pictures lists), only
+	// as archiplan wrote it.
+	Picture(name, file string) ([]byte, error)
 	// Subscribe returns a channel that receives a value whenever the inbox or HEAD may have
 	// changed, and a function that ends the subscription.
 	Subscribe() (<-chan struct{}, func())

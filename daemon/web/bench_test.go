@@ -12,6 +12,8 @@ import (
 
 	"github.com/archiplan/archiplan/archixml"
 	"github.com/archiplan/archiplan/daemon"
+	"github.com/archiplan/archiplan/daemon/inbox"
+	"github.com/archiplan/archiplan/daemon/ledger"
 	"github.com/archiplan/archiplan/store"
 )
 
@@ -33,7 +35,7 @@ func benchEnv(b *testing.B) (*Server, *http.Cookie, string) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	inbox := filepath.Join(ws.Root, "plans")
+	dir := filepath.Join(ws.Root, "plans")
 	els := m.Elements()
 	for i := 0; i < 200; i++ {
 		id := els[i*37%len(els)].ID()
@@ -41,27 +43,28 @@ func benchEnv(b *testing.B) (*Server, *http.Cookie, string) {
 			id = "id-00000000000000000000000000000000" // some invalid ones
 		}
 		plan := renamePlan(fmt.Sprintf("Rename element %d", i), id, fmt.Sprintf("Renamed %d", i))
-		if err := store.WriteFileAtomic(filepath.Join(inbox, fmt.Sprintf("plan-%03d.json", i)), []byte(plan), 0o644); err != nil {
+		if err := store.WriteFileAtomic(filepath.Join(dir, fmt.Sprintf("plan-%03d.json", i)), []byte(plan), 0o644); err != nil {
 			b.Fatal(err)
 		}
 	}
 	past := time.Now().Add(-time.Minute) // settled: the daemon judges them at once
 	for i := 0; i < 200; i++ {
-		os.Chtimes(filepath.Join(inbox, fmt.Sprintf("plan-%03d.json", i)), past, past)
+		os.Chtimes(filepath.Join(dir, fmt.Sprintf("plan-%03d.json", i)), past, past)
 	}
-	d := daemon.New(daemon.Config{Workspace: ws, Inbox: inbox, ApprovedBy: op})
+	led := ledger.New(ledger.Config{Workspace: ws, Inbox: inbox.New(dir, ws.GitPath("archiplan/inbox")), ApprovedBy: op})
+	d := daemon.New(daemon.Config{Ledger: led})
 	if err := d.Open(context.Background()); err != nil {
 		b.Fatal(err)
 	}
 	d.Close()
-	if n, _ := filepath.Glob(filepath.Join(inbox, "*.report.json")); len(n) != 200 {
+	if n, _ := filepath.Glob(filepath.Join(dir, "*.report.json")); len(n) != 200 {
 		b.Fatalf("%d of 200 plans previewed", len(n))
 	}
-	s, err := New(Config{Backend: NewLocal(LocalConfig{Workspace: ws, Inbox: inbox, Operator: op})})
+	s, err := New(Config{Backend: NewLocal(LocalConfig{Ledger: led})})
 	if err != nil {
 		b.Fatal(err)
 	}
-	return s, &http.Cookie{Name: s.cookie, Value: s.token}, inbox
+	return s, &http.Cookie{Name: s.cookie, Value: s.token}, dir
 }
 
 func get(b *testing.B, h http.Handler, c *http.Cookie, path string) int {

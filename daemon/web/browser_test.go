@@ -194,7 +194,7 @@ func TestBrowser_Approve(t *testing.T) {
 	if !strings.HasPrefix(c.Subject, "plan: Rename Customer to Client") {
 		t.Fatalf("commit subject %q", c.Subject)
 	}
-	want := "Daemon Operator (reviewer: Alice Reviewer, via the review page) <ops@example.org>"
+	want := "Daemon Operator (review page: Alice Reviewer) <ops@example.org>"
 	if got := c.Trailers[store.TrailerApprovedBy]; got != want {
 		t.Fatalf("Approved-By %q, want %q", got, want)
 	}
@@ -240,7 +240,12 @@ func TestBrowser_Reject(t *testing.T) {
 	}
 	waitFor(t, "r.rejected", func() bool { return e.exists("r.rejected") && !e.exists("r.json") })
 	if pv := e.read("r.preview.md"); !strings.Contains(pv, "Clients are called customers here") || !strings.Contains(pv, "Rename Customer to Client") {
-		t.Fatalf("preview lacks the reason or the plan:\n%s", pv)
+		ls, _ := os.ReadDir(e.inbox)
+		var names []string
+		for _, f := range ls {
+			names = append(names, f.Name())
+		}
+		t.Fatalf("preview lacks the reason or the plan (inbox: %v):\n%s", names, pv)
 	}
 	if rep := e.read("r.report.json"); !strings.Contains(rep, "Clients are called customers here") || !strings.Contains(rep, `"verdict": "rejected"`) {
 		t.Fatalf("report:\n%s", rep)

@@ -14,6 +14,8 @@ import (
 
 	"github.com/archiplan/archiplan/archixml"
 	"github.com/archiplan/archiplan/daemon"
+	"github.com/archiplan/archiplan/daemon/inbox"
+	"github.com/archiplan/archiplan/daemon/ledger"
 	"github.com/archiplan/archiplan/store"
 )
 
@@ -49,15 +51,15 @@ func newEnv(t *testing.T) *env {
 		t.Fatal(err)
 	}
 	e := &env{t: t, ws: ws, inbox: filepath.Join(ws.Root, "plans"), operator: op}
-	signer := Signer{Workspace: ws, Operator: op}
-	e.daemon = daemon.New(daemon.Config{Workspace: ws, Inbox: e.inbox, ApprovedBy: op, Approver: signer.ApprovedBy,
-		Debounce: 20 * time.Millisecond, Settle: 50 * time.Millisecond, Rescan: time.Second})
+	led := ledger.New(ledger.Config{Workspace: ws, Inbox: inbox.New(e.inbox, ws.GitPath("archiplan/inbox")), ApprovedBy: op})
+	e.daemon = daemon.New(daemon.Config{Ledger: led, Debounce: 20 * time.Millisecond, Settle: 50 * time.Millisecond, Rescan: time.Second})
+	backend := NewLocal(LocalConfig{Ledger: led, Poll: 50 * time.Millisecond, Exclusive: e.daemon.Exclusive})
+	e.daemon.Changed = backend.Notify
 	if err := e.daemon.Open(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { e.daemon.Close() })
-	e.srv, err = New(Config{Backend: NewLocal(LocalConfig{Workspace: ws, Inbox: e.inbox, Operator: op, Poll: 50 * time.Millisecond}),
-		Operator: op.Name + " <" + op.Email + ">"})
+	e.srv, err = New(Config{Backend: backend, Operator: op.Name + " <" + op.Email + ">"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +108,7 @@ func waitFor(t *testing.T, what string, done func() bool) {
 	}
 }
 
-// previewed waits until the daemon has previewed plan NAME.
+// previewed waits until the daemon has previewed plan NAME: outputs on disk, and its record.
 func (e *env) previewed(name string) {
 	e.t.Helper()
 	waitFor(e.t, name+" previewed", func() bool { return e.exists(name+".report.json") && e.exists(name+".preview.md") })

@@ -14,6 +14,7 @@ func (s *Server) routes() {
 	m.HandleFunc("GET /{$}", s.inbox)
 	m.HandleFunc("GET /plan/{name}", s.plan)
 	m.HandleFunc("GET /plan/{name}/state", s.planState)
+	m.HandleFunc("GET /plan/{name}/picture/{file}", s.picture)
 	m.HandleFunc("POST /plan/{name}/approve", s.approve)
 	m.HandleFunc("POST /plan/{name}/reject", s.reject)
 	m.HandleFunc("GET /history", s.history)
@@ -94,11 +95,39 @@ func (s *Server) plan(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
+	preview, used := markdown(p.Preview, p.Name, p.Pictures)
+	var more []string // pictures the preview's text does not show
+	for _, f := range p.Pictures {
+		if !used[f] {
+			more = append(more, f)
+		}
+	}
 	s.render(w, http.StatusOK, "plan", struct {
 		common
-		P       *PlanPage
-		Preview any
-	}{s.common("Plan "+p.Name, "inbox"), p, markdown(p.Preview)})
+		P        *PlanPage
+		Preview  any
+		Pictures []string
+	}{s.common("Plan "+p.Name, "inbox"), p, preview, more})
+}
+
+func (s *Server) picture(w http.ResponseWriter, r *http.Request) {
+	data, err := s.cfg.Backend.Picture(r.PathValue("name"), r.PathValue("file"))
+	if err != nil {
+		status := http.StatusInternalServerError
+		if errors.Is(err, ErrNotFound) || errors.Is(err, ErrBadName) {
+			status = http.StatusNotFound
+		}
+		http.Error(w, err.Error(), status)
+		return
+	}
+	writeSVG(w, data)
+}
+
+// writeSVG answers a picture, never a document: opened on its own it may run nothing.
+func writeSVG(w http.ResponseWriter, data []byte) {
+	w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; sandbox")
+	w.Header().Set("Content-Type", "image/svg+xml")
+	_, _ = w.Write(data)
 }
 
 // planState is what the plan page's script polls after an event: it tells the page that what it
@@ -157,7 +186,7 @@ func (s *Server) history(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) revert(w http.ResponseWriter, r *http.Request) {
 	target := strings.TrimSpace(r.PostFormValue("target"))
-	commit, err := s.cfg.Backend.Revert(target, strings.TrimSpace(r.PostFormValue("reviewer")))
+	commit, err := s.cfg.Backend.Revert(target)
 	if err != nil {
 		s.log.Info("revert refused", "target", target, "err", err)
 		s.result(w, http.StatusConflict, "Not reverted", err.Error(), false)
@@ -207,10 +236,7 @@ func (s *Server) svg(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), status)
 		return
 	}
-	// a picture, never a document: opened on its own it may run nothing
-	w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; sandbox")
-	w.Header().Set("Content-Type", "image/svg+xml")
-	_, _ = w.Write(data)
+	writeSVG(w, data)
 }
 
 // events streams a "change" whenever the backend says the inbox or HEAD may have changed; the

@@ -2,60 +2,48 @@ package web
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
-	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
+	"unicode"
 
-	"golang.org/x/sys/unix"
-
-	"github.com/archiplan/archiplan/archixml"
-	"github.com/archiplan/archiplan/daemon"
+	"github.com/archiplan/archiplan/daemon/inbox"
+	"github.com/archiplan/archiplan/daemon/ledger"
 	"github.com/archiplan/archiplan/plans"
 	"github.com/archiplan/archiplan/store"
 )
 
-// maxOutput caps what the page reads of a preview or report: they are archiplan's outputs, but
-// they lie in the inbox, where a planner can put anything.
-const maxOutput = 8 << 20
-
-// safeName is the names the page acts on; anything else is listed as text and left alone.
-var safeName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
-
-// Local is the Backend over a workspace on disk: the inbox's files, the model at HEAD and the
-// history in git.
+// Local is the Backend over a workspace on disk, through the inbox's file protocol and the
+// ledger: the page trusts what the inbox's record under .git/ says archiplan wrote, and shows a
+// preview only when the file on disk is still that one.
 type Local struct {
-	ws       *store.Workspace
-	inbox    string
-	operator store.Signature
-	log      *slog.Logger
-	poll     time.Duration
+	led  *ledger.Ledger
+	box  *inbox.Inbox
+	ws   *store.Workspace
+	log  *slog.Logger
+	poll time.Duration
+	excl func(func() error) error
 
-	mu    sync.Mutex
-	blob  string
-	model *archixml.Model
-	subs  map[chan struct{}]struct{}
-	stop  chan struct{}
+	mu   sync.Mutex
+	subs map[chan struct{}]struct{}
+	stop chan struct{}
 }
 
 // LocalConfig is what a Local backend serves.
 type LocalConfig struct {
-	Workspace *store.Workspace
-	Inbox     string          // absolute
-	Operator  store.Signature // the daemon's user: Approved-By and revert commits
-	Logger    *slog.Logger
-	Poll      time.Duration // how often subscribers' watch looks for changes (default 250 ms)
+	Ledger *ledger.Ledger
+	Logger *slog.Logger
+	Poll   time.Duration // how often subscribers' watch looks for changes (default 250 ms)
+	// Exclusive runs the page's approvals and rejections between the daemon's passes
+	// (daemon.Daemon.Exclusive); nil runs them at once.
+	Exclusive func(func() error) error
 }
 
 // NewLocal makes the backend.
@@ -66,168 +54,135 @@ func NewLocal(c LocalConfig) *Local {
 	if c.Poll <= 0 {
 		c.Poll = 250 * time.Millisecond
 	}
-	return &Local{ws: c.Workspace, inbox: c.Inbox, operator: c.Operator, log: c.Logger, poll: c.Poll, subs: map[chan struct{}]struct{}{}}
+	if c.Exclusive == nil {
+		c.Exclusive = func(fn func() error) error { return fn() }
+	}
+	l := &Local{led: c.Ledger, log: c.Logger, poll: c.Poll, excl: c.Exclusive, subs: map[chan struct{}]struct{}{}}
+	if c.Ledger != nil {
+		l.box, l.ws = c.Ledger.Inbox(), c.Ledger.Workspace()
+	}
+	return l
 }
 
-func (l *Local) path(f string) string { return filepath.Join(l.inbox, f) }
-
-// readSafe reads an inbox file as the daemon does: a regular file, no link followed, never
-// blocking on a pipe, at most max bytes.
-func readSafe(path string, max int64) ([]byte, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file", filepath.Base(path))
-	}
-	data, err := io.ReadAll(io.LimitReader(f, max+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(data)) > max {
-		return nil, fmt.Errorf("%s is over %d bytes", filepath.Base(path), max)
-	}
-	return data, nil
-}
-
-func hashOf(b []byte) string { s := sha256.Sum256(b); return hex.EncodeToString(s[:]) }
-
-// planFiles maps each plan name to its file in the inbox: an approval outranks a rejection,
-// which outranks a pending plan, as in the daemon's pass.
-func (l *Local) planFiles() (map[string]os.DirEntry, error) {
-	entries, err := os.ReadDir(l.inbox)
-	if errors.Is(err, os.ErrNotExist) {
-		return map[string]os.DirEntry{}, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("read inbox: %w", err)
-	}
-	rank := map[State]int{StatePending: 0, StateRejected: 1, StateApproved: 2}
-	out := map[string]os.DirEntry{}
-	for _, e := range entries {
-		name, st, ok := classify(e.Name())
-		if !ok {
+// CleanReviewer makes a reviewer's name safe for a commit trailer: printable characters on one
+// line, no angle brackets or parentheses, at most 100 runes.
+func CleanReviewer(s string) string {
+	var b strings.Builder
+	n := 0
+	for _, r := range s {
+		if n >= 100 {
+			break
+		}
+		switch {
+		case r == '<' || r == '>' || r == '(' || r == ')':
+			continue
+		case unicode.IsSpace(r):
+			r = ' '
+		case !unicode.IsPrint(r):
 			continue
 		}
-		if cur, ok := out[name]; ok {
-			_, cst, _ := classify(cur.Name())
-			if rank[cst] >= rank[st] {
-				continue
-			}
-		}
-		out[name] = e
+		b.WriteRune(r)
+		n++
 	}
-	return out, nil
+	return strings.Join(strings.Fields(b.String()), " ")
 }
 
-// classify names a plan file's NAME and state; ok is false for outputs and other files.
-func classify(file string) (string, State, bool) {
-	if strings.HasPrefix(file, ".") || strings.HasSuffix(file, "~") || strings.HasSuffix(file, ".tmp") ||
-		strings.Contains(file, ".tmp-") || strings.HasSuffix(file, ".swp") || strings.HasSuffix(file, ".part") {
-		return "", "", false
-	}
-	for _, out := range []string{".preview.md", ".report.json", ".context.json"} {
-		if strings.HasSuffix(file, out) {
-			return "", "", false
-		}
-	}
-	switch {
-	case strings.HasSuffix(file, ".json.approved"):
-		return strings.TrimSuffix(file, ".json.approved"), StateApproved, true
-	case strings.HasSuffix(file, ".approved"):
-		return strings.TrimSuffix(file, ".approved"), StateApproved, true
-	case strings.HasSuffix(file, ".rejected"):
-		return strings.TrimSuffix(file, ".rejected"), StateRejected, true
-	case strings.HasSuffix(file, ".json"):
-		return strings.TrimSuffix(file, ".json"), StatePending, true
-	}
-	return "", "", false
+// judged is what the page knows of one plan: its line, and, when archiplan's outputs on disk are
+// the ones it recorded, those outputs.
+type judged struct {
+	plan  Plan
+	raw   []byte
+	rec   *inbox.Record
+	files map[string][]byte // verified outputs by file name
 }
 
-func (l *Local) report(name string) (*plans.Report, []byte, error) {
-	data, err := readSafe(l.path(name+".report.json"), maxOutput)
+func (l *Local) judge(e inbox.Entry) judged {
+	j := judged{plan: Plan{Name: e.Name, File: e.File, State: State(e.State), Linkable: true}}
+	p := &j.plan
+	if e.Info != nil {
+		p.Modified = e.Info.ModTime()
+		if !e.Info.Mode().IsRegular() {
+			p.State, p.Note = StateRefused, inbox.KindOfMode(e.Info.Mode())+", not a regular file: archiplan never follows or reads those"
+		}
+	}
+	raw, rerr := l.box.ReadPlan(e)
+	if rerr == nil {
+		j.raw = raw
+	}
+	rec, err := l.box.Record(e.Name)
 	if err != nil {
-		return nil, nil, err
+		if p.State == StatePending {
+			p.Note = "not previewed yet"
+		}
+		return j
 	}
+	j.rec = rec
+	p.Verdict, p.Summary = rec.Verdict, rec.Summary
+	if p.State == StateRejected {
+		p.Note = rec.Reason
+	}
+	files, verr := l.box.Verify(rec)
+	if verr != nil {
+		p.Note = "its preview on disk is not the one archiplan wrote (" + verr.Error() + "): wait for the next preview"
+		if p.State == StatePending {
+			p.Verdict = ""
+		}
+		return j
+	}
+	j.files = files
 	var r plans.Report
-	if err := json.Unmarshal(data, &r); err != nil {
-		return nil, nil, fmt.Errorf("read report of %s: %w", name, err)
+	if json.Unmarshal(files[inbox.ReportFile(e.Name)], &r) == nil {
+		p.Errors, p.Warnings = len(r.Errors), len(r.Warnings)
 	}
-	return &r, data, nil
-}
-
-// describe is one plan's inbox line; raw is the plan's bytes when it could be read.
-func (l *Local) describe(name string, e os.DirEntry) (Plan, []byte, *plans.Report) {
-	_, st, _ := classify(e.Name())
-	p := Plan{Name: name, File: e.Name(), State: st}
-	if info, err := e.Info(); err == nil {
-		p.Modified = info.ModTime()
-	}
-	if !safeName.MatchString(name) {
-		p.State, p.Note = StateRefused, "not an allowed plan name: archiplan leaves this file alone (names are letters, digits, '.', '_' and '-')"
-		return p, nil, nil
-	}
-	if !e.Type().IsRegular() {
-		p.State, p.Note = StateRefused, "not a regular file: archiplan never follows links or reads special files"
-		return p, nil, nil
-	}
-	p.Linkable = true
-	raw, rerr := readSafe(l.path(e.Name()), plans.MaxPlanBytes)
-	r, _, err := l.report(name)
-	if err != nil {
-		return p, raw, nil
-	}
-	p.Verdict, p.Summary, p.Errors, p.Warnings = r.Verdict, r.Plan.Summary, len(r.Errors), len(r.Warnings)
-	if st == StateRejected {
-		p.Note = r.Reason
-	}
-	if st == StatePending {
+	if p.State == StatePending {
 		switch {
-		case rerr != nil:
-			p.Note = rerr.Error()
-		case hashOf(raw) != r.Plan.SHA256:
+		case j.raw == nil:
+			p.Note = fmt.Sprintf("cannot be read: %v", rerr)
+		case inbox.Hash(j.raw) != rec.PlanSHA256:
 			p.Note = "changed since its preview; archiplan previews it again"
 		default:
 			p.State = StatePreviewed
 		}
 	}
-	return p, raw, r
+	return j
 }
 
 // Inbox implements Backend.
 func (l *Local) Inbox() ([]Plan, error) {
-	files, err := l.planFiles()
-	if err != nil {
-		return nil, err
+	list, err := l.box.List()
+	if errors.Is(err, os.ErrNotExist) {
+		return []Plan{}, nil
 	}
-	out := make([]Plan, 0, len(files))
-	for name, e := range files {
-		p, _, _ := l.describe(name, e)
+	if err != nil {
+		return nil, fmt.Errorf("read inbox: %w", err)
+	}
+	out := make([]Plan, 0, len(list.Plans)+len(list.Unsafe))
+	for _, e := range list.Plans {
+		out = append(out, l.judge(e).plan)
+	}
+	for _, f := range list.Unsafe {
+		name, _, st := inbox.Parse(f)
+		if name == "" {
+			name = f
+		}
+		p := Plan{Name: name, File: f, State: StateRefused, Note: "not an allowed plan name: archiplan leaves this file alone (names match " +
+			inbox.NamePattern + ")"}
+		_ = st
 		out = append(out, p)
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out, nil
 }
 
-func (l *Local) find(name string) (os.DirEntry, error) {
-	if !safeName.MatchString(name) {
-		return nil, fmt.Errorf("%w: %q", ErrBadName, name)
+func (l *Local) find(name string) (inbox.Entry, error) {
+	if err := inbox.CheckName(name); err != nil {
+		return inbox.Entry{}, fmt.Errorf("%w: %q", ErrBadName, name)
 	}
-	files, err := l.planFiles()
-	if err != nil {
-		return nil, err
+	e, err := l.box.Find(name)
+	if errors.Is(err, inbox.ErrNoPlan) {
+		return e, fmt.Errorf("plan %s: %w", name, ErrNotFound)
 	}
-	e, ok := files[name]
-	if !ok {
-		return nil, fmt.Errorf("plan %s: %w", name, ErrNotFound)
-	}
-	return e, nil
+	return e, err
 }
 
 // Plan implements Backend.
@@ -236,76 +191,80 @@ func (l *Local) Plan(name string) (*PlanPage, error) {
 	if err != nil {
 		return nil, err
 	}
-	p, raw, r := l.describe(name, e)
-	page := &PlanPage{Plan: p}
-	if raw != nil {
-		page.PlanSHA256 = hashOf(raw)
+	j := l.judge(e)
+	page := &PlanPage{Plan: j.plan}
+	if j.raw != nil {
+		page.PlanSHA256 = inbox.Hash(j.raw)
 	}
-	if pv, err := readSafe(l.path(name+".preview.md"), maxOutput); err == nil {
-		page.Preview, page.PreviewSHA256 = pv, hashOf(pv)
+	if j.files == nil {
+		return page, nil // only what archiplan wrote is shown
 	}
-	if r != nil {
-		// a report keeps severity by list, not per finding
-		for sev, list := range map[string][]plans.Finding{"error": r.Errors, "warning": r.Warnings} {
-			for _, f := range list {
-				page.Findings = append(page.Findings, Finding{Severity: sev, Code: string(f.Code), Message: f.Message,
-					Action: f.Action, Pointer: f.Pointer, Snippet: f.Snippet})
-			}
+	page.Preview = j.files[inbox.PreviewFile(name)]
+	page.PreviewSHA256 = j.rec.Outputs[inbox.PreviewFile(name)]
+	var r plans.Report
+	if json.Unmarshal(j.files[inbox.ReportFile(name)], &r) == nil {
+		for _, f := range r.Errors {
+			page.Findings = append(page.Findings, finding("error", f))
 		}
-		sort.SliceStable(page.Findings, func(i, j int) bool { return page.Findings[i].Severity < page.Findings[j].Severity })
+		for _, f := range r.Warnings {
+			page.Findings = append(page.Findings, finding("warning", f))
+		}
 	}
-	page.Decidable = p.State == StatePreviewed && page.PreviewSHA256 != ""
-	page.Approvable = page.Decidable && p.Verdict == "valid"
+	for f := range j.files {
+		if _, kind, _ := inbox.Parse(f); kind == inbox.KindPicture {
+			page.Pictures = append(page.Pictures, f)
+		}
+	}
+	sort.Strings(page.Pictures)
+	page.Decidable = page.State == StatePreviewed
+	page.Approvable = page.Decidable && page.Verdict == plans.VerdictValid
 	return page, nil
 }
 
-// renameNoReplace renames within the inbox, refusing to overwrite what is there.
-func renameNoReplace(from, to string) error {
-	err := unix.Renameat2(unix.AT_FDCWD, from, unix.AT_FDCWD, to, unix.RENAME_NOREPLACE)
-	if errors.Is(err, unix.EINVAL) || errors.Is(err, unix.ENOSYS) {
-		// a file system without RENAME_NOREPLACE: a hard link refuses to overwrite too
-		if err = os.Link(from, to); err == nil {
-			err = os.Remove(from)
-		}
+// a report keeps severity by list, not per finding
+func finding(sev string, f plans.Finding) Finding {
+	return Finding{Severity: sev, Code: string(f.Code), Message: f.Message, Action: f.Action, Pointer: f.Pointer, Snippet: f.Snippet}
+}
+
+// Picture implements Backend: a picture of NAME's preview, only as archiplan wrote it.
+func (l *Local) Picture(name, file string) ([]byte, error) {
+	if n, kind, _ := inbox.Parse(file); n != name || kind != inbox.KindPicture {
+		return nil, fmt.Errorf("picture %q: %w", file, ErrNotFound)
 	}
-	if errors.Is(err, os.ErrExist) {
-		return fmt.Errorf("%w: %s is already there", ErrNotPending, filepath.Base(to))
+	e, err := l.find(name)
+	if err != nil {
+		return nil, err
+	}
+	j := l.judge(e)
+	data, ok := j.files[file]
+	if !ok {
+		return nil, fmt.Errorf("picture %s: %w", file, ErrNotFound)
+	}
+	return data, nil
+}
+
+// Approve implements Backend: the inbox's rename NAME.json -> NAME.approved, only when the
+// preview archiplan wrote is still the one the page showed, and still on disk as written.
+func (l *Local) Approve(name, previewSHA256, reviewer string) error {
+	e, err := l.find(name)
+	if err != nil {
+		return err
+	}
+	if e.State != inbox.Pending {
+		return fmt.Errorf("%w: %s is %s", ErrNotPending, name, e.State)
+	}
+	err = l.excl(func() error { return l.box.ApproveSeen(name, previewSHA256, CleanReviewer(reviewer)) })
+	switch {
+	case errors.Is(err, inbox.ErrPreviewChanged), errors.Is(err, inbox.ErrForged):
+		return fmt.Errorf("%w: approve only what you saw; draw the page again (%v)", ErrPreviewChanged, err)
+	case errors.Is(err, inbox.ErrNotPreviewed):
+		return fmt.Errorf("%w: %v", ErrNotPending, err)
 	}
 	return err
 }
 
-// pending checks that NAME is previewed and waiting, and returns its plan bytes and report.
-func (l *Local) pending(name string) ([]byte, *plans.Report, error) {
-	e, err := l.find(name)
-	if err != nil {
-		return nil, nil, err
-	}
-	p, raw, r := l.describe(name, e)
-	if p.State != StatePreviewed || raw == nil || r == nil {
-		return nil, nil, fmt.Errorf("%w: %s is %s", ErrNotPending, name, p.State)
-	}
-	return raw, r, nil
-}
-
-// Approve implements Backend: the rename plans/NAME.json -> plans/NAME.approved, only when the
-// preview on disk is the one the page showed.
-func (l *Local) Approve(name, previewSHA256, reviewer string) error {
-	raw, _, err := l.pending(name)
-	if err != nil {
-		return err
-	}
-	pv, err := readSafe(l.path(name+".preview.md"), maxOutput)
-	if err != nil || hashOf(pv) != previewSHA256 {
-		return fmt.Errorf("%w: approve only what you saw; draw the page again", ErrPreviewChanged)
-	}
-	if err := recordReviewer(l.ws, name, hashOf(raw), CleanReviewer(reviewer)); err != nil {
-		return fmt.Errorf("record the reviewer: %w", err)
-	}
-	return renameNoReplace(l.path(name+".json"), l.path(name+".approved"))
-}
-
-// Reject implements Backend: the reason goes on top of the preview and into the report, then
-// plans/NAME.json becomes plans/NAME.rejected (renaming it back to .json previews it again).
+// Reject implements Backend: the ledger's rejection by hand, NAME.rejected with the reason on top
+// of its preview and in its report.
 func (l *Local) Reject(name, reason, reviewer string) error {
 	reason = strings.TrimSpace(reason)
 	if reason == "" {
@@ -314,82 +273,57 @@ func (l *Local) Reject(name, reason, reviewer string) error {
 	if len(reason) > 2000 {
 		reason = reason[:2000]
 	}
-	_, r, err := l.pending(name)
+	e, err := l.find(name)
 	if err != nil {
 		return err
 	}
-	pv, _ := readSafe(l.path(name+".preview.md"), maxOutput)
-	by := l.operator.Name
-	if rv := CleanReviewer(reviewer); rv != "" {
-		by = WithReviewer(l.operator, rv).Name
+	if e.State != inbox.Pending {
+		return fmt.Errorf("%w: %s is %s", ErrNotPending, name, e.State)
 	}
-	r.Verdict, r.Reason = daemon.VerdictRejected, "rejected by "+by+": "+reason
-	top := fmt.Sprintf("# Rejected\n\nRejected from the review page by %s:\n\n> %s\n\nRename `%s.rejected` back to `%s.json` to preview it again.\n\n",
-		mdText(by), strings.ReplaceAll(mdText(reason), "\n", "\n> "), name, name)
-	if err := store.WriteFileAtomic(l.path(name+".preview.md"), append([]byte(top), pv...), 0o644); err != nil {
+	if r := CleanReviewer(reviewer); r != "" {
+		reason += " (rejected on the review page by " + r + ")"
+	}
+	return l.excl(func() error {
+		_, err := l.led.Reject(e, reason)
+		if errors.Is(err, ledger.ErrRefused) {
+			return nil // a rejection reports itself as a refusal: that is what was asked
+		}
 		return err
-	}
-	if err := store.WriteFileAtomic(l.path(name+".report.json"), r.JSON(), 0o644); err != nil {
-		return err
-	}
-	return renameNoReplace(l.path(name+".json"), l.path(name+".rejected"))
+	})
 }
 
-// mdText escapes text for a preview: nothing in it is read as Markdown or HTML.
-func mdText(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		switch r {
-		case '<':
-			b.WriteString("&lt;")
-		case '>':
-			b.WriteString("&gt;")
-		case '&':
-			b.WriteString("&amp;")
-		case '\\', '`', '*', '_', '[', ']', '(', ')', '#', '|', '!', '{', '}', '~', '+', '-', '.':
-			b.WriteByte('\\')
-			b.WriteRune(r)
-		case '\r':
-		default:
-			b.WriteRune(r)
+// Log implements Backend: the ledger's log, with the commits made outside archiplan that
+// changed the model between them.
+func (l *Local) Log() ([]Entry, error) {
+	led, err := ledger.Log(l.ws)
+	if err != nil {
+		return nil, err
+	}
+	byCommit := map[string]ledger.Entry{}
+	reverted := map[string]string{} // apply commit -> the commit that reverted it
+	for _, e := range led {
+		byCommit[e.Commit] = e
+		if e.Reverts != "" {
+			reverted[e.Reverts] = e.Commit
 		}
 	}
-	return b.String()
-}
-
-// Log implements Backend.
-func (l *Local) Log() ([]Entry, error) {
 	hist, err := l.ws.History(nil)
 	if err != nil {
 		return nil, err
 	}
-	applies := map[string]string{}
-	reverted := map[string]string{}
-	for _, c := range hist {
-		if id := c.Trailers[store.TrailerPlanID]; id != "" {
-			applies[c.Hash] = id
-		}
-		if rc := c.Trailers[store.TrailerRevertsCommit]; rc != "" {
-			reverted[rc] = c.Hash
-		}
-		if c.GitReverts != "" {
-			reverted[c.GitReverts] = c.Hash
-		}
-	}
 	var out []Entry
 	for i, c := range hist {
 		e := Entry{Commit: c.Hash, When: c.When, Author: c.Author, ApprovedBy: c.Trailers[store.TrailerApprovedBy], Summary: c.Subject}
-		switch {
-		case c.Trailers[store.TrailerPlanID] != "":
-			e.Kind, e.PlanID, e.Summary = KindApply, c.Trailers[store.TrailerPlanID], strings.TrimPrefix(c.Subject, "plan: ")
+		if le, ok := byCommit[c.Hash]; ok {
+			e.Kind, e.PlanID, e.Summary, e.Reverts = EntryKind(le.Kind), le.PlanID, le.Summary, le.Reverts
 			e.RevertedBy = reverted[c.Hash]
-			e.Changes = bodyList(c.Message)
-		case c.Trailers[store.TrailerRevertsPlan] != "":
-			e.Kind, e.PlanID, e.Reverts = KindRevert, c.Trailers[store.TrailerRevertsPlan], c.Trailers[store.TrailerRevertsCommit]
-			e.Summary = strings.TrimPrefix(c.Subject, "revert: ")
-		case applies[c.GitReverts] != "":
-			e.Kind, e.PlanID, e.Reverts = KindGitRevert, applies[c.GitReverts], c.GitReverts
-		default:
+			if le.UndoneBy != "" && e.RevertedBy == "" {
+				e.UndoneBy = le.UndoneBy
+			}
+			if e.Kind == KindApply {
+				e.Changes = bodyList(c.Message)
+			}
+		} else {
 			parent := ""
 			if i+1 < len(hist) {
 				parent = hist[i+1].ModelBlob
@@ -415,45 +349,23 @@ func bodyList(msg string) []string {
 	return out
 }
 
-// Revert implements Backend, through the one revert path.
-func (l *Local) Revert(target, reviewer string) (string, error) {
-	res, err := daemon.Revert(context.Background(), l.ws, target, WithReviewer(l.operator, reviewer), nil)
+// Revert implements Backend, through the ledger's revert.
+func (l *Local) Revert(target string) (string, error) {
+	res, err := l.led.Revert(context.Background(), target)
 	if err != nil {
 		return "", err
 	}
 	return res.Commit, nil
 }
 
-func (l *Local) modelAtHead() (*archixml.Model, error) {
-	_, blob, err := l.ws.HeadBlob()
-	if err != nil {
-		return nil, err
-	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.model != nil && l.blob == blob {
-		return l.model, nil // HEAD's model is parsed once per blob
-	}
-	head, err := l.ws.ReadModel()
-	if err != nil {
-		return nil, err
-	}
-	m, err := archixml.Load(head.Data)
-	if err != nil {
-		return nil, err
-	}
-	l.model, l.blob = m, head.Blob
-	return m, nil
-}
-
-// Views implements Backend.
+// Views implements Backend: the views of the model at HEAD (the ledger's cached model).
 func (l *Local) Views() ([]View, error) {
-	m, err := l.modelAtHead()
+	h, err := l.led.Head()
 	if err != nil {
 		return nil, err
 	}
 	var out []View
-	for _, v := range m.Views() {
+	for _, v := range h.Model.Views() {
 		out = append(out, View{ID: v.ID(), Name: v.Name(), Folder: v.FolderPath()})
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Name < out[j].Name })
@@ -465,8 +377,20 @@ func (l *Local) ViewSVG(id, at string) ([]byte, error) {
 	return nil, fmt.Errorf("view %s: drawing views needs archixml/render: %w", id, ErrNotFound)
 }
 
+// Notify tells subscribers that something may have changed (the daemon's Changed hook).
+func (l *Local) Notify() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for ch := range l.subs {
+		select {
+		case ch <- struct{}{}:
+		default: // one pending change is enough: the page reads everything again
+		}
+	}
+}
+
 // Subscribe implements Backend: subscribers share one watch of the inbox and HEAD, which runs
-// while anyone listens.
+// while anyone listens (besides Notify, for the daemon's passes).
 func (l *Local) Subscribe() (<-chan struct{}, func()) {
 	ch := make(chan struct{}, 1)
 	l.mu.Lock()
@@ -490,19 +414,19 @@ func (l *Local) Subscribe() (<-chan struct{}, func()) {
 	}
 }
 
-// fingerprint changes whenever a file in the inbox or HEAD does.
+// fingerprint changes whenever a file in the inbox, a record, or HEAD does.
 func (l *Local) fingerprint() string {
 	var b strings.Builder
 	if head, err := l.ws.Head(); err == nil {
 		b.WriteString(head)
 	}
-	entries, _ := os.ReadDir(l.inbox)
-	for _, e := range entries {
-		info, err := e.Info()
-		if err != nil {
-			continue
+	for _, dir := range []string{l.box.Dir, l.box.StateDir} {
+		entries, _ := os.ReadDir(dir)
+		for _, e := range entries {
+			if info, err := e.Info(); err == nil {
+				fmt.Fprintf(&b, "|%s %d %d", e.Name(), info.Size(), info.ModTime().UnixNano())
+			}
 		}
-		fmt.Fprintf(&b, "|%s %d %d", e.Name(), info.Size(), info.ModTime().UnixNano())
 	}
 	return b.String()
 }
@@ -517,18 +441,9 @@ func (l *Local) watch(stop chan struct{}) {
 			return
 		case <-t.C:
 		}
-		fp := l.fingerprint()
-		if fp == last {
-			continue
+		if fp := l.fingerprint(); fp != last {
+			last = fp
+			l.Notify()
 		}
-		last = fp
-		l.mu.Lock()
-		for ch := range l.subs {
-			select {
-			case ch <- struct{}{}:
-			default: // one pending change is enough: the page reads everything again
-			}
-		}
-		l.mu.Unlock()
 	}
 }

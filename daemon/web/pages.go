@@ -10,7 +10,11 @@ import (
 	"time"
 
 	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/extension"
+	"github.com/yuin/goldmark/parser"
+	"github.com/yuin/goldmark/text"
+	"github.com/yuin/goldmark/util"
 )
 
 //go:embed assets
@@ -58,15 +62,40 @@ func (p *pages) execute(w io.Writer, name string, data any) error {
 	return t.Execute(w, data)
 }
 
-// md renders previews: tables as GitHub draws them; raw HTML is dropped and dangerous link
-// targets emptied (goldmark's safe default), though previews escape everything anyway.
-var md = goldmark.New(goldmark.WithExtensions(extension.Table, extension.Strikethrough))
-
-// markdown renders a preview's Markdown as HTML for the page.
-func markdown(src []byte) template.HTML {
+// markdown renders a preview's Markdown as HTML for the page: tables as GitHub draws them; raw
+// HTML is dropped and dangerous link targets emptied (goldmark's safe default), though previews
+// escape everything anyway. An image may only show one of the plan's own pictures, served by the
+// page; any other image target is emptied. used says which pictures the preview showed.
+func markdown(src []byte, name string, pictures []string) (html template.HTML, used map[string]bool) {
+	used = map[string]bool{}
+	known := map[string]bool{}
+	for _, p := range pictures {
+		known[p] = true
+	}
+	rewrite := imageRewriter(func(dest string) string {
+		if known[dest] {
+			used[dest] = true
+			return "/plan/" + url.PathEscape(name) + "/picture/" + url.PathEscape(dest)
+		}
+		return ""
+	})
+	md := goldmark.New(goldmark.WithExtensions(extension.Table, extension.Strikethrough),
+		goldmark.WithParserOptions(parser.WithASTTransformers(util.Prioritized(rewrite, 100))))
 	var b bytes.Buffer
 	if err := md.Convert(src, &b); err != nil {
-		return template.HTML("<pre>" + template.HTMLEscapeString(string(src)) + "</pre>")
+		return template.HTML("<pre>" + template.HTMLEscapeString(string(src)) + "</pre>"), used
 	}
-	return template.HTML(b.String()) // #nosec: goldmark without WithUnsafe escapes text and drops raw HTML
+	return template.HTML(b.String()), used // #nosec: goldmark without WithUnsafe escapes text and drops raw HTML
+}
+
+// imageRewriter sets every image's target to what the function makes of it.
+type imageRewriter func(dest string) string
+
+func (f imageRewriter) Transform(doc *ast.Document, _ text.Reader, _ parser.Context) {
+	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if img, ok := n.(*ast.Image); ok && entering {
+			img.Destination = []byte(f(string(img.Destination)))
+		}
+		return ast.WalkContinue, nil
+	})
 }

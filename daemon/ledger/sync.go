@@ -1,15 +1,14 @@
-package daemon
+package ledger
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"path"
 	"strings"
 	"time"
 
 	"github.com/archiplan/archiplan/archixml"
+	"github.com/archiplan/archiplan/daemon/inbox"
 	"github.com/archiplan/archiplan/plans"
 	"github.com/archiplan/archiplan/store"
 )
@@ -42,16 +41,12 @@ const maxPushTries = 20
 // Pull fetches the remote and fast-forwards the branch when it is only behind: never a merge,
 // never a reset that drops local commits. An unreachable remote is reported (ErrUnreachable) and
 // work goes on locally.
-func Pull(ctx context.Context, ws *store.Workspace, r Remote) error {
-	lock, err := ws.Lock()
-	if err != nil {
-		return err
+func (l *Ledger) Pull(ctx context.Context) error {
+	r := l.cfg.Remote
+	if r.Name == "" || !r.Pull {
+		return nil
 	}
-	defer lock.Unlock()
-	if _, err := ws.Recover(); err != nil {
-		return err
-	}
-	return pullLocked(ctx, ws, r)
+	return l.locked(func() error { return pullLocked(ctx, l.cfg.Workspace, r) })
 }
 
 func pullLocked(ctx context.Context, ws *store.Workspace, r Remote) error {
@@ -81,15 +76,18 @@ func pullLocked(ctx context.Context, ws *store.Workspace, r Remote) error {
 // the remote changed what the plan changed or the plan is no longer valid; those are dropped and
 // reported stale. Then it pushes again. Never a force-push; a commit that cannot be pushed because
 // the remote is unreachable stays, and the next sync tries again.
-func Sync(ctx context.Context, ws *store.Workspace, r Remote, opts plans.Options) (*SyncResult, error) {
-	lock, err := ws.Lock()
-	if err != nil {
-		return nil, err
-	}
-	defer lock.Unlock()
-	if _, err := ws.Recover(); err != nil {
-		return nil, err
-	}
+func (l *Ledger) Sync(ctx context.Context) (*SyncResult, error) {
+	var res *SyncResult
+	err := l.locked(func() error {
+		var err error
+		res, err = l.sync(ctx)
+		return err
+	})
+	return res, err
+}
+
+func (l *Ledger) sync(ctx context.Context) (*SyncResult, error) {
+	ws, r, opts := l.cfg.Workspace, l.cfg.Remote, l.Options()
 	res := &SyncResult{}
 	for try := 0; try < maxPushTries; try++ {
 		ahead, _, err := ws.AheadBehind(r.Name)
@@ -110,9 +108,13 @@ func Sync(ctx context.Context, ws *store.Workspace, r Remote, opts plans.Options
 		if err := ws.Fetch(ctx, r.Name); err != nil {
 			return res, err
 		}
+		n := len(res.Dropped)
 		if err := rebase(ws, r, opts, res); err != nil {
 			return res, err
 		}
+		// each dropped plan's outcome is written before the push that decides the rest: a crash
+		// in between leaves it rejected (or, rebased again, rejected again), never lost
+		l.rejectDropped(res.Dropped[n:])
 	}
 	return res, fmt.Errorf("push %s: still rejected after %d tries: %w", r.Name, maxPushTries, store.ErrPushRejected)
 }
@@ -169,26 +171,19 @@ func rebase(ws *store.Workspace, r Remote, opts plans.Options, res *SyncResult) 
 			continue
 		}
 		id := c.Trailers[store.TrailerPlanID]
-		raw, _, err := ws.FileAt(c.Hash, ArchiveDir+"/"+id+"/plan.json")
+		a, err := ReadArchive(ws, c.Hash, id)
 		if err != nil {
 			return err
 		}
-		invRaw, _, err := ws.FileAt(c.Hash, ArchiveDir+"/"+id+"/inverse.json")
-		if err != nil {
-			return err
-		}
-		var inv plans.Inverse
-		if err := json.Unmarshal(invRaw, &inv); err != nil {
-			return fmt.Errorf("read the inverse of %s: %w", id, err)
-		}
-		if conflict, err := conflicting(ws, newest, baseInfo, &inv); err != nil {
+		raw := a.Plan
+		if conflict, err := conflicting(ws, newest, baseInfo, a.Inverse.Touched); err != nil {
 			return err
 		} else if conflict != nil {
 			res.Dropped = append(res.Dropped, Dropped{PlanID: id, Raw: raw,
 				Reason: fmt.Sprintf("stale: remote commit %s (%s) changed what this plan changes", store.Short(conflict.Hash), conflict.Subject)})
 			continue
 		}
-		next, why, err := reapply(ws, top, c, id, raw, opts)
+		next, why, err := reapply(ws, top, c, a, opts)
 		if err != nil {
 			return err
 		}
@@ -207,15 +202,11 @@ func rebase(ws *store.Workspace, r Remote, opts plans.Options, res *SyncResult) 
 // the reverted plan changed.
 func rerevert(ws *store.Workspace, on string, c store.CommitInfo, theirs []store.CommitInfo, base store.CommitInfo) (string, *Dropped, error) {
 	id, applied := c.Trailers[store.TrailerRevertsPlan], c.Trailers[store.TrailerRevertsCommit]
-	raw, _, err := ws.FileAt(applied, ArchiveDir+"/"+id+"/inverse.json")
+	a, err := ReadArchive(ws, applied, id)
 	if err != nil {
 		return "", nil, err
 	}
-	var inv plans.Inverse
-	if err := json.Unmarshal(raw, &inv); err != nil {
-		return "", nil, fmt.Errorf("read the inverse of %s: %w", id, err)
-	}
-	if conflict, err := conflicting(ws, theirs, base, &inv); err != nil {
+	if conflict, err := conflicting(ws, theirs, base, a.Inverse.Touched); err != nil {
 		return "", nil, err
 	} else if conflict != nil {
 		return "", &Dropped{PlanID: id, Reason: fmt.Sprintf("the revert of %s is stale: remote commit %s (%s) changed what it changed",
@@ -229,21 +220,27 @@ func rerevert(ws *store.Workspace, on string, c store.CommitInfo, theirs []store
 	if err != nil {
 		return "", nil, err
 	}
-	if err := plans.Revert(m, &inv); err != nil {
+	if err := plans.Revert(m, a.Inverse); err != nil {
 		return "", &Dropped{PlanID: id, Reason: "the revert no longer fits the remote's model: " + err.Error()}, nil
 	}
 	out, err := m.Save()
 	if err != nil {
 		return "", nil, err
 	}
-	hash, err := ws.WriteCommit(store.Change{Base: on, Files: map[string][]byte{ws.Model: out, ArchiveDir + "/" + id: nil},
-		Message: c.Message, Author: signatureOf(c.Author), When: time.Now()})
+	if _, err := archixml.Load(out); err != nil {
+		return "", &Dropped{PlanID: id, Reason: "the revert would write a model that cannot be read: " + err.Error()}, nil
+	}
+	files := map[string][]byte{ws.Model: out}
+	for _, f := range a.Files {
+		files[f] = nil
+	}
+	hash, err := ws.WriteCommit(store.Change{Base: on, Files: files, Message: c.Message, Author: signatureOf(c.Author), When: time.Now()})
 	return hash, nil, err
 }
 
-// reapply makes an applied plan's commit again on top of a commit; "" and why when the plan is
-// not valid there.
-func reapply(ws *store.Workspace, on string, c store.CommitInfo, id string, raw []byte, opts plans.Options) (string, string, error) {
+// reapply makes an applied plan's commit again on top of a commit, with the preview and report
+// the person approved; "" and why when the plan is not valid there.
+func reapply(ws *store.Workspace, on string, c store.CommitInfo, a *Archived, opts plans.Options) (string, string, error) {
 	data, ok, err := ws.ModelAt(on)
 	if err != nil || !ok {
 		return "", "", fmt.Errorf("the model at %s: %v", store.Short(on), err)
@@ -252,19 +249,25 @@ func reapply(ws *store.Workspace, on string, c store.CommitInfo, id string, raw 
 	if err != nil {
 		return "", "", err
 	}
-	blob := store.BlobID(data)
-	opts.Seed = plans.SHA256(raw) + blob
-	o, inv, err := plans.Apply(raw, m, opts)
+	o, inv, err := plans.Apply(a.Plan, m, opts)
 	if err != nil {
 		return "", err.Error(), nil
 	}
-	info := plans.ModelInfo{Path: ws.Model, Commit: on, Blob: blob}
-	files, _, _, err := applyFiles(ws, m, o, inv, raw, id, path.Base(id)+".json", info)
+	out, err := m.Save()
 	if err != nil {
 		return "", "", err
 	}
+	files := archiveFiles(a.ID, a.Plan, a.Preview, a.Report, nil, inv)
+	for _, f := range a.Files { // pictures, as approved
+		if _, ok := files[f]; !ok {
+			if data, ok, _ := ws.FileAt(a.Commit, f); ok {
+				files[f] = data
+			}
+		}
+	}
+	files[ws.Model] = out
 	by := signatureOf(c.Trailers[store.TrailerApprovedBy])
-	hash, err := ws.WriteCommit(store.Change{Base: on, Files: files, Message: applyMessage(o, id, plans.SHA256(raw), on, by),
+	hash, err := ws.WriteCommit(store.Change{Base: on, Files: files, Message: applyMessage(o, a.ID, plans.SHA256(a.Plan), on, by, "", nil),
 		Author: by, When: time.Now()})
 	return hash, "", err
 }
@@ -278,10 +281,34 @@ func signatureOf(s string) store.Signature {
 	return store.Signature{Name: name, Email: strings.TrimSuffix(email, ">")}
 }
 
-// PlanName is the NAME of a plan id (NAME-<12 hex>).
-func PlanName(id string) string {
-	if i := strings.LastIndexByte(id, '-'); i > 0 {
-		return id[:i]
+// rejectDropped writes NAME.rejected, with the reason, for each plan a remote made stale.
+func (l *Ledger) rejectDropped(dropped []Dropped) {
+	b := l.cfg.Inbox
+	if b == nil {
+		return
 	}
-	return id
+	for _, dr := range dropped {
+		if dr.Raw == nil { // a revert made stale: nothing in the inbox to reject
+			l.log.Warn("a revert was made stale by the remote", "plan", dr.PlanID, "reason", dr.Reason)
+			continue
+		}
+		name := PlanName(dr.PlanID)
+		if inbox.CheckName(name) != nil {
+			continue
+		}
+		err := b.Submit(name, dr.Raw)
+		if errors.Is(err, inbox.ErrExists) { // a new plan took the name since: the old one goes beside it
+			if name, err = b.FreeName(name); err == nil {
+				err = b.Submit(name, dr.Raw)
+			}
+		}
+		if err != nil {
+			l.log.Error("write the rejected plan", "plan", name, "err", err)
+			continue
+		}
+		e := inbox.Entry{Name: name, File: inbox.PlanFile(name), State: inbox.Pending}
+		if _, err := l.rejectEntry(e, l.outcomeOf(dr.Raw), VerdictStale, dr.Reason); err != nil && !errors.Is(err, ErrRefused) {
+			l.log.Error("reject a plan the remote made stale", "plan", name, "err", err)
+		}
+	}
 }

@@ -1,12 +1,10 @@
-package daemon
+package ledger
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/archiplan/archiplan/archixml"
 	"github.com/archiplan/archiplan/plans"
@@ -30,21 +28,24 @@ type RevertResult struct {
 }
 
 // Revert undoes one applied plan, named by its id or its apply commit, in a new commit, using the
-// inverse archived with it. Later plans and commits are kept; when one of them changed an object
-// the plan changed, the revert is refused and that commit named.
-func Revert(ctx context.Context, ws *store.Workspace, target string, by store.Signature, now func() time.Time) (*RevertResult, error) {
-	lock, err := ws.Lock()
-	if err != nil {
-		return nil, err
-	}
-	defer lock.Unlock()
-	if _, err := ws.Recover(); err != nil {
-		return nil, err
-	}
-	head, err := ws.ReadModel()
-	if err != nil {
-		return nil, err
-	}
+// inverse archived with it (checked step by step first). Later plans and commits are kept; when
+// one of them changed an object the plan changed, the revert is refused and that commit named.
+// The model it makes is read again before it is committed, and it removes from the archive only
+// the files the apply added.
+func (l *Ledger) Revert(ctx context.Context, target string) (*RevertResult, error) {
+	var res *RevertResult
+	err := l.locked(func() error {
+		var err error
+		res, err = l.revert(target)
+		return err
+	})
+	return res, err
+}
+
+func (l *Ledger) revert(target string) (*RevertResult, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	ws := l.cfg.Workspace
 	full, _ := ws.ResolveCommit(target)
 	var apply *store.CommitInfo
 	hist, err := ws.History(func(c store.CommitInfo) bool {
@@ -53,9 +54,11 @@ func Revert(ctx context.Context, ws *store.Workspace, target string, by store.Si
 	if err != nil {
 		return nil, err
 	}
-	last := hist[len(hist)-1]
-	if last.Trailers[store.TrailerPlanID] != "" && (last.Trailers[store.TrailerPlanID] == target || last.Hash == full) {
-		apply = &last
+	if len(hist) > 0 {
+		last := hist[len(hist)-1]
+		if last.Trailers[store.TrailerPlanID] != "" && (last.Trailers[store.TrailerPlanID] == target || last.Hash == full) {
+			apply = &last
+		}
 	}
 	if apply == nil {
 		return nil, fmt.Errorf("%w %q on this branch", ErrNoSuchPlan, target)
@@ -67,45 +70,49 @@ func Revert(ctx context.Context, ws *store.Workspace, target string, by store.Si
 			return nil, fmt.Errorf("%w: %s by commit %s", ErrAlreadyReverted, id, short(c.Hash))
 		}
 	}
-	raw, ok, err := ws.FileAt(apply.Hash, ArchiveDir+"/"+id+"/inverse.json")
+	a, err := ReadArchive(ws, apply.Hash, id)
 	if err != nil {
 		return nil, err
 	}
-	if !ok {
-		return nil, fmt.Errorf("commit %s has no archived inverse for %s", short(apply.Hash), id)
-	}
-	var inv plans.Inverse
-	if err := json.Unmarshal(raw, &inv); err != nil {
-		return nil, fmt.Errorf("read the inverse of %s: %w", id, err)
-	}
-	if c, err := conflicting(ws, later, *apply, &inv); err != nil {
+	if c, err := conflicting(ws, later, *apply, a.Inverse.Touched); err != nil {
 		return nil, err
 	} else if c != nil {
 		return nil, fmt.Errorf("%w: commit %s (%s) changed what %s changed; revert it first, or undo by hand",
-			ErrConflict, short(c.Hash), c.Subject, id)
+			ErrConflict, short(c.Hash), oneLine(c.Subject), id)
 	}
-	if head.Dirty {
-		return nil, fmt.Errorf("%w: commit or discard them first", store.ErrDirty)
-	}
-	m, err := archixml.Load(head.Data)
+	head, err := l.head()
 	if err != nil {
 		return nil, err
 	}
-	if err := plans.Revert(m, &inv); err != nil {
+	if dirty, err := l.dirty(head.Blob); err != nil {
+		return nil, err
+	} else if dirty {
+		return nil, fmt.Errorf("%w: commit or discard them first", store.ErrDirty)
+	}
+	m := head.Model
+	if err := plans.Revert(m, a.Inverse); err != nil {
+		l.forget()
 		return nil, fmt.Errorf("%w: %v", ErrConflict, err)
 	}
 	data, err := m.Save()
 	if err != nil {
+		l.forget()
 		return nil, err
 	}
-	subject := strings.TrimPrefix(apply.Subject, "plan: ")
-	msg := fmt.Sprintf("revert: %s\n\nUndoes plan %s, applied in %s.\n\n%s: %s\n%s: %s\n%s: %s <%s>\n", subject, id, short(apply.Hash),
-		store.TrailerRevertsPlan, id, store.TrailerRevertsCommit, apply.Hash, store.TrailerApprovedBy, by.Name, by.Email)
-	if now == nil {
-		now = time.Now
+	l.forget() // the model was changed; whatever happens next, HEAD is read again
+	// what is committed must be a model archiplan (and Archi) can read
+	if _, err := archixml.Load(data); err != nil {
+		return nil, fmt.Errorf("the revert of %s would write a model that cannot be read (%v): nothing was committed", id, err)
 	}
-	commit, err := ws.Publish(store.Change{Base: head.Commit, Files: map[string][]byte{ws.Model: data, ArchiveDir + "/" + id: nil},
-		Message: msg, Author: by, When: now()})
+	files := map[string][]byte{ws.Model: data}
+	for _, f := range a.Files {
+		files[f] = nil
+	}
+	by := l.cfg.ApprovedBy
+	subject := strings.TrimPrefix(oneLine(apply.Subject), "plan: ")
+	msg := fmt.Sprintf("revert: %s\n\nUndoes plan %s, applied in %s.\n\n%s: %s\n%s: %s\n%s: %s\n", subject, id, short(apply.Hash),
+		store.TrailerRevertsPlan, id, store.TrailerRevertsCommit, apply.Hash, store.TrailerApprovedBy, signature(by))
+	commit, err := ws.Publish(store.Change{Base: head.Commit, Files: files, Message: msg, Author: by, When: l.cfg.Now()})
 	if err != nil && commit == "" {
 		return nil, err
 	}
@@ -115,9 +122,9 @@ func Revert(ctx context.Context, ws *store.Workspace, target string, by store.Si
 // conflicting finds the newest later commit that changed an object the plan changed: for
 // archiplan's own commits, by the objects they record; for any other commit (Archi, a person, a
 // plain git revert), by comparing those objects' XML before and after it.
-func conflicting(ws *store.Workspace, later []store.CommitInfo, apply store.CommitInfo, inv *plans.Inverse) (*store.CommitInfo, error) {
+func conflicting(ws *store.Workspace, later []store.CommitInfo, apply store.CommitInfo, ids []string) (*store.CommitInfo, error) {
 	touched := map[string]bool{}
-	for _, id := range inv.Touched {
+	for _, id := range ids {
 		touched[id] = true
 	}
 	models := map[string]*archixml.Model{} // by blob
@@ -195,12 +202,12 @@ func recordedTouched(ws *store.Workspace, c store.CommitInfo) ([]string, error) 
 	if id == "" {
 		id, at = c.Trailers[store.TrailerRevertsPlan], c.Trailers[store.TrailerRevertsCommit]
 	}
-	raw, ok, err := ws.FileAt(at, ArchiveDir+"/"+id+"/inverse.json")
+	raw, ok, err := ws.FileAt(at, archivePath(id, archiveInverse))
 	if err != nil || !ok {
 		return nil, err
 	}
-	var inv plans.Inverse
-	if err := json.Unmarshal(raw, &inv); err != nil {
+	inv, err := decodeInverse(raw, id)
+	if err != nil {
 		return nil, err
 	}
 	return inv.Touched, nil

@@ -1,0 +1,360 @@
+// Package inbox is the inbox's file protocol, in one place: which files a plan's NAME has and
+// what state their names say it is in, the one pattern a NAME must match before it reaches a
+// path, a commit, a preview or a log, safe reads (never through a link, never blocking, never
+// more than a cap), the outputs archiplan writes (preview, report, pictures) and the record of
+// what it wrote, kept under .git/ where no planner can reach it.
+//
+// The inbox is written by planners, and planners are not trusted: of its files, only the plan is
+// input. Previews and reports are outputs; they are never read back as evidence. What an
+// approval is checked against is the Record.
+package inbox
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"syscall"
+)
+
+// State is the state a plan file's name gives it.
+type State string
+
+// The states of a plan in the inbox.
+const (
+	Pending  State = "pending"  // NAME.json: previewed on every change
+	Approved State = "approved" // NAME.approved or NAME.json.approved: apply it
+	Rejected State = "rejected" // NAME.rejected: not applied; rename back to .json to preview again
+)
+
+// Suffixes of the inbox's files. Nothing outside this package spells them.
+const (
+	SuffixPlan         = ".json"
+	SuffixApproved     = ".approved"
+	SuffixJSONApproved = ".json.approved"
+	SuffixRejected     = ".rejected"
+	SuffixPreview      = ".preview.md"
+	SuffixReport       = ".report.json"
+	SuffixContext      = ".context.json"
+	// pictures of a preview: NAME.view-N.before.svg and NAME.view-N.after.svg
+	picturePrefix = ".view-"
+	pictureSuffix = ".svg"
+)
+
+// Size caps of what is read from the inbox.
+const (
+	MaxPlanBytes    = 4 << 20  // a plan
+	MaxContextBytes = 32 << 20 // a planning context
+	MaxOutputBytes  = 64 << 20 // a preview or picture archiplan wrote, read back to compare its hash
+)
+
+var (
+	// ErrBadName means a plan's NAME does not match the one safe pattern.
+	ErrBadName = errors.New("not a safe plan name")
+	// ErrNotRegular means a file is a link, a folder, a pipe, a socket or a device: never read.
+	ErrNotRegular = errors.New("not a regular file")
+	// ErrTooLarge means a file is over its cap.
+	ErrTooLarge = errors.New("over the size limit")
+	// ErrExists means a file with that name is already there.
+	ErrExists = errors.New("already in the inbox")
+	// ErrNoPlan means no plan file has that NAME.
+	ErrNoPlan = errors.New("no such plan in the inbox")
+)
+
+var namePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,99}$`)
+
+// NamePattern is the pattern every plan NAME matches, for error messages and the README.
+const NamePattern = `[A-Za-z0-9][A-Za-z0-9_-]{0,99}`
+
+// CheckName says whether a NAME may be used: letters, digits, '-' and '_', at most 100, starting
+// with a letter or digit. No dot (so that no NAME can pass for another's output), no slash, no
+// space, no newline, nothing Markdown or a shell would read.
+func CheckName(name string) error {
+	if !namePattern.MatchString(name) {
+		return fmt.Errorf("%w: %q (a NAME is %s)", ErrBadName, clip(name, 80), NamePattern)
+	}
+	return nil
+}
+
+func clip(s string, n int) string {
+	if len(s) > n {
+		return s[:n] + "…"
+	}
+	return s
+}
+
+// Kind says what a file in the inbox is.
+type Kind int
+
+// The kinds of files in the inbox.
+const (
+	KindOther   Kind = iota // not archiplan's: left alone
+	KindTemp                // a temporary or hidden file: waited for, never judged
+	KindPlan                // a plan: Pending, Approved or Rejected
+	KindPreview             // NAME.preview.md (an output)
+	KindReport              // NAME.report.json (an output)
+	KindPicture             // NAME.view-N.before.svg / .after.svg (an output)
+	KindContext             // NAME.context.json (the planning context a plan was asked with)
+	KindUnsafe              // looks like a plan but its NAME does not match the pattern
+)
+
+// Parse reads an inbox file name: its NAME, kind and (for plans) state.
+func Parse(file string) (name string, kind Kind, state State) {
+	if isTemp(file) {
+		return "", KindTemp, ""
+	}
+	for _, s := range []struct {
+		suffix string
+		kind   Kind
+		state  State
+	}{
+		{SuffixPreview, KindPreview, ""},
+		{SuffixReport, KindReport, ""},
+		{SuffixContext, KindContext, ""},
+		{SuffixJSONApproved, KindPlan, Approved},
+		{SuffixApproved, KindPlan, Approved},
+		{SuffixRejected, KindPlan, Rejected},
+		{SuffixPlan, KindPlan, Pending},
+	} {
+		if n, ok := strings.CutSuffix(file, s.suffix); ok {
+			if CheckName(n) != nil {
+				if s.kind == KindPlan {
+					return n, KindUnsafe, s.state
+				}
+				return "", KindOther, ""
+			}
+			return n, s.kind, s.state
+		}
+	}
+	if n, ok := strings.CutSuffix(file, pictureSuffix); ok {
+		if i := strings.Index(n, picturePrefix); i > 0 && CheckName(n[:i]) == nil {
+			return n[:i], KindPicture, ""
+		}
+	}
+	return "", KindOther, ""
+}
+
+// isTemp: editors' and archiplan's own temporary files, and hidden files.
+func isTemp(name string) bool {
+	return strings.HasPrefix(name, ".") || strings.HasPrefix(name, "#") || strings.HasSuffix(name, "~") ||
+		strings.HasSuffix(name, ".tmp") || strings.HasSuffix(name, ".swp") || strings.HasSuffix(name, ".part") ||
+		strings.Contains(name, ".tmp-")
+}
+
+// Names of a NAME's files.
+func PlanFile(name string) string     { return name + SuffixPlan }
+func ApprovedFile(name string) string { return name + SuffixApproved }
+func RejectedFile(name string) string { return name + SuffixRejected }
+func PreviewFile(name string) string  { return name + SuffixPreview }
+func ReportFile(name string) string   { return name + SuffixReport }
+func ContextFile(name string) string  { return name + SuffixContext }
+
+// PictureFile is the file of a view's picture in a preview: the n-th view, before or after.
+func PictureFile(name string, n int, after bool) string {
+	side := "before"
+	if after {
+		side = "after"
+	}
+	return fmt.Sprintf("%s%s%d.%s%s", name, picturePrefix, n, side, pictureSuffix)
+}
+
+// NameOf is the NAME of a plan file's path (any of its states), or "" when the path's base name
+// is not a plan file of a safe NAME.
+func NameOf(path string) string {
+	name, kind, _ := Parse(filepath.Base(path))
+	if kind != KindPlan {
+		return ""
+	}
+	return name
+}
+
+// Entry is one plan file in the inbox.
+type Entry struct {
+	Name  string
+	File  string // its file name in the inbox
+	State State
+	Info  fs.FileInfo // from the listing (Lstat): a link is a link
+}
+
+// Listing is the inbox at one moment.
+type Listing struct {
+	// Plans has one entry per NAME, the one that decides: an approval outranks a rejection, which
+	// outranks a pending plan, so a NAME.json left beside NAME.approved cannot overwrite what the
+	// approval came to. Sorted by file name: the order approvals are applied in.
+	Plans []Entry
+	// Outputs are the names of archiplan's outputs and contexts, by NAME.
+	Outputs map[string][]string
+	// Unsafe are plan-like files whose NAME does not match the pattern: never judged.
+	Unsafe []string
+}
+
+var rank = map[State]int{Pending: 0, Rejected: 1, Approved: 2}
+
+// Inbox is the inbox folder and the folder under .git/ where archiplan records what it wrote.
+type Inbox struct {
+	Dir      string // the inbox, absolute
+	StateDir string // where records are kept, under .git/
+}
+
+// New is the inbox at dir, with records kept in stateDir.
+func New(dir, stateDir string) *Inbox { return &Inbox{Dir: dir, StateDir: stateDir} }
+
+// Path is the path of a file in the inbox; file must be a name Parse knows (never a path).
+func (b *Inbox) Path(file string) string { return filepath.Join(b.Dir, filepath.Base(file)) }
+
+// List reads the inbox.
+func (b *Inbox) List() (*Listing, error) {
+	entries, err := os.ReadDir(b.Dir)
+	if err != nil {
+		return nil, err
+	}
+	l := &Listing{Outputs: map[string][]string{}}
+	top := map[string]Entry{}
+	for _, e := range entries {
+		n := e.Name()
+		name, kind, state := Parse(n)
+		switch kind {
+		case KindPreview, KindReport, KindPicture, KindContext:
+			l.Outputs[name] = append(l.Outputs[name], n)
+		case KindUnsafe:
+			l.Unsafe = append(l.Unsafe, n)
+		case KindPlan:
+			info, err := e.Info()
+			if err != nil {
+				continue // gone since the listing
+			}
+			p := Entry{Name: name, File: n, State: state, Info: info}
+			if cur, ok := top[name]; !ok || rank[state] > rank[cur.State] || rank[state] == rank[cur.State] && n < cur.File {
+				top[name] = p
+			}
+		}
+	}
+	for _, p := range top {
+		l.Plans = append(l.Plans, p)
+	}
+	sort.Slice(l.Plans, func(i, j int) bool { return l.Plans[i].File < l.Plans[j].File })
+	return l, nil
+}
+
+// Find is the deciding plan file of NAME, as List would give it.
+func (b *Inbox) Find(name string) (Entry, error) {
+	if err := CheckName(name); err != nil {
+		return Entry{}, err
+	}
+	l, err := b.List()
+	if err != nil {
+		return Entry{}, err
+	}
+	for _, p := range l.Plans {
+		if p.Name == name {
+			return p, nil
+		}
+	}
+	return Entry{}, fmt.Errorf("%w: %s", ErrNoPlan, name)
+}
+
+// ReadPlan reads a plan file of the inbox safely.
+func (b *Inbox) ReadPlan(e Entry) ([]byte, error) { return ReadFile(b.Path(e.File), MaxPlanBytes) }
+
+// ReadContext reads NAME.context.json, when there is one (nil, nil when there is none).
+func (b *Inbox) ReadContext(name string) ([]byte, error) {
+	data, err := ReadFile(b.Path(ContextFile(name)), MaxContextBytes)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	return data, err
+}
+
+// ReadFile reads a file the way every inbox file is read, wherever it lies: a symbolic link is
+// not followed, a pipe, socket or device not opened for long (the open does not block, and the
+// file is refused once opened), and no more than max bytes are read.
+func ReadFile(path string, max int64) ([]byte, error) {
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is a %s: %w (archiplan never follows or reads those)", filepath.Base(path), KindOfMode(fi.Mode()), ErrNotRegular)
+	}
+	if fi.Size() > max {
+		return nil, fmt.Errorf("%s is %d bytes: %w of %d", filepath.Base(path), fi.Size(), ErrTooLarge, max)
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
+	if err != nil {
+		if errors.Is(err, syscall.ELOOP) {
+			return nil, fmt.Errorf("%s is a symbolic link: %w", filepath.Base(path), ErrNotRegular)
+		}
+		return nil, err
+	}
+	defer f.Close()
+	// what was opened may not be what was listed: ask the open file
+	if fi, err = f.Stat(); err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is a %s: %w", filepath.Base(path), KindOfMode(fi.Mode()), ErrNotRegular)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", filepath.Base(path), err)
+	}
+	if int64(len(data)) > max {
+		return nil, fmt.Errorf("%s grew while being read: %w of %d", filepath.Base(path), ErrTooLarge, max)
+	}
+	return data, nil
+}
+
+// KindOfMode names a file mode for people.
+func KindOfMode(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeSymlink != 0:
+		return "symbolic link"
+	case m&fs.ModeNamedPipe != 0:
+		return "named pipe"
+	case m&fs.ModeSocket != 0:
+		return "socket"
+	case m&fs.ModeDevice != 0:
+		return "device"
+	case m.IsDir():
+		return "folder"
+	case m.IsRegular():
+		return "regular file"
+	}
+	return "special file"
+}
+
+// FreeName is base, or base-2, base-3, ... : the first NAME no file of the inbox uses.
+func (b *Inbox) FreeName(base string) (string, error) {
+	if err := CheckName(base); err != nil {
+		return "", err
+	}
+	l, err := b.List()
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return "", err
+	}
+	used := map[string]bool{}
+	if l != nil {
+		for _, p := range l.Plans {
+			used[p.Name] = true
+		}
+		for n := range l.Outputs {
+			used[n] = true
+		}
+		for _, n := range l.Unsafe {
+			used[n] = true
+		}
+	}
+	name := base
+	for i := 2; used[name]; i++ {
+		name = fmt.Sprintf("%s-%d", base, i)
+		if CheckName(name) != nil {
+			return "", fmt.Errorf("%w: no free name for %s", ErrBadName, base)
+		}
+	}
+	return name, nil
+}

@@ -1,0 +1,353 @@
+package inbox
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+)
+
+var (
+	// ErrNotPreviewed means archiplan has no record of previewing the plan.
+	ErrNotPreviewed = errors.New("not previewed by archiplan")
+	// ErrForged means a file archiplan wrote is not what it wrote: someone else wrote it since.
+	ErrForged = errors.New("not the file archiplan wrote")
+)
+
+// RecordFormat is the format_version of records.
+const RecordFormat = "1"
+
+// Record is what archiplan knows of a preview it wrote: everything an approval is checked
+// against. It lives under .git/, out of every planner's reach.
+type Record struct {
+	FormatVersion string `json:"format_version"`
+	Name          string `json:"name"`
+	File          string `json:"file"`        // the plan file previewed
+	PlanSHA256    string `json:"plan_sha256"` // its bytes
+	Commit        string `json:"commit"`      // HEAD when previewed
+	Blob          string `json:"blob"`        // the model's blob there
+	Policy        string `json:"policy"`      // hash of the policy in force
+	Scope         string `json:"scope"`       // hash of the context file's bytes; "" without one
+	Verdict       string `json:"verdict"`
+	Reason        string `json:"reason,omitempty"`
+	Summary       string `json:"summary,omitempty"` // the plan's summary, for listings
+	// Reviewer is the name a reviewer gave on the review page when approving ("" otherwise).
+	Reviewer string `json:"reviewer,omitempty"`
+	// Outputs are the files written, with their SHA-256: the preview on disk must still be these.
+	Outputs map[string]string `json:"outputs"`
+	Created []string          `json:"created,omitempty"` // ids the plan creates
+	Changes []string          `json:"changes,omitempty"` // what each action does, in words
+	Reads   []string          `json:"reads,omitempty"`   // ids the plan reads or changes
+	At      time.Time         `json:"at"`
+}
+
+// Outputs are the files of a preview.
+type Outputs struct {
+	Preview  []byte
+	Report   []byte
+	Pictures map[string][]byte // by file name (PictureFile)
+}
+
+// Hash is the hex SHA-256 of bytes, as records keep them.
+func Hash(b []byte) string {
+	s := sha256.Sum256(b)
+	return hex.EncodeToString(s[:])
+}
+
+func (b *Inbox) recordPath(name string) string { return filepath.Join(b.StateDir, name+".json") }
+
+// Publish writes a preview's outputs atomically (pictures, then the preview, then the report:
+// whoever sees the report finds the rest), removes pictures of NAME no longer part of it, and
+// records what it wrote.
+func (b *Inbox) Publish(name string, out Outputs, rec *Record) error {
+	if err := CheckName(name); err != nil {
+		return err
+	}
+	rec.FormatVersion, rec.Name, rec.Outputs = RecordFormat, name, map[string]string{}
+	if rec.At.IsZero() {
+		rec.At = time.Now().UTC()
+	}
+	pics := make([]string, 0, len(out.Pictures))
+	for f := range out.Pictures {
+		if n, kind, _ := Parse(f); kind != KindPicture || n != name {
+			return fmt.Errorf("write picture %q: %w", f, ErrBadName)
+		}
+		pics = append(pics, f)
+	}
+	sort.Strings(pics)
+	for _, f := range pics {
+		if err := writeAtomic(b.Path(f), out.Pictures[f]); err != nil {
+			return err
+		}
+		rec.Outputs[f] = Hash(out.Pictures[f])
+	}
+	if err := writeAtomic(b.Path(PreviewFile(name)), out.Preview); err != nil {
+		return err
+	}
+	rec.Outputs[PreviewFile(name)] = Hash(out.Preview)
+	if err := writeAtomic(b.Path(ReportFile(name)), out.Report); err != nil {
+		return err
+	}
+	rec.Outputs[ReportFile(name)] = Hash(out.Report)
+	b.removePictures(name, out.Pictures)
+	return b.writeRecord(rec)
+}
+
+func (b *Inbox) writeRecord(rec *Record) error {
+	data, err := json.MarshalIndent(rec, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(b.StateDir, 0o755); err != nil {
+		return fmt.Errorf("record %s: %w", rec.Name, err)
+	}
+	return writeAtomic(b.recordPath(rec.Name), append(data, '\n'))
+}
+
+// removePictures removes NAME's pictures but those kept.
+func (b *Inbox) removePictures(name string, keep map[string][]byte) {
+	entries, err := os.ReadDir(b.Dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if n, kind, _ := Parse(e.Name()); kind == KindPicture && n == name {
+			if _, ok := keep[e.Name()]; !ok {
+				os.Remove(b.Path(e.Name()))
+			}
+		}
+	}
+}
+
+// Record reads what archiplan recorded of NAME's preview.
+func (b *Inbox) Record(name string) (*Record, error) {
+	if err := CheckName(name); err != nil {
+		return nil, err
+	}
+	data, err := ReadFile(b.recordPath(name), MaxContextBytes)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%s: %w", name, ErrNotPreviewed)
+	}
+	if err != nil {
+		return nil, err
+	}
+	var r Record
+	if err := json.Unmarshal(data, &r); err != nil {
+		return nil, fmt.Errorf("read the record of %s: %w", name, err)
+	}
+	if r.Name != name {
+		return nil, fmt.Errorf("the record of %s names %q: %w", name, r.Name, ErrNotPreviewed)
+	}
+	return &r, nil
+}
+
+// Verify checks that the files of a preview are still the ones archiplan wrote, and returns
+// their bytes by file name. Anything else means the person may have read a forgery.
+func (b *Inbox) Verify(rec *Record) (map[string][]byte, error) {
+	files := make([]string, 0, len(rec.Outputs))
+	for f := range rec.Outputs {
+		files = append(files, f)
+	}
+	sort.Strings(files)
+	out := map[string][]byte{}
+	for _, f := range files {
+		if n, kind, _ := Parse(f); n != rec.Name || kind != KindPreview && kind != KindReport && kind != KindPicture {
+			return nil, fmt.Errorf("%s: %w", f, ErrForged)
+		}
+		data, err := ReadFile(b.Path(f), MaxOutputBytes)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w: %v", f, ErrForged, err)
+		}
+		if Hash(data) != rec.Outputs[f] {
+			return nil, fmt.Errorf("%s was changed after archiplan wrote it: %w", f, ErrForged)
+		}
+		out[f] = data
+	}
+	return out, nil
+}
+
+// Reject writes why a plan was not applied (outputs and record), then renames its file to
+// NAME.rejected: whoever sees NAME.rejected finds the preview saying why.
+func (b *Inbox) Reject(e Entry, out Outputs, rec *Record) error {
+	rec.File = RejectedFile(e.Name)
+	if err := b.Publish(e.Name, out, rec); err != nil {
+		return err
+	}
+	if e.File == RejectedFile(e.Name) {
+		return nil
+	}
+	if err := os.Rename(b.Path(e.File), b.Path(RejectedFile(e.Name))); err != nil {
+		return fmt.Errorf("rename %s to %s: %w", e.File, RejectedFile(e.Name), err)
+	}
+	return nil
+}
+
+// Approve renames NAME.json to NAME.approved: what a person does in a file manager.
+func (b *Inbox) Approve(name string) error {
+	e, err := b.Find(name)
+	if err != nil {
+		return err
+	}
+	switch e.State {
+	case Approved:
+		return nil
+	case Rejected:
+		return fmt.Errorf("%s is rejected: rename it back to %s to preview it again, then approve", e.File, PlanFile(name))
+	}
+	return os.Rename(b.Path(e.File), b.Path(ApprovedFile(name)))
+}
+
+// ErrPreviewChanged means the preview was written again since the reviewer's page was drawn.
+var ErrPreviewChanged = errors.New("the preview changed since it was shown")
+
+// ApproveSeen approves NAME for a reviewer who saw the preview whose SHA-256 is previewSHA: only
+// if that is still the preview archiplan wrote, and the files on disk are still its own. The
+// reviewer's name (may be empty) is kept in the record, for the commit's Approved-By.
+func (b *Inbox) ApproveSeen(name, previewSHA, reviewer string) error {
+	rec, err := b.Record(name)
+	if err != nil {
+		return err
+	}
+	if rec.Outputs[PreviewFile(name)] != previewSHA {
+		return fmt.Errorf("%s: %w: read it again", name, ErrPreviewChanged)
+	}
+	if _, err := b.Verify(rec); err != nil {
+		return err
+	}
+	rec.Reviewer = strings.Join(strings.Fields(strings.NewReplacer("<", "", ">", "").Replace(reviewer)), " ")
+	if len(rec.Reviewer) > 100 {
+		rec.Reviewer = rec.Reviewer[:100]
+	}
+	if err := b.writeRecord(rec); err != nil {
+		return err
+	}
+	return b.Approve(name)
+}
+
+// Withdraw renames an approved plan back to NAME.json, so that it is previewed again: for an
+// approval whose policy or scope changed since its preview.
+func (b *Inbox) Withdraw(e Entry) error {
+	if e.State != Approved {
+		return nil
+	}
+	if _, err := os.Lstat(b.Path(PlanFile(e.Name))); err == nil {
+		return fmt.Errorf("withdraw %s: %w", e.File, ErrExists)
+	}
+	return os.Rename(b.Path(e.File), b.Path(PlanFile(e.Name)))
+}
+
+// Clear removes every file of NAME from the inbox (the plan in any state, its outputs, pictures
+// and context) and its record: after it was applied.
+func (b *Inbox) Clear(name string) {
+	if CheckName(name) != nil {
+		return
+	}
+	entries, _ := os.ReadDir(b.Dir)
+	for _, e := range entries {
+		if n, kind, _ := Parse(e.Name()); n == name && kind != KindOther && kind != KindTemp && kind != KindUnsafe {
+			os.Remove(b.Path(e.Name()))
+		}
+	}
+	os.Remove(b.recordPath(name))
+}
+
+// RemoveOutputs removes the outputs of a NAME whose plan is gone, and its record; the context a
+// planner left stays until the plan goes.
+func (b *Inbox) RemoveOutputs(name string, files []string) {
+	for _, f := range files {
+		if n, kind, _ := Parse(f); n == name && (kind == KindPreview || kind == KindReport || kind == KindPicture) {
+			os.Remove(b.Path(f))
+		}
+	}
+	os.Remove(b.recordPath(name))
+}
+
+// Submit writes a new plan NAME.json, never over an existing file.
+func (b *Inbox) Submit(name string, raw []byte) error {
+	if err := CheckName(name); err != nil {
+		return err
+	}
+	if len(raw) > MaxPlanBytes {
+		return fmt.Errorf("plan %s: %w", name, ErrTooLarge)
+	}
+	return writeNew(b.Path(PlanFile(name)), raw)
+}
+
+// WriteContext writes NAME.context.json beside a plan that is about to be submitted.
+func (b *Inbox) WriteContext(name string, data []byte) error {
+	if err := CheckName(name); err != nil {
+		return err
+	}
+	return writeAtomic(b.Path(ContextFile(name)), data)
+}
+
+// writeAtomic writes a file whole or not at all: a temporary file made new in the same folder
+// (never through a link), synced, renamed over the target (a rename replaces a link, it never
+// follows one).
+func writeAtomic(path string, data []byte) error {
+	tmp, err := tempFile(path, data)
+	if err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("rename into %s: %w", filepath.Base(path), err)
+	}
+	syncDir(filepath.Dir(path))
+	return nil
+}
+
+// writeNew writes a file that must not exist yet: a link from the finished temporary file, which
+// fails when the name is taken.
+func writeNew(path string, data []byte) error {
+	tmp, err := tempFile(path, data)
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp)
+	if err := os.Link(tmp, path); err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			return fmt.Errorf("%s: %w", filepath.Base(path), ErrExists)
+		}
+		return fmt.Errorf("write %s: %w", filepath.Base(path), err)
+	}
+	syncDir(filepath.Dir(path))
+	return nil
+}
+
+func tempFile(path string, data []byte) (string, error) {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return "", fmt.Errorf("write %s: %w", filepath.Base(path), err)
+	}
+	name := tmp.Name()
+	_, err = tmp.Write(data)
+	if err == nil {
+		err = tmp.Chmod(0o644)
+	}
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(name)
+		return "", fmt.Errorf("write %s: %w", filepath.Base(path), err)
+	}
+	return name, nil
+}
+
+func syncDir(dir string) {
+	if d, err := os.Open(dir); err == nil {
+		_ = d.Sync()
+		d.Close()
+	}
+}

@@ -1,0 +1,417 @@
+package ledger
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"unicode"
+
+	"github.com/archiplan/archiplan/archixml"
+	"github.com/archiplan/archiplan/daemon/inbox"
+	"github.com/archiplan/archiplan/hooks"
+	"github.com/archiplan/archiplan/plans"
+	"github.com/archiplan/archiplan/store"
+)
+
+// Request is one plan to apply.
+type Request struct {
+	Name string // the plan's NAME (checked against the safe pattern), part of its id
+	File string // the plan file's name or path, for hooks and reports
+	Raw  []byte // the plan's bytes, as approved
+	// Record, for an approval, is what archiplan recorded of the preview approved: the apply binds
+	// to it. Nil for a plan applied from the command line without a preview.
+	Record *inbox.Record
+	// Approved are the preview's files the person read (verified against the record), archived
+	// byte for byte; nil to archive a preview made now.
+	Approved map[string][]byte
+	// Context is the plan's context file's bytes (its scope); nil without one.
+	Context    []byte
+	ApprovedBy *store.Signature // nil: the ledger's
+}
+
+// Result is what an apply did.
+type Result struct {
+	PlanID   string
+	Commit   string // the apply commit (or, with ErrAlreadyApplied, the earlier one)
+	Outcome  *plans.Outcome
+	Verdict  string // the verdict of a refusal (stale, rejected, invalid, not_ready)
+	Reason   string // why it was refused
+	Outputs  inbox.Outputs
+	Revalid  string // HEAD the plan was validated again on, when it moved since the preview
+	HookNote string // output of the hooks, for people
+}
+
+// Approve applies an approved plan of the inbox, if and only if it is the very plan previewed,
+// the preview on disk is the one archiplan wrote, the policy and scope are those it was previewed
+// under, and it is still valid; and clears its files from the inbox. A refused plan becomes
+// NAME.rejected with the reason on top of its preview; an approval whose policy or scope changed
+// is withdrawn (renamed back to NAME.json) and previewed again (ErrRepreview).
+func (l *Ledger) Approve(ctx context.Context, e inbox.Entry) (*Result, error) {
+	b := l.cfg.Inbox
+	raw, err := b.ReadPlan(e)
+	if err != nil {
+		return l.rejectEntry(e, unreadable(raw, err), VerdictRejected, err.Error())
+	}
+	res := &Result{PlanID: PlanID(e.Name, plans.SHA256(raw))}
+	rec, err := b.Record(e.Name)
+	if err != nil {
+		return l.rejectEntry(e, l.outcomeOf(raw), VerdictRejected,
+			"approved before archiplan previewed it: rename it back to .json, read the preview, then approve")
+	}
+	if plans.SHA256(raw) != rec.PlanSHA256 {
+		return l.rejectEntry(e, l.outcomeOf(raw), VerdictRejected,
+			"the plan changed after its preview: approve only what was previewed (rename it back to .json to preview it again)")
+	}
+	files, err := b.Verify(rec)
+	if err != nil {
+		return l.rejectEntry(e, l.outcomeOf(raw), VerdictRejected,
+			"the preview on disk is not the one archiplan wrote, so what was read may have been a forgery ("+err.Error()+
+				"): rename it back to .json to preview it again, and read the new preview")
+	}
+	cx, cerr := b.ReadContext(e.Name)
+	scope := scopeHash(cx)
+	if cerr != nil {
+		scope = "unreadable"
+	}
+	if PolicyHash(l.Options()) != rec.Policy || scope != rec.Scope {
+		what := "the policy"
+		if scope != rec.Scope {
+			what = "its context (" + inbox.ContextFile(e.Name) + ")"
+		}
+		if err := b.Withdraw(e); err != nil {
+			return l.rejectEntry(e, l.outcomeOf(raw), VerdictRejected, what+" changed since the preview: preview it again")
+		}
+		l.log.Info("approval withdrawn: previewed again", "plan", e.File, "changed", what)
+		return res, fmt.Errorf("%w: %s changed since the preview of %s", ErrRepreview, what, e.Name)
+	}
+	req := Request{Name: e.Name, File: e.File, Raw: raw, Record: rec, Approved: files, Context: cx}
+	if rec.Reviewer != "" {
+		by := l.cfg.ApprovedBy
+		by.Name = fmt.Sprintf("%s (review page: %s)", by.Name, rec.Reviewer)
+		req.ApprovedBy = &by
+	}
+	res, err = l.Apply(ctx, req)
+	if err != nil && ctx.Err() != nil {
+		return res, fmt.Errorf("cancelled; the plan stays approved: %w", err) // not the plan's fault
+	}
+	switch {
+	case err == nil, errors.Is(err, ErrAlreadyApplied):
+		b.Clear(e.Name)
+	case errors.Is(err, ErrRefused):
+		if rerr := b.Reject(e, res.Outputs, rejectRecord(e, raw, res)); rerr != nil {
+			return res, rerr
+		}
+	}
+	return res, err
+}
+
+// Reject rejects a plan of the inbox by hand, with a reason: NAME.rejected, its preview keeping
+// the plan's summary and actions with the reason on top.
+func (l *Ledger) Reject(e inbox.Entry, reason string) (*Result, error) {
+	raw, err := l.cfg.Inbox.ReadPlan(e)
+	if err != nil {
+		return l.rejectEntry(e, unreadable(raw, err), VerdictRejected, reason)
+	}
+	return l.rejectEntry(e, l.outcomeOf(raw), VerdictRejected, reason)
+}
+
+// outcomeOf checks plan bytes against HEAD, for what a rejection shows; nil when HEAD cannot be
+// read.
+func (l *Ledger) outcomeOf(raw []byte) *plans.Outcome {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	head, err := l.head()
+	if err != nil {
+		return &plans.Outcome{SHA256: plans.SHA256(raw), Verdict: plans.VerdictInvalid}
+	}
+	return plans.Check(raw, head.Model, l.cfg.Options)
+}
+
+func (l *Ledger) rejectEntry(e inbox.Entry, o *plans.Outcome, verdict, reason string) (*Result, error) {
+	res := &Result{Outcome: o, Verdict: verdict, Reason: reason}
+	if o.SHA256 != "" {
+		res.PlanID = PlanID(e.Name, o.SHA256)
+	}
+	var info plans.ModelInfo
+	if h, err := l.Head(); err == nil {
+		info = h.Info(l.cfg.Workspace.Model)
+	}
+	res.Outputs = rejection(o, inbox.RejectedFile(e.Name), verdict, reason, info)
+	if err := l.cfg.Inbox.Reject(e, res.Outputs, rejectRecord(e, nil, res)); err != nil {
+		return res, err
+	}
+	l.log.Info("rejected", "plan", e.File, "reason", firstLine(reason))
+	return res, fmt.Errorf("%w: %s", ErrRefused, reason)
+}
+
+func rejectRecord(e inbox.Entry, raw []byte, res *Result) *inbox.Record {
+	rec := &inbox.Record{Verdict: res.Verdict, Reason: res.Reason, Summary: summaryOf(res.Outcome)}
+	if res.Outcome != nil {
+		rec.PlanSHA256 = res.Outcome.SHA256
+	} else if raw != nil {
+		rec.PlanSHA256 = plans.SHA256(raw)
+	}
+	return rec
+}
+
+func firstLine(s string) string { l, _, _ := strings.Cut(s, "\n"); return l }
+
+// Apply is the one apply path under every front end: under the workspace's lock, against the
+// model at HEAD, it recognises a plan applied before, refuses a dirty model, a stale approval (a
+// commit since the preview changed what the plan reads or changes, or the plan now shows other
+// changes than its preview did), a plan that is not valid and ready, or a pre-apply veto;
+// otherwise it commits the new model and the plan's archive as one commit, and runs post-apply.
+func (l *Ledger) Apply(ctx context.Context, req Request) (*Result, error) {
+	if err := inbox.CheckName(req.Name); err != nil {
+		return nil, err
+	}
+	var res *Result
+	err := l.locked(func() error {
+		var err error
+		res, err = l.apply(ctx, req)
+		return err
+	})
+	return res, err
+}
+
+func (l *Ledger) apply(ctx context.Context, req Request) (*Result, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	ws := l.cfg.Workspace
+	head, err := l.head()
+	if err != nil {
+		return nil, err
+	}
+	digest := plans.SHA256(req.Raw)
+	res := &Result{PlanID: PlanID(req.Name, digest)}
+	info := head.Info(ws.Model)
+	refuse := func(o *plans.Outcome, verdict, reason string) (*Result, error) {
+		if o == nil {
+			o = plans.Check(req.Raw, head.Model, l.cfg.Options)
+		}
+		res.Outcome, res.Verdict, res.Reason = o, verdict, reason
+		res.Outputs = rejection(o, inbox.RejectedFile(req.Name), verdict, reason, info)
+		return res, fmt.Errorf("%w: %s", ErrRefused, reason)
+	}
+	// a plan already applied is recognised before anything else: an apply cut off after its
+	// commit is finished, not refused as stale
+	if prior, err := l.appliedBefore(head.Commit, digest); err != nil {
+		return nil, err
+	} else if prior != "" {
+		res.Commit = prior
+		return res, fmt.Errorf("%w: %s in commit %s", ErrAlreadyApplied, res.PlanID, short(prior))
+	}
+	if dirty, err := l.dirty(head.Blob); err != nil {
+		return nil, err
+	} else if dirty {
+		return refuse(nil, VerdictRejected, fmt.Sprintf("%s has uncommitted changes (saved from Archi?): commit or discard them first; they are left as they are", ws.Model))
+	}
+	rec := req.Record
+	if rec != nil && rec.Blob != head.Blob {
+		// HEAD moved since the preview: only commits that touched nothing the plan reads or changes
+		// let it be validated again here
+		c, err := l.movedOver(rec, head.Commit)
+		if err != nil {
+			return nil, err
+		}
+		if c != nil {
+			return refuse(nil, VerdictStale, fmt.Sprintf("stale: commit %s (%s) changed what this plan reads or changes since its preview at %s; rename it back to .json to preview it again",
+				short(c.Hash), oneLine(c.Subject), short(rec.Commit)))
+		}
+		res.Revalid = head.Commit
+	}
+	opts := l.cfg.Options
+	if req.Context != nil {
+		if opts.Scope, err = plans.ScopeFromContext(req.Context); err != nil {
+			return refuse(nil, VerdictRejected, "the plan's context cannot be read: "+err.Error())
+		}
+	}
+	m := head.Model
+	o, inv, err := plans.Apply(req.Raw, m, opts)
+	if err != nil {
+		return refuse(o, o.Verdict, err.Error())
+	}
+	res.Outcome = o
+	undo := func() {
+		if err := plans.Revert(m, inv); err != nil {
+			l.forget()
+		}
+	}
+	if rec != nil && !sameChanges(rec, o) {
+		undo()
+		return refuse(nil, VerdictStale, fmt.Sprintf("stale: on HEAD %s the plan would make other changes than its preview (made at %s) shows; rename it back to .json to preview it again",
+			short(head.Commit), short(rec.Commit)))
+	}
+	env := map[string]string{
+		"ARCHIPLAN_PLAN": req.File, "ARCHIPLAN_PLAN_ID": res.PlanID, "ARCHIPLAN_PLAN_SHA256": digest,
+		"ARCHIPLAN_MODEL": ws.Model, "ARCHIPLAN_BASE_COMMIT": head.Commit,
+	}
+	pre, err := l.cfg.Hooks.Run(ctx, hooks.PreApply, ws.Root, env)
+	if pre.Ran {
+		res.HookNote = "pre-apply: " + strings.TrimSpace(pre.Output)
+	}
+	if err != nil {
+		undo()
+		return refuse(o, VerdictRejected, fmt.Sprintf("the pre-apply hook failed: %v\n\n%s", err, pre.Output))
+	}
+	if pre.ExitCode != 0 {
+		undo()
+		return refuse(o, VerdictRejected, fmt.Sprintf("vetoed by the pre-apply hook (exit %d):\n\n%s", pre.ExitCode, strings.TrimSpace(pre.Output)))
+	}
+	data, err := m.Save()
+	if err != nil {
+		undo()
+		return nil, err
+	}
+	preview, report, pictures := l.approvedFiles(req, o, info)
+	files := archiveFiles(res.PlanID, req.Raw, preview, report, pictures, inv)
+	files[ws.Model] = data
+	by := l.cfg.ApprovedBy
+	if req.ApprovedBy != nil {
+		by = *req.ApprovedBy
+	}
+	msg := applyMessage(o, res.PlanID, digest, head.Commit, by, res.Revalid, rec)
+	commit, err := ws.Publish(store.Change{Base: head.Commit, Files: files, Message: msg, Author: by, When: l.cfg.Now()})
+	if errors.Is(err, store.ErrHeadMoved) {
+		undo()
+		return refuse(o, VerdictStale, err.Error())
+	}
+	if err != nil && commit == "" {
+		undo()
+		return nil, err
+	}
+	// the model the apply made is the model at HEAD now: kept, never parsed again
+	l.model, l.blob, l.commit = m, store.BlobID(data), commit
+	l.clean = l.stampOf(l.blob)
+	res.Commit = commit
+	env["ARCHIPLAN_COMMIT"] = commit
+	post, herr := l.cfg.Hooks.Run(ctx, hooks.PostApply, ws.Root, env)
+	if post.Ran {
+		res.HookNote = strings.TrimSpace(res.HookNote + "\npost-apply: " + strings.TrimSpace(post.Output))
+	}
+	if herr != nil {
+		res.HookNote += fmt.Sprintf("\npost-apply: %v", herr)
+	}
+	return res, err
+}
+
+// approvedFiles are the preview, report and pictures an apply archives: the very files the person
+// approved (the report with the verdict applied added), or, without a preview, ones made now.
+func (l *Ledger) approvedFiles(req Request, o *plans.Outcome, info plans.ModelInfo) (preview, report []byte, pictures map[string][]byte) {
+	if req.Record == nil || req.Approved == nil {
+		r := o.Report(inbox.PlanFile(req.Name), info)
+		r.Verdict = VerdictApplied
+		return o.Preview(inbox.PlanFile(req.Name), info), r.JSON(), nil
+	}
+	pictures = map[string][]byte{}
+	for f, data := range req.Approved {
+		name, kind, _ := inbox.Parse(f)
+		switch {
+		case name != req.Name:
+		case kind == inbox.KindPreview:
+			preview = data
+		case kind == inbox.KindReport:
+			report = withVerdict(data, VerdictApplied)
+		case kind == inbox.KindPicture:
+			pictures[strings.TrimPrefix(f, name+".")] = data
+		}
+	}
+	return preview, report, pictures
+}
+
+// withVerdict is a report with its verdict replaced, the rest as it was.
+func withVerdict(report []byte, verdict string) []byte {
+	var r plans.Report
+	if err := json.Unmarshal(report, &r); err != nil {
+		return report
+	}
+	r.Verdict = verdict
+	return r.JSON()
+}
+
+// appliedBefore finds these plan bytes in the archive at HEAD: the commit that applied them.
+func (l *Ledger) appliedBefore(head, digest string) (string, error) {
+	ws := l.cfg.Workspace
+	names, err := ws.DirAt(head, ArchiveDir)
+	if err != nil {
+		return "", err
+	}
+	for _, n := range names {
+		if strings.HasSuffix(n, "-"+digest[:12]) {
+			hist, err := ws.History(func(c store.CommitInfo) bool { return c.Trailers[store.TrailerPlanID] == n })
+			if err != nil {
+				return "", err
+			}
+			return hist[len(hist)-1].Hash, nil
+		}
+	}
+	return "", nil
+}
+
+// movedOver finds, among the commits from a preview's HEAD to now, the first that changed an
+// object the plan reads or changes; nil when none did. A preview's HEAD that is not an ancestor
+// of HEAD (history rewritten) counts as a change.
+func (l *Ledger) movedOver(rec *inbox.Record, head string) (*store.CommitInfo, error) {
+	ws := l.cfg.Workspace
+	base, err := ws.MergeBase(rec.Commit, head)
+	if err != nil || base != rec.Commit {
+		info := store.CommitInfo{Hash: head, Subject: "history no longer holds the preview's commit " + short(rec.Commit)}
+		return &info, nil
+	}
+	later, err := ws.CommitsBetween(rec.Commit, head)
+	if err != nil {
+		return nil, err
+	}
+	newest := make([]store.CommitInfo, len(later))
+	for i, c := range later {
+		newest[len(later)-1-i] = c
+	}
+	baseInfo, err := ws.Info(rec.Commit)
+	if err != nil {
+		return nil, err
+	}
+	return conflicting(ws, newest, baseInfo, rec.Reads)
+}
+
+// applyMessage is an apply commit's message. Nothing of the plan can add a line of its own: the
+// summary and every description are one line, with control characters dropped, and the trailers
+// come last from values archiplan made.
+func applyMessage(o *plans.Outcome, id, digest, base string, by store.Signature, revalid string, rec *inbox.Record) string {
+	var b strings.Builder
+	summary := oneLine(o.Plan.Summary)
+	if summary == "" {
+		summary = id
+	}
+	fmt.Fprintf(&b, "plan: %s\n\n", summary)
+	for _, r := range o.Results {
+		fmt.Fprintf(&b, "- %s\n", oneLine(r.Description))
+	}
+	if revalid != "" && rec != nil {
+		fmt.Fprintf(&b, "\nPreviewed at %s; HEAD moved since only through commits that touched nothing this plan reads or changes, so it was validated again on %s and shows the same changes.\n",
+			short(rec.Commit), short(base))
+	}
+	fmt.Fprintf(&b, "\n%s: %s\n%s: %s\n%s: %s\n%s: %s\n", store.TrailerPlanID, id, store.TrailerPlanSHA256, digest,
+		store.TrailerBaseCommit, base, store.TrailerApprovedBy, signature(by))
+	return b.String()
+}
+
+// oneLine is text as one line of a commit message: line breaks and control characters become
+// spaces, and a leading "Key: " cannot pass for a trailer because it never starts a line.
+func oneLine(s string) string {
+	s = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) || r == 0x2028 || r == 0x2029 || r == 0x85 {
+			return ' '
+		}
+		return r
+	}, s)
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// signature is "Name <email>" for a trailer, on one line.
+func signature(s store.Signature) string {
+	return oneLine(s.Name) + " <" + oneLine(s.Email) + ">"
+}
+
+var _ = archixml.Load

@@ -1,0 +1,240 @@
+// Package ledger is the operation under every front end (the daemon's loop, the command line, the
+// review page): previewing a plan and recording what the preview bound, applying an approval
+// (checked against that record, never against files in the inbox), reverting, syncing with a
+// team's remote, the archive of applied plans and its one reader, commit messages and trailers,
+// and the log read back from git. Every write to git happens in one locked section.
+package ledger
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/archiplan/archiplan/archixml"
+	"github.com/archiplan/archiplan/daemon/inbox"
+	"github.com/archiplan/archiplan/hooks"
+	"github.com/archiplan/archiplan/plans"
+	"github.com/archiplan/archiplan/store"
+)
+
+// ArchiveDir is where applied plans are kept, committed with the change they made: outside the
+// inbox, so nothing a planner writes can reach it.
+const ArchiveDir = ".archiplan/applied"
+
+// Verdicts the ledger adds to the checker's.
+const (
+	VerdictStale    = "stale"
+	VerdictRejected = "rejected"
+	VerdictApplied  = "applied"
+)
+
+var (
+	// ErrRefused means the plan was not applied; the Result's report says why.
+	ErrRefused = errors.New("plan refused")
+	// ErrAlreadyApplied means these very plan bytes were applied before; Result.Commit names it.
+	ErrAlreadyApplied = errors.New("plan already applied")
+	// ErrRepreview means the policy or the plan's scope changed since its preview: the approval
+	// was withdrawn and the plan is previewed again, never applied as it is.
+	ErrRepreview = errors.New("previewed again")
+)
+
+// Config is what a ledger works on and with.
+type Config struct {
+	Workspace  *store.Workspace
+	Inbox      *inbox.Inbox
+	Options    plans.Options // policy and strictness; the scope is each plan's own
+	Hooks      hooks.Runner
+	ApprovedBy store.Signature
+	Remote     Remote
+	Logger     *slog.Logger
+	Now        func() time.Time
+}
+
+// Ledger applies, reverts and previews plans of one workspace. Its methods are safe for
+// concurrent use; they take turns.
+type Ledger struct {
+	cfg Config
+	log *slog.Logger
+
+	mu sync.Mutex
+	// the model at HEAD, kept between calls: parsed once per blob, and after an apply the model the
+	// apply made, so that the daemon never parses what it just wrote
+	model  *archixml.Model
+	blob   string
+	commit string
+	clean  stamp // the model file when last seen equal to blob
+}
+
+// stamp is what the file system says of the model file: when it is unchanged, so is the file.
+type stamp struct {
+	size  int64
+	mtime time.Time
+	ino   uint64
+	blob  string
+}
+
+// New makes a ledger.
+func New(cfg Config) *Ledger {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Hooks.Dir == "" && cfg.Workspace != nil {
+		cfg.Hooks.Dir = cfg.Workspace.Root + "/hooks"
+	}
+	return &Ledger{cfg: cfg, log: cfg.Logger.With("component", "ledger")}
+}
+
+// Workspace is the ledger's workspace.
+func (l *Ledger) Workspace() *store.Workspace { return l.cfg.Workspace }
+
+// Inbox is the ledger's inbox.
+func (l *Ledger) Inbox() *inbox.Inbox { return l.cfg.Inbox }
+
+// SetOptions changes the policy in force (the configuration was reloaded): previews made under
+// another policy are made again, and approvals of them withdrawn.
+func (l *Ledger) SetOptions(o plans.Options) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.cfg.Options = o
+}
+
+// Options is the policy in force.
+func (l *Ledger) Options() plans.Options {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.cfg.Options
+}
+
+// PolicyHash is what a record keeps of a policy: it changes when any of it changes.
+func PolicyHash(o plans.Options) string {
+	b, _ := json.Marshal(struct {
+		Policy plans.Policy
+		Strict bool
+	}{o.Policy, o.Strict})
+	s := sha256.Sum256(b)
+	return hex.EncodeToString(s[:])
+}
+
+// scopeHash is what a record keeps of a plan's context: "" without one.
+func scopeHash(ctx []byte) string {
+	if ctx == nil {
+		return ""
+	}
+	return inbox.Hash(ctx)
+}
+
+// Head is the model at HEAD.
+type Head struct {
+	Commit string
+	Blob   string
+	Model  *archixml.Model
+}
+
+// Info is the report's model information.
+func (h *Head) Info(path string) plans.ModelInfo {
+	return plans.ModelInfo{Path: path, Commit: h.Commit, Blob: h.Blob}
+}
+
+// Head is the model at HEAD, parsed only when its blob changed since the last call.
+func (l *Ledger) Head() (*Head, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.head()
+}
+
+func (l *Ledger) head() (*Head, error) {
+	ws := l.cfg.Workspace
+	commit, blob, err := ws.HeadBlob()
+	if err != nil {
+		return nil, err
+	}
+	if blob == l.blob && l.model != nil {
+		l.commit = commit
+		return &Head{Commit: commit, Blob: blob, Model: l.model}, nil
+	}
+	at, err := ws.ReadModel()
+	if err != nil {
+		return nil, err
+	}
+	m, err := archixml.Load(at.Data)
+	if err != nil {
+		return nil, fmt.Errorf("load %s at %s: %w", ws.Model, short(at.Commit), err)
+	}
+	l.model, l.blob, l.commit = m, at.Blob, at.Commit
+	if !at.Dirty {
+		l.clean = l.stampOf(at.Blob)
+	}
+	l.log.Info("model at HEAD", "commit", short(at.Commit), "blob", short(at.Blob), "elements", len(m.Elements()))
+	return &Head{Commit: at.Commit, Blob: at.Blob, Model: m}, nil
+}
+
+// forget drops the kept model: it was changed and not committed.
+func (l *Ledger) forget() { l.model, l.blob, l.commit = nil, "", "" }
+
+func (l *Ledger) stampOf(blob string) stamp {
+	fi, err := os.Stat(l.cfg.Workspace.ModelPath())
+	if err != nil {
+		return stamp{}
+	}
+	st := stamp{size: fi.Size(), mtime: fi.ModTime(), blob: blob}
+	if s, ok := fi.Sys().(*syscall.Stat_t); ok {
+		st.ino = s.Ino
+	}
+	return st
+}
+
+// dirty says whether the model file differs from the blob at HEAD: from its stamp when the file
+// is as it was last seen clean, else by hashing it.
+func (l *Ledger) dirty(blob string) (bool, error) {
+	if st := l.stampOf(blob); st != (stamp{}) && st == l.clean && time.Since(st.mtime) > 2*time.Second {
+		return false, nil
+	}
+	d, err := l.cfg.Workspace.Dirty(blob)
+	if err == nil && !d {
+		l.clean = l.stampOf(blob)
+	}
+	return d, err
+}
+
+// locked runs fn under the workspace's lock, after finishing whatever a crash interrupted: the
+// one locked section every write to git goes through.
+func (l *Ledger) locked(fn func() error) error {
+	ws := l.cfg.Workspace
+	lock, err := ws.Lock()
+	if err != nil {
+		return err
+	}
+	defer lock.Unlock()
+	if _, err := ws.Recover(); err != nil {
+		return fmt.Errorf("recover an interrupted apply: %w", err)
+	}
+	return fn()
+}
+
+// PlanID is a plan's id: its name and the start of its hash, so that the same bytes are known
+// again under any name.
+func PlanID(name, sha256 string) string { return name + "-" + sha256[:12] }
+
+// PlanName is the NAME of a plan id (NAME-<12 hex>).
+func PlanName(id string) string {
+	if len(id) > 13 && id[len(id)-13] == '-' {
+		return id[:len(id)-13]
+	}
+	return id
+}
+
+func short(h string) string { return store.Short(h) }
+
+// Remote is the team remote the ledger syncs with.
+func (l *Ledger) Remote() Remote { return l.cfg.Remote }

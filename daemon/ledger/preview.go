@@ -1,0 +1,138 @@
+package ledger
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/archiplan/archiplan/daemon/inbox"
+	"github.com/archiplan/archiplan/plans"
+)
+
+// Checked is a plan of the inbox checked against the model at HEAD, not yet published.
+type Checked struct {
+	Entry   inbox.Entry
+	Raw     []byte
+	Outcome *plans.Outcome
+	Head    *Head
+	Policy  string // hash of the policy it was checked under
+	Scope   string // hash of its context file ("" without one)
+	pics    map[string][]byte
+}
+
+// Truncated says the plan looks cut off mid-write: worth waiting for before refusing it.
+func (c *Checked) Truncated() bool {
+	for _, f := range c.Outcome.Errors() {
+		if f.Code == plans.ExtractTruncated || f.Code == plans.ExtractEmpty {
+			return true
+		}
+	}
+	return false
+}
+
+// Check reads a plan of the inbox (safely: never through a link, never blocking, capped) and its
+// context, and checks it against the model at HEAD under the policy in force. It writes nothing.
+func (l *Ledger) Check(e inbox.Entry) (*Checked, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	head, err := l.head()
+	if err != nil {
+		return nil, err
+	}
+	c := &Checked{Entry: e, Head: head, Policy: PolicyHash(l.cfg.Options)}
+	raw, err := l.cfg.Inbox.ReadPlan(e)
+	if err != nil {
+		c.Outcome = unreadable(raw, err)
+		return c, nil
+	}
+	c.Raw = raw
+	opts := l.cfg.Options
+	ctx, cerr := l.cfg.Inbox.ReadContext(e.Name)
+	if cerr == nil && ctx != nil {
+		opts.Scope, cerr = plans.ScopeFromContext(ctx)
+	}
+	c.Scope = scopeHash(ctx)
+	c.Outcome = plans.Check(raw, head.Model, opts)
+	if cerr != nil {
+		c.Outcome.Findings = append(c.Outcome.Findings, plans.Finding{Severity: plans.Error, Code: plans.PolicyOutOfScope,
+			Message: "the plan's context " + inbox.ContextFile(e.Name) + " cannot be read: " + cerr.Error()})
+		c.Outcome.Verdict = plans.VerdictInvalid
+		c.Scope = "unreadable"
+	}
+	return c, nil
+}
+
+// unreadable is the outcome of a plan file that could not be read.
+func unreadable(raw []byte, err error) *plans.Outcome {
+	code := plans.ExtractNotRegular
+	if errors.Is(err, inbox.ErrTooLarge) {
+		code = plans.ExtractTooLarge
+	}
+	return &plans.Outcome{SHA256: plans.SHA256(raw), Verdict: plans.VerdictInvalid,
+		Findings: []plans.Finding{{Severity: plans.Error, Code: code, Message: err.Error()}}}
+}
+
+// Publish writes a checked plan's preview, report and pictures, and records what it wrote and
+// what the preview binds: plan bytes, model blob, policy, scope, the ids it creates.
+func (l *Ledger) Publish(c *Checked) (*inbox.Record, error) {
+	ws := l.cfg.Workspace
+	info := c.Head.Info(ws.Model)
+	file := c.Entry.File
+	out := inbox.Outputs{Preview: c.Outcome.Preview(file, info), Report: c.Outcome.Report(file, info).JSON(), Pictures: c.pics}
+	rec := recordOf(c, file)
+	if err := l.cfg.Inbox.Publish(c.Entry.Name, out, rec); err != nil {
+		return nil, fmt.Errorf("publish the preview of %s: %w", file, err)
+	}
+	return rec, nil
+}
+
+func recordOf(c *Checked, file string) *inbox.Record {
+	rec := &inbox.Record{File: file, PlanSHA256: c.Outcome.SHA256, Commit: c.Head.Commit, Blob: c.Head.Blob,
+		Policy: c.Policy, Scope: c.Scope, Verdict: c.Outcome.Verdict}
+	rec.Created, rec.Changes, rec.Reads = bound(c.Outcome)
+	rec.Summary = summaryOf(c.Outcome)
+	return rec
+}
+
+// bound is what a preview shows and an apply must make again: the created ids, each action in
+// words, and the objects the plan reads or changes.
+func bound(o *plans.Outcome) (created, changes, reads []string) {
+	for _, r := range o.Results {
+		created = append(created, r.Created...)
+		changes = append(changes, r.Description)
+	}
+	return created, changes, o.Reads()
+}
+
+// sameChanges says whether an outcome shows what a record says its preview showed.
+func sameChanges(rec *inbox.Record, o *plans.Outcome) bool {
+	created, changes, _ := bound(o)
+	return equal(created, rec.Created) && equal(changes, rec.Changes)
+}
+
+func equal(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// rejection is the preview and report of a plan that was not applied: its summary and actions
+// as checked, with the reason on top.
+func rejection(o *plans.Outcome, file, verdict, reason string, info plans.ModelInfo) inbox.Outputs {
+	report := o.Report(file, info)
+	report.Verdict, report.Reason = verdict, reason
+	preview := append([]byte("> **Not applied** ("+verdict+"): "+plans.MDEscape(reason)+"\n\n"), o.Preview(file, info)...)
+	return inbox.Outputs{Preview: preview, Report: report.JSON()}
+}
+
+func summaryOf(o *plans.Outcome) string {
+	if o == nil || o.Plan == nil {
+		return ""
+	}
+	return o.Plan.Summary
+}
