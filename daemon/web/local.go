@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 	"unicode"
 
@@ -31,9 +32,39 @@ type Local struct {
 	poll time.Duration
 	excl func(func() error) error
 
-	mu   sync.Mutex
-	subs map[chan struct{}]struct{}
-	stop chan struct{}
+	mu    sync.Mutex
+	subs  map[chan struct{}]struct{}
+	stop  chan struct{}
+	lines map[string]line // the inbox's lines, by NAME, while their files are unchanged
+}
+
+// line is one inbox line and the stamps of every file it was judged from.
+type line struct {
+	key  string
+	plan Plan
+}
+
+// stamp identifies a file's content without reading it: size, modification and change times and
+// inode. The change time cannot be set back by a writer, so a file written over is always seen.
+func stamp(fi os.FileInfo) string {
+	if fi == nil {
+		return "-"
+	}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return fmt.Sprintf("%d.%d.%d.%d.%d", fi.Size(), fi.ModTime().UnixNano(), st.Ctim.Sec, st.Ctim.Nsec, st.Ino)
+	}
+	return fmt.Sprintf("%d.%d", fi.Size(), fi.ModTime().UnixNano())
+}
+
+func infos(dir string) map[string]os.FileInfo {
+	out := map[string]os.FileInfo{}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if fi, err := e.Info(); err == nil {
+			out[e.Name()] = fi
+		}
+	}
+	return out
 }
 
 // LocalConfig is what a Local backend serves.
@@ -157,9 +188,33 @@ func (l *Local) Inbox() ([]Plan, error) {
 		return nil, fmt.Errorf("read inbox: %w", err)
 	}
 	out := make([]Plan, 0, len(list.Plans)+len(list.Unsafe))
-	for _, e := range list.Plans {
-		out = append(out, l.judge(e).plan)
+	// a line is judged again only when one of its files changed: the listing reads no file twice
+	files, records := infos(l.box.Dir), infos(l.box.StateDir)
+	l.mu.Lock()
+	if l.lines == nil {
+		l.lines = map[string]line{}
 	}
+	cached := l.lines
+	l.mu.Unlock()
+	fresh := make(map[string]line, len(list.Plans))
+	for _, e := range list.Plans {
+		var k strings.Builder
+		k.WriteString(e.File + "=" + stamp(files[e.File]) + ";rec=" + stamp(records[e.Name+".json"]))
+		outs := append([]string(nil), list.Outputs[e.Name]...)
+		sort.Strings(outs)
+		for _, f := range outs {
+			k.WriteString(";" + f + "=" + stamp(files[f]))
+		}
+		ln, ok := cached[e.Name]
+		if !ok || ln.key != k.String() {
+			ln = line{key: k.String(), plan: l.judge(e).plan}
+		}
+		fresh[e.Name] = ln
+		out = append(out, ln.plan)
+	}
+	l.mu.Lock()
+	l.lines = fresh
+	l.mu.Unlock()
 	for _, f := range list.Unsafe {
 		name, _, st := inbox.Parse(f)
 		if name == "" {

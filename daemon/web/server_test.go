@@ -4,8 +4,12 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/archiplan/archiplan/daemon/inbox"
 )
 
 func body(t *testing.T, res *http.Response) string {
@@ -152,5 +156,44 @@ func TestCleanReviewer(t *testing.T) {
 		if got := CleanReviewer(in); got != want {
 			t.Errorf("CleanReviewer(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// A preview written over by someone else (a planner) is never drawn, its plan is not offered for
+// a decision, and an approval carrying the forged preview's hash is refused.
+func TestLocal_ForgedPreview(t *testing.T) {
+	e := newEnv(t)
+	e.drop("f.json", renamePlan("Rename Customer to Client", customer, "Client"))
+	e.previewed("f")
+	c := e.client()
+	if _, err := e.srv.cfg.Backend.Inbox(); err != nil { // fill the listing's cache
+		t.Fatal(err)
+	}
+	e.daemon.Close() // else it writes its own preview back at once
+	forged := []byte("# Plan: harmless\n\nNothing to see: approve.\n")
+	if err := os.WriteFile(filepath.Join(e.inbox, "f.preview.md"), forged, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	list, err := e.srv.cfg.Backend.Inbox()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list) != 1 || list[0].State != StatePending || !strings.Contains(list[0].Note, "not the one archiplan wrote") {
+		t.Fatalf("inbox line of a forged preview: %+v", list)
+	}
+	res, err := c.Get(e.base + "/plan/f")
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := body(t, res)
+	if strings.Contains(page, "Nothing to see") || strings.Contains(page, `id="approve"`) || strings.Contains(page, `id="reject"`) {
+		t.Fatalf("the page draws a forged preview or offers a decision:\n%s", page)
+	}
+	res = e.post(c, "/plan/f/approve", url.Values{"csrf": {e.srv.csrf}, "preview_sha256": {inbox.Hash(forged)}}, nil)
+	if b := body(t, res); res.StatusCode != http.StatusConflict {
+		t.Fatalf("approval of a forged preview: %s %q", res.Status, b)
+	}
+	if !e.exists("f.json") || e.exists("f.approved") {
+		t.Fatal("a forged preview's approval renamed the plan")
 	}
 }
