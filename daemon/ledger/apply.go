@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"unicode"
 
@@ -50,6 +51,11 @@ type Result struct {
 // is withdrawn (renamed back to NAME.json) and previewed again (ErrRepreview).
 func (l *Ledger) Approve(ctx context.Context, e inbox.Entry) (*Result, error) {
 	b := l.cfg.Inbox
+	if l.cfg.Adopted && inbox.Owner(e) != os.Getuid() {
+		raw, _ := b.ReadPlan(e)
+		return l.rejectEntry(e, l.outcomeOf(raw), VerdictRejected,
+			"this approval is a file archiplan did not adopt (a planner wrote it): in this workspace only a previewed plan, renamed by archiplan's user, is applied")
+	}
 	raw, err := b.ReadPlan(e)
 	if err != nil {
 		return l.rejectEntry(e, unreadable(raw, err), VerdictRejected, err.Error())

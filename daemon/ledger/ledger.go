@@ -56,6 +56,10 @@ type Config struct {
 	Remote     Remote
 	Logger     *slog.Logger
 	Now        func() time.Time
+	// Adopted, when set, honours approvals only of plan files this process's user owns: plans the
+	// daemon adopted when it previewed them, which a planner writing into a sticky, group-writable
+	// inbox cannot rename. A planner's own NAME.approved is rejected.
+	Adopted bool
 }
 
 // Ledger applies, reverts and previews plans of one workspace. Its methods are safe for
