@@ -119,12 +119,16 @@ func (b *browser) submit(t *testing.T, sel string) int64 {
 }
 
 // shot writes a screenshot for the README when -update is given.
-func (b *browser) shot(t *testing.T, name string) {
+func (b *browser) shot(t *testing.T, name string, full bool) {
 	t.Helper()
 	if !*update {
 		return
 	}
-	png, err := chromedp.Run(b.ctx, chromedp.CaptureScreenshot())
+	capture := chromedp.CaptureScreenshot()
+	if full {
+		capture = chromedp.FullScreenshot(100) // 100: PNG
+	}
+	png, err := chromedp.Run(b.ctx, capture)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,7 +166,7 @@ func TestBrowser_LiveInbox(t *testing.T) {
 	if got := b.text(t, `tr[data-plan="broken"] td.num`); got != "1" {
 		t.Fatalf("errors of the broken plan: %q", got)
 	}
-	b.shot(t, "review-inbox.png")
+	b.shot(t, "review-inbox.png", false)
 	// its page lists the finding with its severity and code, and offers Reject, not Approve
 	b.goTo(t, e, "/plan/broken")
 	if got := b.text(t, ".findings tr.sev-error td:nth-child(2)"); got != "REF_NOT_FOUND" {
@@ -184,7 +188,21 @@ func TestBrowser_Approve(t *testing.T) {
 	if got := b.text(t, ".preview h1"); got != "Plan: Rename Customer to Client" {
 		t.Fatalf("preview title: %q", got)
 	}
-	b.shot(t, "review-plan.png")
+	// the preview's pictures (before and after) are drawn, from the page's own address
+	pics, err := chromedp.Run(b.ctx, chromedp.Evaluate[[]any](`Array.from(document.querySelectorAll('.preview img')).map(i => [i.getAttribute('src'), i.complete && i.naturalWidth > 0])`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pics) < 2 {
+		t.Fatalf("the preview shows %d pictures, want before and after", len(pics))
+	}
+	for _, p := range pics {
+		pair := p.([]any)
+		if src := pair[0].(string); !strings.HasPrefix(src, "/plan/rename/picture/rename.view-") || pair[1] != true {
+			t.Fatalf("picture %v not drawn from the page", pair)
+		}
+	}
+	b.shot(t, "review-plan.png", true)
 	b.do(t, chromedp.SendKeys(chromedp.ID("reviewer"), "Alice Reviewer"))
 	if status := b.submit(t, "#approve"); status != 200 {
 		t.Fatalf("approve: HTTP %d: %s", status, b.text(t, "#result"))
@@ -274,7 +292,7 @@ func TestBrowser_Revert(t *testing.T) {
 	h := e.history()
 	aID, bCommit := h[1].Trailers[store.TrailerPlanID], h[0].Hash
 	b.open(t, e, "/history")
-	b.shot(t, "review-history.png")
+	b.shot(t, "review-history.png", false)
 	if status := b.submit(t, `button[data-revert="`+aID+`"]`); status != 409 {
 		t.Fatalf("conflicting revert: HTTP %d", status)
 	}
@@ -345,5 +363,24 @@ func TestBrowser_ScriptName(t *testing.T) {
 	}
 	if n := b.dialogs.Load(); n != 0 {
 		t.Fatalf("%d dialogs opened: a planner's script ran", n)
+	}
+}
+
+// The views page lists the model's views, and a view is drawn at HEAD.
+func TestBrowser_Views(t *testing.T) {
+	e := newEnv(t)
+	b := newBrowser(t)
+	b.open(t, e, "/views")
+	if got := b.text(t, `ul.views a`); got != "Main view" {
+		t.Fatalf("views: %q", got)
+	}
+	b.do(t, chromedp.Click(chromedp.CSS(`ul.views a`), chromedp.NodeVisible), chromedp.WaitVisible(chromedp.CSS(`figure.view img`)))
+	ok, err := chromedp.Run(b.ctx, chromedp.Poll[bool](`(() => { const i = document.querySelector('figure.view img'); return i.complete && i.naturalWidth > 0 })()`))
+	if err != nil || !ok {
+		t.Fatalf("the view is not drawn: %v", err)
+	}
+	src, _ := chromedp.Run(b.ctx, chromedp.Evaluate[string](`document.querySelector('figure.view img').getAttribute('src')`))
+	if src != "/svg/"+mainView {
+		t.Fatalf("the view's picture comes from %q", src)
 	}
 }

@@ -227,7 +227,8 @@ func (s *Server) view(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) svg(w http.ResponseWriter, r *http.Request) {
-	data, err := s.cfg.Backend.ViewSVG(r.PathValue("id"), r.URL.Query().Get("at"))
+	at := r.URL.Query().Get("at")
+	data, err := s.cfg.Backend.ViewSVG(r.PathValue("id"), at)
 	if err != nil {
 		status := http.StatusInternalServerError
 		if errors.Is(err, ErrNotFound) || errors.Is(err, ErrBadName) {
@@ -235,6 +236,9 @@ func (s *Server) svg(w http.ResponseWriter, r *http.Request) {
 		}
 		http.Error(w, err.Error(), status)
 		return
+	}
+	if at != "" {
+		w.Header().Set("Cache-Control", "private, max-age=86400") // a view at a commit never changes
 	}
 	writeSVG(w, data)
 }

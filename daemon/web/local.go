@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -15,6 +16,9 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/archiplan/archiplan/archixml"
+	"github.com/archiplan/archiplan/archixml/diff"
+	"github.com/archiplan/archiplan/archixml/render"
 	"github.com/archiplan/archiplan/daemon/inbox"
 	"github.com/archiplan/archiplan/daemon/ledger"
 	"github.com/archiplan/archiplan/plans"
@@ -36,7 +40,28 @@ type Local struct {
 	subs  map[chan struct{}]struct{}
 	stop  chan struct{}
 	lines map[string]line // the inbox's lines, by NAME, while their files are unchanged
+
+	hmu    sync.Mutex
+	models []blobModel             // the last few models read at commits, by blob
+	diffs  map[string]*commitDiff // what each commit changed: commits never change
 }
+
+type blobModel struct {
+	blob  string
+	model *archixml.Model
+}
+
+// commitDiff is what one commit changed in the model, in words, and the views it changed.
+type commitDiff struct {
+	changes []string
+	views   []View
+}
+
+// maxChanges and maxViews bound what one history entry shows.
+const (
+	maxChanges = 40
+	maxViews   = 4
+)
 
 // line is one inbox line and the stamps of every file it was judged from.
 type line struct {
@@ -348,7 +373,7 @@ func (l *Local) Reject(name, reason, reviewer string) error {
 }
 
 // Log implements Backend: the ledger's log, with the commits made outside archiplan that
-// changed the model between them.
+// changed the model between them, each with what it changed in words and the views it changed.
 func (l *Local) Log() ([]Entry, error) {
 	led, err := ledger.Log(l.ws)
 	if err != nil {
@@ -375,9 +400,6 @@ func (l *Local) Log() ([]Entry, error) {
 			if le.UndoneBy != "" && e.RevertedBy == "" {
 				e.UndoneBy = le.UndoneBy
 			}
-			if e.Kind == KindApply {
-				e.Changes = bodyList(c.Message)
-			}
 		} else {
 			parent := ""
 			if i+1 < len(hist) {
@@ -388,20 +410,82 @@ func (l *Local) Log() ([]Entry, error) {
 			}
 			e.Kind = KindOutside
 		}
+		if d := l.diffOf(c); d != nil {
+			e.Changes, e.Views = d.changes, d.views
+		}
 		out = append(out, e)
 	}
 	return out, nil
 }
 
-// bodyList is the "- " lines of a commit message: an apply's actions, in words.
-func bodyList(msg string) []string {
-	var out []string
-	for _, line := range strings.Split(msg, "\n") {
-		if s, ok := strings.CutPrefix(line, "- "); ok {
-			out = append(out, s)
+// diffOf is what a commit changed against its first parent (nil for a root commit or a model
+// that cannot be read).
+func (l *Local) diffOf(c store.CommitInfo) *commitDiff {
+	l.hmu.Lock()
+	defer l.hmu.Unlock()
+	if l.diffs == nil {
+		l.diffs = map[string]*commitDiff{}
+	}
+	if d, ok := l.diffs[c.Hash]; ok {
+		return d
+	}
+	if c.Parent == "" || c.ModelBlob == "" {
+		return nil
+	}
+	before, err1 := l.modelAtLocked(c.Parent)
+	after, err2 := l.modelAtLocked(c.Hash)
+	if err1 != nil || err2 != nil || before == nil || after == nil {
+		l.log.Warn("history: cannot compare the model at a commit with its parent", "commit", store.Short(c.Hash), "err", errors.Join(err1, err2))
+		return nil
+	}
+	r := diff.Models(before, after)
+	d := &commitDiff{}
+	for i, ch := range r.Changes {
+		if i == maxChanges {
+			d.changes = append(d.changes, fmt.Sprintf("… and %d more", len(r.Changes)-maxChanges))
+			break
+		}
+		d.changes = append(d.changes, ch.Text)
+	}
+	for i, id := range r.Views() {
+		if i == maxViews {
+			break
+		}
+		name := id
+		if v, ok := after.Object(id); ok {
+			name = v.Name()
+		}
+		d.views = append(d.views, View{ID: id, Name: name, At: c.Hash})
+	}
+	l.diffs[c.Hash] = d
+	return d
+}
+
+// modelAtLocked reads the model at a commit, keeping the last few by blob (consecutive commits
+// share them); hmu is held.
+func (l *Local) modelAtLocked(commit string) (*archixml.Model, error) {
+	info, err := l.ws.Info(commit)
+	if err != nil {
+		return nil, err
+	}
+	for _, bm := range l.models {
+		if bm.blob == info.ModelBlob {
+			return bm.model, nil
 		}
 	}
-	return out
+	data, ok, err := l.ws.ModelAt(commit)
+	if err != nil || !ok {
+		return nil, err
+	}
+	m, err := archixml.Load(data)
+	if err != nil {
+		return nil, err
+	}
+	l.models = append(l.models, blobModel{info.ModelBlob, m})
+	if len(l.models) > 4 {
+		l.models = l.models[1:]
+	}
+	return m, nil
 }
 
 // Revert implements Backend, through the ledger's revert.
@@ -427,9 +511,34 @@ func (l *Local) Views() ([]View, error) {
 	return out, nil
 }
 
-// ViewSVG implements Backend.
+var commitHash = regexp.MustCompile(`^[0-9a-f]{40}$`)
+
+// ViewSVG implements Backend: a view of the model at HEAD, or at a commit named in full.
 func (l *Local) ViewSVG(id, at string) ([]byte, error) {
-	return nil, fmt.Errorf("view %s: drawing views needs archixml/render: %w", id, ErrNotFound)
+	var m *archixml.Model
+	if at == "" {
+		h, err := l.led.Head()
+		if err != nil {
+			return nil, err
+		}
+		m = h.Model
+	} else {
+		if !commitHash.MatchString(at) {
+			return nil, fmt.Errorf("commit %q: %w", at, ErrNotFound)
+		}
+		l.hmu.Lock()
+		mm, err := l.modelAtLocked(at)
+		l.hmu.Unlock()
+		if err != nil || mm == nil {
+			return nil, fmt.Errorf("model at %s: %w", store.Short(at), ErrNotFound)
+		}
+		m = mm
+	}
+	svg, err := render.View(m, id)
+	if errors.Is(err, render.ErrNoView) {
+		return nil, fmt.Errorf("view %q: %w", id, ErrNotFound)
+	}
+	return svg, err
 }
 
 // Notify tells subscribers that something may have changed (the daemon's Changed hook).

@@ -197,3 +197,52 @@ func TestLocal_ForgedPreview(t *testing.T) {
 		t.Fatal("a forged preview's approval renamed the plan")
 	}
 }
+
+// Pictures come only from what archiplan wrote for that plan, or from the model at HEAD or at a
+// commit named in full; they are served as sandboxed images.
+func TestServer_Pictures(t *testing.T) {
+	e := newEnv(t)
+	e.drop("p.json", renamePlan("Rename Customer to Client", customer, "Client"))
+	e.drop("q.json", renamePlan("Rename the desk", desk, "Front Desk"))
+	e.previewed("p")
+	e.previewed("q")
+	c := e.client()
+	pg, err := e.srv.cfg.Backend.Plan("p")
+	if err != nil || len(pg.Pictures) == 0 {
+		t.Fatalf("p has no pictures: %v %+v", err, pg)
+	}
+	res, err := c.Get(e.base + "/plan/p/picture/" + pg.Pictures[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b := body(t, res); res.StatusCode != 200 || !strings.HasPrefix(b, "<svg") || res.Header.Get("Content-Type") != "image/svg+xml" ||
+		!strings.Contains(res.Header.Get("Content-Security-Policy"), "sandbox") {
+		t.Fatalf("p's picture: %s %s %q", res.Status, res.Header, b[:min(len(b), 60)])
+	}
+	q, _ := e.srv.cfg.Backend.Plan("q")
+	head, _ := e.ws.Head()
+	for _, path := range []string{
+		"/plan/p/picture/" + q.Pictures[0],     // another plan's picture
+		"/plan/p/picture/p.preview.md",         // not a picture
+		"/plan/p/picture/..%2Fmodel.archimate", // not a name
+		"/svg/" + mainView + "?at=HEAD~1",      // a commit not named in full
+		"/svg/id-nope",                         // no such view
+	} {
+		res, err := c.Get(e.base + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b := body(t, res); res.StatusCode != http.StatusNotFound {
+			t.Errorf("GET %s: %s %q", path, res.Status, b)
+		}
+	}
+	for _, path := range []string{"/svg/" + mainView, "/svg/" + mainView + "?at=" + head} {
+		res, err := c.Get(e.base + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b := body(t, res); res.StatusCode != 200 || !strings.Contains(b, "Customer") {
+			t.Errorf("GET %s: %s", path, res.Status)
+		}
+	}
+}
