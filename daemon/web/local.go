@@ -42,7 +42,7 @@ type Local struct {
 	lines map[string]line // the inbox's lines, by NAME, while their files are unchanged
 
 	hmu    sync.Mutex
-	models []blobModel             // the last few models read at commits, by blob
+	models []blobModel            // the last few models read at commits, by blob
 	diffs  map[string]*commitDiff // what each commit changed: commits never change
 }
 
