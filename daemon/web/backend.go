@@ -92,6 +92,7 @@ type Entry struct {
 	RevertedBy string   // the commit that reverted this apply, if any
 	UndoneBy   string   // a later commit outside archiplan that put back what the apply changed
 	Changes    []string // what changed in the model, in words
+	Comparing  bool     // the comparison with its parent is still being made
 	Views      []View   // the views it changed, drawn after the commit
 }
 

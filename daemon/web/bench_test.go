@@ -18,9 +18,9 @@ import (
 )
 
 // benchEnv is a workspace with a 10,000-element model (what `archiplan synth --elements 10000`
-// writes) and 200 plans in its inbox, previewed by a real daemon, then the daemon stopped: the
-// page is measured alone.
-func benchEnv(b *testing.B) (*Server, *http.Cookie, string) {
+// writes), 10 plans applied and 200 waiting in its inbox, previewed by a real daemon, then the
+// daemon stopped: the page is measured alone.
+func benchEnv(b *testing.B) (*Server, *http.Cookie, string, *ledger.Ledger) {
 	b.Helper()
 	m, err := archixml.Synthesize(archixml.SynthOptions{Elements: 10000, Seed: 1})
 	if err != nil {
@@ -36,35 +36,54 @@ func benchEnv(b *testing.B) (*Server, *http.Cookie, string) {
 		b.Fatal(err)
 	}
 	dir := filepath.Join(ws.Root, "plans")
+	led := ledger.New(ledger.Config{Workspace: ws, Inbox: inbox.New(dir, ws.GitPath("archiplan/inbox")), ApprovedBy: op})
+	d := daemon.New(daemon.Config{Ledger: led, Debounce: 20 * time.Millisecond, Settle: 20 * time.Millisecond})
+	if err := d.Open(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	defer d.Close()
+	until := func(what string, done func() bool) {
+		for deadline := time.Now().Add(5 * time.Minute); !done(); time.Sleep(50 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				b.Fatalf("%s: not after 5 minutes", what)
+			}
+		}
+	}
 	els := m.Elements()
+	// a history of 10 applied plans, each a commit the history page compares with its parent
+	for i := 0; i < 10; i++ {
+		name := fmt.Sprintf("applied-%02d", i)
+		plan := renamePlan(fmt.Sprintf("Applied rename %d", i), els[i*101].ID(), fmt.Sprintf("Applied %d", i))
+		if err := store.WriteFileAtomic(filepath.Join(dir, name+".json"), []byte(plan), 0o644); err != nil {
+			b.Fatal(err)
+		}
+		until(name+" previewed", func() bool { _, err := led.Inbox().Record(name); return err == nil })
+		if err := led.Inbox().Approve(name); err != nil {
+			b.Fatal(err)
+		}
+		until(name+" applied", func() bool { h, _ := ws.History(nil); return len(h) == i+2 })
+	}
+	// 200 plans waiting, one in ten invalid
 	for i := 0; i < 200; i++ {
 		id := els[i*37%len(els)].ID()
 		if i%10 == 9 {
-			id = "id-00000000000000000000000000000000" // some invalid ones
+			id = "id-00000000000000000000000000000000"
 		}
 		plan := renamePlan(fmt.Sprintf("Rename element %d", i), id, fmt.Sprintf("Renamed %d", i))
 		if err := store.WriteFileAtomic(filepath.Join(dir, fmt.Sprintf("plan-%03d.json", i)), []byte(plan), 0o644); err != nil {
 			b.Fatal(err)
 		}
 	}
-	past := time.Now().Add(-time.Minute) // settled: the daemon judges them at once
-	for i := 0; i < 200; i++ {
-		os.Chtimes(filepath.Join(dir, fmt.Sprintf("plan-%03d.json", i)), past, past)
-	}
-	led := ledger.New(ledger.Config{Workspace: ws, Inbox: inbox.New(dir, ws.GitPath("archiplan/inbox")), ApprovedBy: op})
-	d := daemon.New(daemon.Config{Ledger: led})
-	if err := d.Open(context.Background()); err != nil {
-		b.Fatal(err)
-	}
+	until("200 plans previewed", func() bool {
+		n, _ := filepath.Glob(filepath.Join(ws.GitPath("archiplan/inbox"), "plan-*.json"))
+		return len(n) == 200
+	})
 	d.Close()
-	if n, _ := filepath.Glob(filepath.Join(dir, "*.report.json")); len(n) != 200 {
-		b.Fatalf("%d of 200 plans previewed", len(n))
-	}
 	s, err := New(Config{Backend: NewLocal(LocalConfig{Ledger: led})})
 	if err != nil {
 		b.Fatal(err)
 	}
-	return s, &http.Cookie{Name: s.cookie, Value: s.token}, dir
+	return s, &http.Cookie{Name: s.cookie, Value: s.token}, dir, led
 }
 
 func get(b *testing.B, h http.Handler, c *http.Cookie, path string) int {
@@ -82,7 +101,7 @@ func get(b *testing.B, h http.Handler, c *http.Cookie, path string) int {
 // "floor" reads the files the inbox page reads (the listing, every plan and report), the least
 // any answer can cost, for a ratio in the same run.
 func BenchmarkPage(b *testing.B) {
-	s, c, inbox := benchEnv(b)
+	s, c, inbox, led := benchEnv(b)
 	h := s.Handler()
 	b.Run("floor", func(b *testing.B) {
 		for b.Loop() {
@@ -94,13 +113,47 @@ func BenchmarkPage(b *testing.B) {
 			}
 		}
 	})
-	for _, path := range []string{"/", "/plan/plan-100", "/history", "/views", "/plan/plan-100/state"} {
+	// the history's first answer compares each commit with its parent; later ones remember
+	b.Run("/history-cold", func(b *testing.B) {
+		for b.Loop() {
+			fresh, err := New(Config{Backend: NewLocal(LocalConfig{Ledger: led}), Token: s.token})
+			if err != nil {
+				b.Fatal(err)
+			}
+			get(b, fresh.Handler(), c, "/history")
+		}
+	})
+	for _, path := range []string{"/", "/plan/plan-100", "/history", "/views", "/plan/plan-100/state", "/svg/" + firstView(b, s)} {
 		b.Run(path, func(b *testing.B) {
-			n := 0
+			n := get(b, h, c, path) // warm: what the page remembers between answers (history-cold measures a first answer)
+			for comparing(b, s) {
+				time.Sleep(50 * time.Millisecond) // the history's comparisons run in the background: let them end
+			}
 			for b.Loop() {
 				n = get(b, h, c, path)
 			}
 			b.ReportMetric(float64(n), "bytes/page")
 		})
 	}
+}
+
+func firstView(b *testing.B, s *Server) string {
+	v, err := s.cfg.Backend.Views()
+	if err != nil || len(v) == 0 {
+		b.Fatalf("no views: %v", err)
+	}
+	return v[0].ID
+}
+
+func comparing(b *testing.B, s *Server) bool {
+	entries, err := s.cfg.Backend.Log()
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, e := range entries {
+		if e.Comparing {
+			return true
+		}
+	}
+	return false
 }

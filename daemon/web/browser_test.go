@@ -292,6 +292,12 @@ func TestBrowser_Revert(t *testing.T) {
 	h := e.history()
 	aID, bCommit := h[1].Trailers[store.TrailerPlanID], h[0].Hash
 	b.open(t, e, "/history")
+	// each entry's changes in words fill in live as the page compares each commit with its parent
+	b.do(t, chromedp.WaitVisible(chromedp.CSS(`ol.history > li:first-child ul.changes`)))
+	if got := b.text(t, `ol.history > li:first-child ul.changes`); !strings.Contains(got, `renamed "Client" to "Patron"`) {
+		t.Fatalf("the newest entry's changes: %q", got)
+	}
+	b.do(t, chromedp.WaitVisible(chromedp.CSS(`ol.history > li:first-child .pictures img`)))
 	b.shot(t, "review-history.png", false)
 	if status := b.submit(t, `button[data-revert="`+aID+`"]`); status != 409 {
 		t.Fatalf("conflicting revert: HTTP %d", status)

@@ -44,6 +44,11 @@ type Local struct {
 	hmu    sync.Mutex
 	models []blobModel            // the last few models read at commits, by blob
 	diffs  map[string]*commitDiff // what each commit changed: commits never change
+	logAt  string                 // the HEAD the history below was read at
+	logged []Entry                // without the diffs, which are added as they are made
+	queue  []store.CommitInfo     // commits whose diff is still to be made, newest first
+	asked  map[string]bool        // commits queued
+	busy   bool                   // the diff worker runs
 }
 
 type blobModel struct {
@@ -113,7 +118,8 @@ func NewLocal(c LocalConfig) *Local {
 	if c.Exclusive == nil {
 		c.Exclusive = func(fn func() error) error { return fn() }
 	}
-	l := &Local{led: c.Ledger, log: c.Logger, poll: c.Poll, excl: c.Exclusive, subs: map[chan struct{}]struct{}{}}
+	l := &Local{led: c.Ledger, log: c.Logger, poll: c.Poll, excl: c.Exclusive, subs: map[chan struct{}]struct{}{},
+		diffs: map[string]*commitDiff{}, asked: map[string]bool{}}
 	if c.Ledger != nil {
 		l.box, l.ws = c.Ledger.Inbox(), c.Ledger.Workspace()
 	}
@@ -375,9 +381,72 @@ func (l *Local) Reject(name, reason, reviewer string) error {
 // Log implements Backend: the ledger's log, with the commits made outside archiplan that
 // changed the model between them, each with what it changed in words and the views it changed.
 func (l *Local) Log() ([]Entry, error) {
-	led, err := ledger.Log(l.ws)
+	// the history of a HEAD never changes: read it once per HEAD
+	head, err := l.ws.Head()
 	if err != nil {
 		return nil, err
+	}
+	l.hmu.Lock()
+	cached := l.logAt == head
+	l.hmu.Unlock()
+	if !cached {
+		out, hist, err := l.readLog()
+		if err != nil {
+			return nil, err
+		}
+		l.hmu.Lock()
+		l.logAt, l.logged = head, out
+		for _, c := range hist { // newest first: the top of the page is compared first
+			if _, ok := l.diffs[c.Hash]; !ok && !l.asked[c.Hash] && c.Parent != "" && c.ModelBlob != "" {
+				l.asked[c.Hash] = true
+				l.queue = append(l.queue, c)
+			}
+		}
+		if len(l.queue) > 0 && !l.busy {
+			l.busy = true
+			go l.differ()
+		}
+		l.hmu.Unlock()
+	}
+	l.hmu.Lock()
+	defer l.hmu.Unlock()
+	out := make([]Entry, len(l.logged))
+	for i, e := range l.logged {
+		if d, ok := l.diffs[e.Commit]; ok && d != nil {
+			e.Changes, e.Views = d.changes, d.views
+		} else if ok || l.asked[e.Commit] {
+			e.Comparing = !ok
+		}
+		out[i] = e
+	}
+	return out, nil
+}
+
+// differ compares queued commits with their parents, one at a time, and tells subscribers after
+// each: the history page fills in as it goes, and its first answer waits for none of it.
+func (l *Local) differ() {
+	for {
+		l.hmu.Lock()
+		if len(l.queue) == 0 {
+			l.busy = false
+			l.hmu.Unlock()
+			return
+		}
+		c := l.queue[0]
+		l.queue = l.queue[1:]
+		l.hmu.Unlock()
+		d := l.diffOf(c)
+		l.hmu.Lock()
+		l.diffs[c.Hash] = d
+		l.hmu.Unlock()
+		l.Notify()
+	}
+}
+
+func (l *Local) readLog() ([]Entry, []store.CommitInfo, error) {
+	led, err := ledger.Log(l.ws)
+	if err != nil {
+		return nil, nil, err
 	}
 	byCommit := map[string]ledger.Entry{}
 	reverted := map[string]string{} // apply commit -> the commit that reverted it
@@ -389,7 +458,7 @@ func (l *Local) Log() ([]Entry, error) {
 	}
 	hist, err := l.ws.History(nil)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var out []Entry
 	for i, c := range hist {
@@ -410,30 +479,18 @@ func (l *Local) Log() ([]Entry, error) {
 			}
 			e.Kind = KindOutside
 		}
-		if d := l.diffOf(c); d != nil {
-			e.Changes, e.Views = d.changes, d.views
-		}
 		out = append(out, e)
 	}
-	return out, nil
+	return out, hist, nil
 }
 
-// diffOf is what a commit changed against its first parent (nil for a root commit or a model
-// that cannot be read).
+// diffOf is what a commit changed against its first parent (nil for a model that cannot be
+// read). Only the differ calls it.
 func (l *Local) diffOf(c store.CommitInfo) *commitDiff {
 	l.hmu.Lock()
-	defer l.hmu.Unlock()
-	if l.diffs == nil {
-		l.diffs = map[string]*commitDiff{}
-	}
-	if d, ok := l.diffs[c.Hash]; ok {
-		return d
-	}
-	if c.Parent == "" || c.ModelBlob == "" {
-		return nil
-	}
 	before, err1 := l.modelAtLocked(c.Parent)
 	after, err2 := l.modelAtLocked(c.Hash)
+	l.hmu.Unlock()
 	if err1 != nil || err2 != nil || before == nil || after == nil {
 		l.log.Warn("history: cannot compare the model at a commit with its parent", "commit", store.Short(c.Hash), "err", errors.Join(err1, err2))
 		return nil
@@ -457,7 +514,6 @@ func (l *Local) diffOf(c store.CommitInfo) *commitDiff {
 		}
 		d.views = append(d.views, View{ID: id, Name: name, At: c.Hash})
 	}
-	l.diffs[c.Hash] = d
 	return d
 }
 
