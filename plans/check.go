@@ -74,6 +74,7 @@ func run(raw []byte, m *archixml.Model, opts Options) (*Outcome, *engine) {
 		return o, nil
 	}
 	o.Plan = p
+	o.Findings = append(o.Findings, checkFields(p)...)
 	if opts.Seed == "" {
 		opts.Seed = o.SHA256
 	}

@@ -73,7 +73,7 @@ func (w *Workspace) recordRemote(update func(*RemoteState)) {
 // for ssh remotes, a token from ARCHIPLAN_GIT_TOKEN (user ARCHIPLAN_GIT_USER, default "git") for
 // https. Nothing of it is ever logged or written.
 func (w *Workspace) auth(remote string) (transport.AuthMethod, error) {
-	r, err := w.repo.Remote(remote)
+	r, err := w.git().Remote(remote)
 	if err != nil {
 		return nil, fmt.Errorf("remote %q: %w", remote, err)
 	}
@@ -123,7 +123,7 @@ func (w *Workspace) Fetch(ctx context.Context, remote string) error {
 	if err != nil {
 		return err
 	}
-	err = w.repo.FetchContext(ctx, &git.FetchOptions{RemoteName: remote, Auth: auth,
+	err = w.git().FetchContext(ctx, &git.FetchOptions{RemoteName: remote, Auth: auth,
 		RefSpecs: []config.RefSpec{config.RefSpec("+refs/heads/*:refs/remotes/" + remote + "/*")}})
 	if errors.Is(err, git.NoErrAlreadyUpToDate) {
 		err = nil
@@ -150,7 +150,7 @@ func (w *Workspace) RemoteHead(remote string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	ref, err := w.repo.Reference(plumbing.NewRemoteReferenceName(remote, branch.Short()), true)
+	ref, err := w.git().Reference(plumbing.NewRemoteReferenceName(remote, branch.Short()), true)
 	if errors.Is(err, plumbing.ErrReferenceNotFound) {
 		return "", nil
 	}
@@ -183,11 +183,11 @@ func (w *Workspace) AheadBehind(remote string) (ahead, behind int, err error) {
 
 // MergeBase is the newest commit both histories hold ("" when none).
 func (w *Workspace) MergeBase(a, b string) (string, error) {
-	ca, err := w.repo.CommitObject(plumbing.NewHash(a))
+	ca, err := w.git().CommitObject(plumbing.NewHash(a))
 	if err != nil {
 		return "", err
 	}
-	cb, err := w.repo.CommitObject(plumbing.NewHash(b))
+	cb, err := w.git().CommitObject(plumbing.NewHash(b))
 	if err != nil {
 		return "", err
 	}
@@ -201,7 +201,7 @@ func (w *Workspace) MergeBase(a, b string) (string, error) {
 func (w *Workspace) countFirstParent(from, to string) (int, error) {
 	n := 0
 	for h := from; h != to && h != ""; n++ {
-		c, err := w.repo.CommitObject(plumbing.NewHash(h))
+		c, err := w.git().CommitObject(plumbing.NewHash(h))
 		if err != nil {
 			return 0, err
 		}
@@ -240,7 +240,7 @@ func (w *Workspace) Push(ctx context.Context, remote string) error {
 		return err
 	}
 	spec := config.RefSpec(branch.String() + ":" + branch.String())
-	err = w.repo.PushContext(ctx, &git.PushOptions{RemoteName: remote, RefSpecs: []config.RefSpec{spec}, Auth: auth})
+	err = w.git().PushContext(ctx, &git.PushOptions{RemoteName: remote, RefSpecs: []config.RefSpec{spec}, Auth: auth})
 	if errors.Is(err, git.NoErrAlreadyUpToDate) {
 		err = nil
 	}
@@ -293,6 +293,9 @@ func (w *Workspace) MoveBranch(from, to string) error {
 		return err
 	}
 	if err := w.Checkout(to, files); err != nil {
+		if errors.Is(err, ErrIndexStale) {
+			w.endInflight() // the work tree is done; the marker has the index repaired
+		}
 		return err
 	}
 	w.endInflight()
@@ -300,7 +303,7 @@ func (w *Workspace) MoveBranch(from, to string) error {
 }
 
 func (w *Workspace) blobAt(commit string) string {
-	c, err := w.repo.CommitObject(plumbing.NewHash(commit))
+	c, err := w.git().CommitObject(plumbing.NewHash(commit))
 	if err != nil {
 		return ""
 	}
@@ -318,7 +321,7 @@ func (w *Workspace) blobAt(commit string) string {
 // diffFiles lists the files that differ between two commits: content at to, or nil where gone.
 func (w *Workspace) diffFiles(from, to string) (map[string][]byte, error) {
 	tree := func(h string) (*object.Tree, error) {
-		c, err := w.repo.CommitObject(plumbing.NewHash(h))
+		c, err := w.git().CommitObject(plumbing.NewHash(h))
 		if err != nil {
 			return nil, err
 		}

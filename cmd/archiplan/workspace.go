@@ -157,6 +157,9 @@ func applyCmd() *cobra.Command {
 				box.Clear(name) // applied: its inbox files go, as when the daemon applies it
 			}
 			fmt.Fprintf(out, "applied %s in commit %s\n", res.PlanID, short(res.Commit))
+			if res.Warning != "" {
+				fmt.Fprintln(cmd.ErrOrStderr(), "archiplan: warning:", res.Warning)
+			}
 			if err := pushAfter(cmd, led); err != nil {
 				return err
 			}

@@ -42,6 +42,7 @@ type Result struct {
 	Outputs  inbox.Outputs
 	Revalid  string // HEAD the plan was validated again on, when it moved since the preview
 	HookNote string // output of the hooks, for people
+	Warning  string // the apply is made, but something needs attention (git's index behind)
 }
 
 // Approve applies an approved plan of the inbox, if and only if it is the very plan previewed,
@@ -214,6 +215,9 @@ func (l *Ledger) apply(ctx context.Context, req Request) (*Result, error) {
 	} else if dirty {
 		return refuse(nil, VerdictRejected, fmt.Sprintf("%s has uncommitted changes (saved from Archi?): commit or discard them first; they are left as they are", ws.Model))
 	}
+	if l.problem != nil {
+		return refuse(nil, VerdictRejected, fmt.Sprintf("the model at HEAD %s cannot be opened by Archi (%v): repair it first", short(head.Commit), l.problem))
+	}
 	rec := req.Record
 	if rec != nil && rec.Blob != head.Blob {
 		// HEAD moved since the preview: only commits that touched nothing the plan reads or changes
@@ -271,6 +275,11 @@ func (l *Ledger) apply(ctx context.Context, req Request) (*Result, error) {
 		undo()
 		return nil, err
 	}
+	// never commit a model archiplan could not read back
+	if err := archixml.CheckSize(data); err != nil {
+		undo()
+		return refuse(o, VerdictRejected, err.Error())
+	}
 	preview, report, pictures := l.approvedFiles(req, o, info)
 	files := archiveFiles(res.PlanID, req.Raw, preview, report, pictures, inv)
 	files[ws.Model] = data
@@ -287,6 +296,12 @@ func (l *Ledger) apply(ctx context.Context, req Request) (*Result, error) {
 	if err != nil && commit == "" {
 		undo()
 		return nil, err
+	}
+	if errors.Is(err, store.ErrIndexStale) {
+		// committed, and the work tree written; git's index is repaired by the next command
+		res.Warning = err.Error()
+		l.log.Warn("applied, but git's index is behind until the next archiplan command repairs it", "commit", short(commit), "err", err)
+		err = nil
 	}
 	// the model the apply made is the model at HEAD now: kept, never parsed again
 	l.model, l.blob, l.commit = m, store.BlobID(data), commit
@@ -419,5 +434,3 @@ func oneLine(s string) string {
 func signature(s store.Signature) string {
 	return oneLine(s.Name) + " <" + oneLine(s.Email) + ">"
 }
-
-var _ = archixml.Load

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/archiplan/archiplan/archixml"
 	"github.com/archiplan/archiplan/plans"
 	"github.com/archiplan/archiplan/store"
 )
@@ -88,6 +89,9 @@ func decodeInverse(raw []byte, id string) (*plans.Inverse, error) {
 		return nil, fmt.Errorf("read the inverse of %s: %w", id, err)
 	}
 	if err := validInverse(&inv); err != nil {
+		return nil, fmt.Errorf("the inverse of %s: %w", id, err)
+	}
+	if err := archixml.ValidateSteps(inv.Steps); err != nil {
 		return nil, fmt.Errorf("the inverse of %s: %w", id, err)
 	}
 	return &inv, nil

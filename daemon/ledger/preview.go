@@ -59,6 +59,11 @@ func (l *Ledger) Check(e inbox.Entry) (*Checked, error) {
 	})
 	pics.draw(head.Model, false)
 	c.pics = pics
+	if l.problem != nil {
+		c.Outcome.Findings = append(c.Outcome.Findings, plans.Finding{Severity: plans.Error, Code: plans.ModelInvalid,
+			Message: fmt.Sprintf("the model at HEAD %s cannot be opened by Archi: %v", short(head.Commit), l.problem)})
+		c.Outcome.Verdict = plans.VerdictInvalid
+	}
 	if cerr != nil {
 		c.Outcome.Findings = append(c.Outcome.Findings, plans.Finding{Severity: plans.Error, Code: plans.PolicyOutOfScope,
 			Message: "the plan's context " + inbox.ContextFile(e.Name) + " cannot be read: " + cerr.Error()})

@@ -101,8 +101,10 @@ func (l *Ledger) revert(target string) (*RevertResult, error) {
 	}
 	l.forget() // the model was changed; whatever happens next, HEAD is read again
 	// what is committed must be a model archiplan (and Archi) can read
-	if _, err := archixml.Load(data); err != nil {
+	if back, err := archixml.Load(data); err != nil {
 		return nil, fmt.Errorf("the revert of %s would write a model that cannot be read (%v): nothing was committed", id, err)
+	} else if err := archixml.Check(back); err != nil && l.problem == nil {
+		return nil, fmt.Errorf("the revert of %s would write a model Archi cannot open (%v): nothing was committed", id, err)
 	}
 	files := map[string][]byte{ws.Model: data}
 	for _, f := range a.Files {
