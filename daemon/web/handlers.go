@@ -39,12 +39,17 @@ func (s *Server) common(title, nav string) common {
 	return common{Title: title, Nav: nav, CSRF: s.csrf, Operator: s.cfg.Operator}
 }
 
-func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
-	status := http.StatusInternalServerError
-	switch {
-	case errors.Is(err, ErrNotFound), errors.Is(err, ErrBadName):
-		status = http.StatusNotFound
+// statusOf is the HTTP status of a backend's error: 404 for what is not there (or could not be
+// named), 500 for the rest.
+func statusOf(err error) int {
+	if errors.Is(err, ErrNotFound) || errors.Is(err, ErrBadName) {
+		return http.StatusNotFound
 	}
+	return http.StatusInternalServerError
+}
+
+func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
+	status := statusOf(err)
 	if status == http.StatusInternalServerError {
 		s.log.Error("page", "path", r.URL.Path, "err", err)
 	}
@@ -113,11 +118,7 @@ func (s *Server) plan(w http.ResponseWriter, r *http.Request) {
 func (s *Server) picture(w http.ResponseWriter, r *http.Request) {
 	data, err := s.cfg.Backend.Picture(r.PathValue("name"), r.PathValue("file"))
 	if err != nil {
-		status := http.StatusInternalServerError
-		if errors.Is(err, ErrNotFound) || errors.Is(err, ErrBadName) {
-			status = http.StatusNotFound
-		}
-		http.Error(w, err.Error(), status)
+		http.Error(w, err.Error(), statusOf(err))
 		return
 	}
 	writeSVG(w, data)
@@ -230,11 +231,7 @@ func (s *Server) svg(w http.ResponseWriter, r *http.Request) {
 	at := r.URL.Query().Get("at")
 	data, err := s.cfg.Backend.ViewSVG(r.PathValue("id"), at)
 	if err != nil {
-		status := http.StatusInternalServerError
-		if errors.Is(err, ErrNotFound) || errors.Is(err, ErrBadName) {
-			status = http.StatusNotFound
-		}
-		http.Error(w, err.Error(), status)
+		http.Error(w, err.Error(), statusOf(err))
 		return
 	}
 	if at != "" {
