@@ -160,6 +160,15 @@ func (d *Daemon) Kick() {
 	}
 }
 
+// Exclusive runs fn between passes, never during one: for a front end (the review page) whose
+// change to the inbox writes outputs then renames, which a pass in between would take for a
+// forged preview and write over.
+func (d *Daemon) Exclusive(fn func() error) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return fn()
+}
+
 // Open starts watching and reconciling; it returns once the first full pass is done.
 func (d *Daemon) Open(ctx context.Context) error {
 	if err := os.MkdirAll(d.box.Dir, 0o755); err != nil {

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -18,6 +19,7 @@ import (
 	"github.com/archiplan/archiplan/daemon"
 	"github.com/archiplan/archiplan/daemon/inbox"
 	"github.com/archiplan/archiplan/daemon/ledger"
+	"github.com/archiplan/archiplan/daemon/web"
 	"github.com/archiplan/archiplan/plans"
 	"github.com/archiplan/archiplan/store"
 )
@@ -44,12 +46,20 @@ func daemonCmd() *cobra.Command {
 	var demo bool
 	var logFormat string
 	var rescan time.Duration
+	var httpAddr string
 	c := &cobra.Command{
-		Use:   "daemon [--demo]",
+		Use:   "daemon [--demo] [--http [ADDR]]",
 		Short: "Watch and serve the workspace until SIGINT/SIGTERM (--demo: first make ./archiplan-demo)",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+		Args:  cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
 			out := cmd.OutOrStdout()
+			// --http takes its address optionally: `--http ADDR` arrives as an argument
+			if len(args) == 1 {
+				if !cmd.Flags().Changed("http") || httpAddr != web.DefaultAddr {
+					return usageError{fmt.Errorf("daemon takes no arguments, not %q", args[0])}
+				}
+				httpAddr = args[0]
+			}
 			if demo {
 				if err := makeDemo(out); err != nil {
 					return codedError{exitNoUsable, err}
@@ -93,17 +103,37 @@ func daemonCmd() *cobra.Command {
 			signals := make(chan os.Signal, 2)
 			signal.Notify(signals, syscall.SIGINT, syscall.SIGTERM)
 			defer signal.Stop(signals)
+			if !cmd.Flags().Changed("http") {
+				httpAddr = cfg.v.GetString("http")
+			}
+			// the page first: an address it cannot have stops the daemon before it starts
+			var page *web.Server
+			if httpAddr != "" {
+				backend := web.NewLocal(web.LocalConfig{Ledger: led, Logger: logger, Exclusive: d.Exclusive})
+				if page, err = openPage(cfg, ws, backend, httpAddr, logger); err != nil {
+					return err
+				}
+				defer page.Close()
+				d.Changed = backend.Notify
+			}
 			if err := d.Open(ctx); err != nil {
 				return codedError{exitNoUsable, err}
 			}
 			state := ws.GitPath("archiplan-daemon.json")
 			setState := func(s string) {
-				b, _ := json.Marshal(map[string]any{"pid": os.Getpid(), "state": s, "since": time.Now().UTC().Format(time.RFC3339)})
+				st := map[string]any{"pid": os.Getpid(), "state": s, "since": time.Now().UTC().Format(time.RFC3339)}
+				if page != nil {
+					st["http"] = page.Addr() // never the token: whoever reads .git/ must not get it
+				}
+				b, _ := json.Marshal(st)
 				_ = store.WriteFileAtomic(state, append(b, '\n'), 0o644)
+			}
+			fmt.Fprintf(out, "archiplan daemon: serving %s (inbox %s); Ctrl-C to stop\n", ws.Root, inbox)
+			if page != nil {
+				fmt.Fprintf(out, "review page: %s\n", page.URL())
 			}
 			setState("serving")
 			defer os.Remove(state)
-			fmt.Fprintf(out, "archiplan daemon: serving %s (inbox %s); Ctrl-C to stop\n", ws.Root, inbox)
 			if demo {
 				fmt.Fprintf(out, `
 The sample plan is waiting: read its preview in
@@ -134,7 +164,26 @@ Drop your own plans into %[1]s/plans/ (go run ./cmd/archiplan schema prints the 
 	c.Flags().BoolVar(&demo, "demo", false, "first create ./archiplan-demo from the example model, with a sample plan")
 	c.Flags().StringVar(&logFormat, "log-format", "text", "log format: text or json (logs go to standard error)")
 	c.Flags().DurationVar(&rescan, "rescan", 30*time.Second, "full pass of the inbox at least this often")
+	c.Flags().StringVar(&httpAddr, "http", "", "also serve the review page at ADDR (loopback only; "+web.DefaultAddr+" when no ADDR)")
+	c.Flags().Lookup("http").NoOptDefVal = web.DefaultAddr
 	return c
+}
+
+// openPage starts the review page at addr: loopback only unless http_remote allows more.
+func openPage(cfg *config, ws *store.Workspace, backend web.Backend, addr string, logger *slog.Logger) (*web.Server, error) {
+	op := ws.Identity()
+	page, err := web.New(web.Config{Backend: backend, AllowRemote: cfg.v.GetBool("http_remote"),
+		Operator: op.Name + " <" + op.Email + ">", Logger: logger})
+	if err != nil {
+		return nil, err
+	}
+	if err := page.Open(addr); err != nil {
+		if errors.Is(err, web.ErrNotLoopback) {
+			return nil, usageError{fmt.Errorf("--http %s: %w (set http_remote: true in .archiplan.yaml to allow it)", addr, err)}
+		}
+		return nil, codedError{exitNoUsable, fmt.Errorf("review page: %w", err)}
+	}
+	return page, nil
 }
 
 // makeDemo makes ./archiplan-demo, unless it is there: a workspace with the example model and a

@@ -1,0 +1,160 @@
+package web
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/archiplan/archiplan/archixml"
+	"github.com/archiplan/archiplan/daemon"
+	"github.com/archiplan/archiplan/daemon/inbox"
+	"github.com/archiplan/archiplan/daemon/ledger"
+	"github.com/archiplan/archiplan/store"
+)
+
+// benchEnv is a workspace with a 10,000-element model (what `archiplan synth --elements 10000`
+// writes), 10 plans applied and 200 waiting in its inbox, previewed by a real daemon, then the
+// daemon stopped: the page is measured alone.
+func benchEnv(b *testing.B) (*Server, *http.Cookie, string, *ledger.Ledger) {
+	b.Helper()
+	m, err := archixml.Synthesize(archixml.SynthOptions{Elements: 10000, Seed: 1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	seed, err := m.Save()
+	if err != nil {
+		b.Fatal(err)
+	}
+	op := store.Signature{Name: "bench", Email: "bench@example.org"}
+	ws, _, err := store.Init(b.TempDir(), store.InitOptions{Model: "model.archimate", Inbox: "plans", Seed: seed, Author: op})
+	if err != nil {
+		b.Fatal(err)
+	}
+	dir := filepath.Join(ws.Root, "plans")
+	led := ledger.New(ledger.Config{Workspace: ws, Inbox: inbox.New(dir, ws.GitPath("archiplan/inbox")), ApprovedBy: op})
+	d := daemon.New(daemon.Config{Ledger: led, Debounce: 20 * time.Millisecond, Settle: 20 * time.Millisecond})
+	if err := d.Open(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	defer d.Close()
+	until := func(what string, done func() bool) {
+		for deadline := time.Now().Add(5 * time.Minute); !done(); time.Sleep(50 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				b.Fatalf("%s: not after 5 minutes", what)
+			}
+		}
+	}
+	els := m.Elements()
+	// a history of 10 applied plans, each a commit the history page compares with its parent
+	for i := 0; i < 10; i++ {
+		name := fmt.Sprintf("applied-%02d", i)
+		plan := renamePlan(fmt.Sprintf("Applied rename %d", i), els[i*101].ID(), fmt.Sprintf("Applied %d", i))
+		if err := store.WriteFileAtomic(filepath.Join(dir, name+".json"), []byte(plan), 0o644); err != nil {
+			b.Fatal(err)
+		}
+		until(name+" previewed", func() bool { _, err := led.Inbox().Record(name); return err == nil })
+		if err := led.Inbox().Approve(name); err != nil {
+			b.Fatal(err)
+		}
+		until(name+" applied", func() bool { h, _ := ws.History(nil); return len(h) == i+2 })
+	}
+	// 200 plans waiting, one in ten invalid
+	for i := 0; i < 200; i++ {
+		id := els[i*37%len(els)].ID()
+		if i%10 == 9 {
+			id = "id-00000000000000000000000000000000"
+		}
+		plan := renamePlan(fmt.Sprintf("Rename element %d", i), id, fmt.Sprintf("Renamed %d", i))
+		if err := store.WriteFileAtomic(filepath.Join(dir, fmt.Sprintf("plan-%03d.json", i)), []byte(plan), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	until("200 plans previewed", func() bool {
+		n, _ := filepath.Glob(filepath.Join(ws.GitPath("archiplan/inbox"), "plan-*.json"))
+		return len(n) == 200
+	})
+	d.Close()
+	s, err := New(Config{Backend: NewLocal(LocalConfig{Ledger: led})})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return s, &http.Cookie{Name: s.cookie, Value: s.token}, dir, led
+}
+
+func get(b *testing.B, h http.Handler, c *http.Cookie, path string) int {
+	req := httptest.NewRequest(http.MethodGet, "http://127.0.0.1:8765"+path, nil)
+	req.AddCookie(c)
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	if rec.Code != http.StatusOK {
+		b.Fatalf("GET %s: %d %s", path, rec.Code, rec.Body.String())
+	}
+	return rec.Body.Len()
+}
+
+// BenchmarkPage measures the page's answers on an inbox of 200 plans over a 10k-element model;
+// "floor" reads the files the inbox page reads (the listing, every plan and report), the least
+// any answer can cost, for a ratio in the same run.
+func BenchmarkPage(b *testing.B) {
+	s, c, inbox, led := benchEnv(b)
+	h := s.Handler()
+	b.Run("floor", func(b *testing.B) {
+		for b.Loop() {
+			entries, _ := os.ReadDir(inbox)
+			for _, e := range entries {
+				if _, err := os.ReadFile(filepath.Join(inbox, e.Name())); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	})
+	for _, path := range []string{"/", "/plan/plan-100", "/history", "/views", "/plan/plan-100/state", "/svg/" + firstView(b, s)} {
+		b.Run(path, func(b *testing.B) {
+			n := get(b, h, c, path) // warm: what the page remembers between answers (history-cold measures a first answer)
+			for comparing(b, s) {
+				time.Sleep(50 * time.Millisecond) // the history's comparisons run in the background: let them end
+			}
+			for b.Loop() {
+				n = get(b, h, c, path)
+			}
+			b.ReportMetric(float64(n), "bytes/page")
+		})
+	}
+	// last: a first answer of the history, on a backend that remembers nothing (each leaves its
+	// comparisons running in the background, which would weigh on the others)
+	b.Run("/history-cold", func(b *testing.B) {
+		for b.Loop() {
+			fresh, err := New(Config{Backend: NewLocal(LocalConfig{Ledger: led}), Token: s.token})
+			if err != nil {
+				b.Fatal(err)
+			}
+			get(b, fresh.Handler(), c, "/history")
+		}
+	})
+}
+
+func firstView(b *testing.B, s *Server) string {
+	v, err := s.cfg.Backend.Views()
+	if err != nil || len(v) == 0 {
+		b.Fatalf("no views: %v", err)
+	}
+	return v[0].ID
+}
+
+func comparing(b *testing.B, s *Server) bool {
+	entries, err := s.cfg.Backend.Log()
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, e := range entries {
+		if e.Comparing {
+			return true
+		}
+	}
+	return false
+}

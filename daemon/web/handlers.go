@@ -1,0 +1,297 @@
+package web
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+)
+
+func (s *Server) routes() {
+	m := http.NewServeMux()
+	m.HandleFunc("GET /{$}", s.inbox)
+	m.HandleFunc("GET /plan/{name}", s.plan)
+	m.HandleFunc("GET /plan/{name}/state", s.planState)
+	m.HandleFunc("GET /plan/{name}/picture/{file}", s.picture)
+	m.HandleFunc("POST /plan/{name}/approve", s.approve)
+	m.HandleFunc("POST /plan/{name}/reject", s.reject)
+	m.HandleFunc("GET /history", s.history)
+	m.HandleFunc("POST /history/revert", s.revert)
+	m.HandleFunc("GET /views", s.views)
+	m.HandleFunc("GET /view/{id}", s.view)
+	m.HandleFunc("GET /svg/{id}", s.svg)
+	m.HandleFunc("GET /events", s.events)
+	m.HandleFunc("GET /static/{file}", s.static)
+	s.mux = m
+}
+
+// common is what every page's layout needs.
+type common struct {
+	Title    string
+	Nav      string
+	CSRF     string
+	Operator string
+}
+
+func (s *Server) common(title, nav string) common {
+	return common{Title: title, Nav: nav, CSRF: s.csrf, Operator: s.cfg.Operator}
+}
+
+// statusOf is the HTTP status of a backend's error: 404 for what is not there (or could not be
+// named), 500 for the rest.
+func statusOf(err error) int {
+	if errors.Is(err, ErrNotFound) || errors.Is(err, ErrBadName) {
+		return http.StatusNotFound
+	}
+	return http.StatusInternalServerError
+}
+
+func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
+	status := statusOf(err)
+	if status == http.StatusInternalServerError {
+		s.log.Error("page", "path", r.URL.Path, "err", err)
+	}
+	s.result(w, status, "Not available", err.Error(), false)
+}
+
+// result draws the answer to an action, or an error.
+func (s *Server) result(w http.ResponseWriter, status int, title, message string, ok bool) {
+	s.render(w, status, "result", struct {
+		common
+		Message string
+		OK      bool
+	}{s.common(title, ""), message, ok})
+}
+
+func (s *Server) render(w http.ResponseWriter, status int, page string, data any) {
+	var b strings.Builder
+	if err := s.pages.execute(&b, page, data); err != nil {
+		s.log.Error("render", "page", page, "err", err)
+		http.Error(w, "internal error drawing the page", http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(status)
+	_, _ = w.Write([]byte(b.String()))
+}
+
+func (s *Server) inbox(w http.ResponseWriter, r *http.Request) {
+	plans, err := s.cfg.Backend.Inbox()
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	counts := map[State]int{}
+	for _, p := range plans {
+		counts[p.State]++
+	}
+	s.render(w, http.StatusOK, "inbox", struct {
+		common
+		Plans  []Plan
+		Counts map[State]int
+	}{s.common("Inbox", "inbox"), plans, counts})
+}
+
+func (s *Server) plan(w http.ResponseWriter, r *http.Request) {
+	p, err := s.cfg.Backend.Plan(r.PathValue("name"))
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	preview, used := markdown(p.Preview, p.Name, p.Pictures)
+	var more []string // pictures the preview's text does not show
+	for _, f := range p.Pictures {
+		if !used[f] {
+			more = append(more, f)
+		}
+	}
+	s.render(w, http.StatusOK, "plan", struct {
+		common
+		P        *PlanPage
+		Preview  any
+		Pictures []string
+	}{s.common("Plan "+p.Name, "inbox"), p, preview, more})
+}
+
+func (s *Server) picture(w http.ResponseWriter, r *http.Request) {
+	data, err := s.cfg.Backend.Picture(r.PathValue("name"), r.PathValue("file"))
+	if err != nil {
+		http.Error(w, err.Error(), statusOf(err))
+		return
+	}
+	writeSVG(w, data)
+}
+
+// writeSVG answers a picture, never a document: opened on its own it may run nothing.
+func writeSVG(w http.ResponseWriter, data []byte) {
+	w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; sandbox")
+	w.Header().Set("Content-Type", "image/svg+xml")
+	_, _ = w.Write(data)
+}
+
+// planState is what the plan page's script polls after an event: it tells the page that what it
+// shows is no longer what is on disk.
+func (s *Server) planState(w http.ResponseWriter, r *http.Request) {
+	out := map[string]string{"state": "gone"}
+	if p, err := s.cfg.Backend.Plan(r.PathValue("name")); err == nil {
+		out = map[string]string{"state": string(p.State), "preview_sha256": p.PreviewSHA256, "verdict": p.Verdict}
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(out)
+}
+
+func (s *Server) approve(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("name")
+	err := s.cfg.Backend.Approve(name, r.PostFormValue("preview_sha256"), strings.TrimSpace(r.PostFormValue("reviewer")))
+	switch {
+	case err == nil:
+		s.log.Info("approved from the page", "plan", name, "reviewer", r.PostFormValue("reviewer"))
+		s.result(w, http.StatusOK, "Approved", fmt.Sprintf("%s is approved: the daemon applies it now, as one commit (see History).", name), true)
+	case errors.Is(err, ErrPreviewChanged), errors.Is(err, ErrNotPending):
+		s.result(w, http.StatusConflict, "Not approved", err.Error(), false)
+	default:
+		s.fail(w, r, err)
+	}
+}
+
+func (s *Server) reject(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("name")
+	reason := strings.TrimSpace(r.PostFormValue("reason"))
+	err := s.cfg.Backend.Reject(name, reason, strings.TrimSpace(r.PostFormValue("reviewer")))
+	switch {
+	case err == nil:
+		s.log.Info("rejected from the page", "plan", name)
+		s.result(w, http.StatusOK, "Rejected", fmt.Sprintf("%s is rejected; the reason is in its preview and report.", name), true)
+	case errors.Is(err, ErrNoReason):
+		s.result(w, http.StatusBadRequest, "Not rejected", err.Error(), false)
+	case errors.Is(err, ErrNotPending):
+		s.result(w, http.StatusConflict, "Not rejected", err.Error(), false)
+	default:
+		s.fail(w, r, err)
+	}
+}
+
+func (s *Server) history(w http.ResponseWriter, r *http.Request) {
+	entries, err := s.cfg.Backend.Log()
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	s.render(w, http.StatusOK, "history", struct {
+		common
+		Entries []Entry
+	}{s.common("History", "history"), entries})
+}
+
+func (s *Server) revert(w http.ResponseWriter, r *http.Request) {
+	target := strings.TrimSpace(r.PostFormValue("target"))
+	commit, err := s.cfg.Backend.Revert(target)
+	if err != nil {
+		s.log.Info("revert refused", "target", target, "err", err)
+		s.result(w, http.StatusConflict, "Not reverted", err.Error(), false)
+		return
+	}
+	s.result(w, http.StatusOK, "Reverted", fmt.Sprintf("%s is reverted in commit %s.", target, commit), true)
+}
+
+func (s *Server) views(w http.ResponseWriter, r *http.Request) {
+	views, err := s.cfg.Backend.Views()
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	s.render(w, http.StatusOK, "views", struct {
+		common
+		Views []View
+	}{s.common("Views", "views"), views})
+}
+
+func (s *Server) view(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	views, err := s.cfg.Backend.Views()
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	for _, v := range views {
+		if v.ID == id {
+			s.render(w, http.StatusOK, "view", struct {
+				common
+				V View
+			}{s.common("View "+v.Name, "views"), v})
+			return
+		}
+	}
+	s.fail(w, r, fmt.Errorf("view %q: %w", id, ErrNotFound))
+}
+
+func (s *Server) svg(w http.ResponseWriter, r *http.Request) {
+	at := r.URL.Query().Get("at")
+	data, err := s.cfg.Backend.ViewSVG(r.PathValue("id"), at)
+	if err != nil {
+		http.Error(w, err.Error(), statusOf(err))
+		return
+	}
+	if at != "" {
+		w.Header().Set("Cache-Control", "private, max-age=86400") // a view at a commit never changes
+	}
+	writeSVG(w, data)
+}
+
+// events streams a "change" whenever the backend says the inbox or HEAD may have changed; the
+// page's script then fetches itself again. A comment every 25 s keeps proxies from closing it.
+func (s *Server) events(w http.ResponseWriter, r *http.Request) {
+	fl, ok := w.(http.Flusher)
+	if !ok {
+		http.Error(w, "streaming unsupported", http.StatusInternalServerError)
+		return
+	}
+	ch, stop := s.cfg.Backend.Subscribe()
+	defer stop()
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	fmt.Fprint(w, "retry: 2000\n\n")
+	fl.Flush()
+	ping := time.NewTicker(25 * time.Second)
+	defer ping.Stop()
+	n := 0
+	for {
+		select {
+		case <-r.Context().Done():
+			return
+		case <-s.done:
+			return
+		case <-ping.C:
+			fmt.Fprint(w, ": ping\n\n")
+		case _, ok := <-ch:
+			if !ok {
+				return
+			}
+			n++
+			fmt.Fprintf(w, "event: change\ndata: %d\n\n", n)
+		}
+		fl.Flush()
+	}
+}
+
+func (s *Server) static(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("file")
+	data, err := assets.ReadFile("assets/" + name)
+	if err != nil || strings.Contains(name, "/") {
+		http.NotFound(w, r)
+		return
+	}
+	switch {
+	case strings.HasSuffix(name, ".css"):
+		w.Header().Set("Content-Type", "text/css; charset=utf-8")
+	case strings.HasSuffix(name, ".js"):
+		w.Header().Set("Content-Type", "text/javascript; charset=utf-8")
+	default:
+		http.NotFound(w, r)
+		return
+	}
+	_, _ = w.Write(data)
+}

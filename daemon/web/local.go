@@ -1,0 +1,669 @@
+package web
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+	"unicode"
+
+	"github.com/archiplan/archiplan/archixml"
+	"github.com/archiplan/archiplan/archixml/diff"
+	"github.com/archiplan/archiplan/archixml/render"
+	"github.com/archiplan/archiplan/daemon/inbox"
+	"github.com/archiplan/archiplan/daemon/ledger"
+	"github.com/archiplan/archiplan/plans"
+	"github.com/archiplan/archiplan/store"
+)
+
+// Local is the Backend over a workspace on disk, through the inbox's file protocol and the
+// ledger: the page trusts what the inbox's record under .git/ says archiplan wrote, and shows a
+// preview only when the file on disk is still that one.
+type Local struct {
+	led  *ledger.Ledger
+	box  *inbox.Inbox
+	ws   *store.Workspace
+	log  *slog.Logger
+	poll time.Duration
+	excl func(func() error) error
+
+	mu    sync.Mutex
+	subs  map[chan struct{}]struct{}
+	stop  chan struct{}
+	lines map[string]line // the inbox's lines, by NAME, while their files are unchanged
+
+	hmu    sync.Mutex
+	models []blobModel            // the last few models read at commits, by blob
+	diffs  map[string]*commitDiff // what each commit changed: commits never change
+	logAt  string                 // the HEAD the history below was read at
+	logged []Entry                // without the diffs, which are added as they are made
+	queue  []store.CommitInfo     // commits whose diff is still to be made, newest first
+	asked  map[string]bool        // commits queued
+	busy   bool                   // the diff worker runs
+}
+
+type blobModel struct {
+	blob  string
+	model *archixml.Model
+}
+
+// commitDiff is what one commit changed in the model, in words, and the views it changed.
+type commitDiff struct {
+	changes []string
+	views   []View
+}
+
+// maxChanges and maxViews bound what one history entry shows.
+const (
+	maxChanges = 40
+	maxViews   = 4
+)
+
+// line is one inbox line and the stamps of every file it was judged from.
+type line struct {
+	key  string
+	plan Plan
+}
+
+// stamp identifies a file's content without reading it: size, modification and change times and
+// inode. The change time cannot be set back by a writer, so a file written over is always seen.
+func stamp(fi os.FileInfo) string {
+	if fi == nil {
+		return "-"
+	}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return fmt.Sprintf("%d.%d.%d.%d.%d", fi.Size(), fi.ModTime().UnixNano(), st.Ctim.Sec, st.Ctim.Nsec, st.Ino)
+	}
+	return fmt.Sprintf("%d.%d", fi.Size(), fi.ModTime().UnixNano())
+}
+
+func infos(dir string) map[string]os.FileInfo {
+	out := map[string]os.FileInfo{}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if fi, err := e.Info(); err == nil {
+			out[e.Name()] = fi
+		}
+	}
+	return out
+}
+
+// LocalConfig is what a Local backend serves.
+type LocalConfig struct {
+	Ledger *ledger.Ledger
+	Logger *slog.Logger
+	Poll   time.Duration // how often subscribers' watch looks for changes (default 250 ms)
+	// Exclusive runs the page's approvals and rejections between the daemon's passes
+	// (daemon.Daemon.Exclusive); nil runs them at once.
+	Exclusive func(func() error) error
+}
+
+// NewLocal makes the backend.
+func NewLocal(c LocalConfig) *Local {
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if c.Poll <= 0 {
+		c.Poll = 250 * time.Millisecond
+	}
+	if c.Exclusive == nil {
+		c.Exclusive = func(fn func() error) error { return fn() }
+	}
+	l := &Local{led: c.Ledger, log: c.Logger, poll: c.Poll, excl: c.Exclusive, subs: map[chan struct{}]struct{}{},
+		diffs: map[string]*commitDiff{}, asked: map[string]bool{}}
+	if c.Ledger != nil {
+		l.box, l.ws = c.Ledger.Inbox(), c.Ledger.Workspace()
+	}
+	return l
+}
+
+// CleanReviewer makes a reviewer's name safe for a commit trailer: printable characters on one
+// line, no angle brackets or parentheses, at most 100 runes.
+func CleanReviewer(s string) string {
+	var b strings.Builder
+	n := 0
+	for _, r := range s {
+		if n >= 100 {
+			break
+		}
+		switch {
+		case r == '<' || r == '>' || r == '(' || r == ')':
+			continue
+		case unicode.IsSpace(r):
+			r = ' '
+		case !unicode.IsPrint(r):
+			continue
+		}
+		b.WriteRune(r)
+		n++
+	}
+	return strings.Join(strings.Fields(b.String()), " ")
+}
+
+// judged is what the page knows of one plan: its line, and, when archiplan's outputs on disk are
+// the ones it recorded, those outputs.
+type judged struct {
+	plan  Plan
+	raw   []byte
+	rec   *inbox.Record
+	files map[string][]byte // verified outputs by file name
+}
+
+func (l *Local) judge(e inbox.Entry) judged {
+	j := judged{plan: Plan{Name: e.Name, File: e.File, State: State(e.State), Linkable: true}}
+	p := &j.plan
+	if e.Info != nil {
+		p.Modified = e.Info.ModTime()
+		if !e.Info.Mode().IsRegular() {
+			p.State, p.Note = StateRefused, inbox.KindOfMode(e.Info.Mode())+", not a regular file: archiplan never follows or reads those"
+		}
+	}
+	raw, rerr := l.box.ReadPlan(e)
+	if rerr == nil {
+		j.raw = raw
+	}
+	rec, err := l.box.Record(e.Name)
+	if err != nil {
+		if p.State == StatePending {
+			p.Note = "not previewed yet"
+		}
+		return j
+	}
+	j.rec = rec
+	p.Verdict, p.Summary = rec.Verdict, rec.Summary
+	if p.State == StateRejected {
+		p.Note = rec.Reason
+	}
+	files, verr := l.box.Verify(rec)
+	if verr != nil {
+		p.Note = "its preview on disk is not the one archiplan wrote (" + verr.Error() + "): wait for the next preview"
+		if p.State == StatePending {
+			p.Verdict = ""
+		}
+		return j
+	}
+	j.files = files
+	var r plans.Report
+	if json.Unmarshal(files[inbox.ReportFile(e.Name)], &r) == nil {
+		p.Errors, p.Warnings = len(r.Errors), len(r.Warnings)
+	}
+	if p.State == StatePending {
+		switch {
+		case j.raw == nil:
+			p.Note = fmt.Sprintf("cannot be read: %v", rerr)
+		case inbox.Hash(j.raw) != rec.PlanSHA256:
+			p.Note = "changed since its preview; archiplan previews it again"
+		default:
+			p.State = StatePreviewed
+		}
+	}
+	return j
+}
+
+// Inbox implements Backend.
+func (l *Local) Inbox() ([]Plan, error) {
+	list, err := l.box.List()
+	if errors.Is(err, os.ErrNotExist) {
+		return []Plan{}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read inbox: %w", err)
+	}
+	out := make([]Plan, 0, len(list.Plans)+len(list.Unsafe))
+	// a line is judged again only when one of its files changed: the listing reads no file twice
+	files, records := infos(l.box.Dir), infos(l.box.StateDir)
+	l.mu.Lock()
+	if l.lines == nil {
+		l.lines = map[string]line{}
+	}
+	cached := l.lines
+	l.mu.Unlock()
+	fresh := make(map[string]line, len(list.Plans))
+	for _, e := range list.Plans {
+		var k strings.Builder
+		k.WriteString(e.File + "=" + stamp(files[e.File]) + ";rec=" + stamp(records[e.Name+".json"]))
+		outs := append([]string(nil), list.Outputs[e.Name]...)
+		sort.Strings(outs)
+		for _, f := range outs {
+			k.WriteString(";" + f + "=" + stamp(files[f]))
+		}
+		ln, ok := cached[e.Name]
+		if !ok || ln.key != k.String() {
+			ln = line{key: k.String(), plan: l.judge(e).plan}
+		}
+		fresh[e.Name] = ln
+		out = append(out, ln.plan)
+	}
+	l.mu.Lock()
+	l.lines = fresh
+	l.mu.Unlock()
+	for _, f := range list.Unsafe {
+		name, _, st := inbox.Parse(f)
+		if name == "" {
+			name = f
+		}
+		p := Plan{Name: name, File: f, State: StateRefused, Note: "not an allowed plan name: archiplan leaves this file alone (names match " +
+			inbox.NamePattern + ")"}
+		_ = st
+		out = append(out, p)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, nil
+}
+
+func (l *Local) find(name string) (inbox.Entry, error) {
+	if err := inbox.CheckName(name); err != nil {
+		return inbox.Entry{}, fmt.Errorf("%w: %q", ErrBadName, name)
+	}
+	e, err := l.box.Find(name)
+	if errors.Is(err, inbox.ErrNoPlan) {
+		return e, fmt.Errorf("plan %s: %w", name, ErrNotFound)
+	}
+	return e, err
+}
+
+// Plan implements Backend.
+func (l *Local) Plan(name string) (*PlanPage, error) {
+	e, err := l.find(name)
+	if err != nil {
+		return nil, err
+	}
+	j := l.judge(e)
+	page := &PlanPage{Plan: j.plan}
+	if j.raw != nil {
+		page.PlanSHA256 = inbox.Hash(j.raw)
+	}
+	if j.files == nil {
+		return page, nil // only what archiplan wrote is shown
+	}
+	page.Preview = j.files[inbox.PreviewFile(name)]
+	page.PreviewSHA256 = j.rec.Outputs[inbox.PreviewFile(name)]
+	var r plans.Report
+	if json.Unmarshal(j.files[inbox.ReportFile(name)], &r) == nil {
+		for _, f := range r.Errors {
+			page.Findings = append(page.Findings, finding("error", f))
+		}
+		for _, f := range r.Warnings {
+			page.Findings = append(page.Findings, finding("warning", f))
+		}
+	}
+	for f := range j.files {
+		if _, kind, _ := inbox.Parse(f); kind == inbox.KindPicture {
+			page.Pictures = append(page.Pictures, f)
+		}
+	}
+	sort.Strings(page.Pictures)
+	page.Decidable = page.State == StatePreviewed
+	page.Approvable = page.Decidable && page.Verdict == plans.VerdictValid
+	return page, nil
+}
+
+// a report keeps severity by list, not per finding
+func finding(sev string, f plans.Finding) Finding {
+	return Finding{Severity: sev, Code: string(f.Code), Message: f.Message, Action: f.Action, Pointer: f.Pointer, Snippet: f.Snippet}
+}
+
+// Picture implements Backend: a picture of NAME's preview, only as archiplan wrote it.
+func (l *Local) Picture(name, file string) ([]byte, error) {
+	if n, kind, _ := inbox.Parse(file); n != name || kind != inbox.KindPicture {
+		return nil, fmt.Errorf("picture %q: %w", file, ErrNotFound)
+	}
+	e, err := l.find(name)
+	if err != nil {
+		return nil, err
+	}
+	j := l.judge(e)
+	data, ok := j.files[file]
+	if !ok {
+		return nil, fmt.Errorf("picture %s: %w", file, ErrNotFound)
+	}
+	return data, nil
+}
+
+// Approve implements Backend: the inbox's rename NAME.json -> NAME.approved, only when the
+// preview archiplan wrote is still the one the page showed, and still on disk as written.
+func (l *Local) Approve(name, previewSHA256, reviewer string) error {
+	e, err := l.find(name)
+	if err != nil {
+		return err
+	}
+	if e.State != inbox.Pending {
+		return fmt.Errorf("%w: %s is %s", ErrNotPending, name, e.State)
+	}
+	err = l.excl(func() error { return l.box.ApproveSeen(name, previewSHA256, CleanReviewer(reviewer)) })
+	switch {
+	case errors.Is(err, inbox.ErrPreviewChanged), errors.Is(err, inbox.ErrForged):
+		return fmt.Errorf("%w: approve only what you saw; draw the page again (%v)", ErrPreviewChanged, err)
+	case errors.Is(err, inbox.ErrNotPreviewed):
+		return fmt.Errorf("%w: %v", ErrNotPending, err)
+	}
+	return err
+}
+
+// Reject implements Backend: the ledger's rejection by hand, NAME.rejected with the reason on top
+// of its preview and in its report.
+func (l *Local) Reject(name, reason, reviewer string) error {
+	reason = strings.TrimSpace(reason)
+	if reason == "" {
+		return ErrNoReason
+	}
+	if len(reason) > 2000 {
+		reason = reason[:2000]
+	}
+	e, err := l.find(name)
+	if err != nil {
+		return err
+	}
+	if e.State != inbox.Pending {
+		return fmt.Errorf("%w: %s is %s", ErrNotPending, name, e.State)
+	}
+	if r := CleanReviewer(reviewer); r != "" {
+		reason += " (rejected on the review page by " + r + ")"
+	}
+	return l.excl(func() error {
+		_, err := l.led.Reject(e, reason)
+		if errors.Is(err, ledger.ErrRefused) {
+			return nil // a rejection reports itself as a refusal: that is what was asked
+		}
+		return err
+	})
+}
+
+// Log implements Backend: the ledger's log, with the commits made outside archiplan that
+// changed the model between them, each with what it changed in words and the views it changed.
+func (l *Local) Log() ([]Entry, error) {
+	// the history of a HEAD never changes: read it once per HEAD
+	head, err := l.ws.Head()
+	if err != nil {
+		return nil, err
+	}
+	l.hmu.Lock()
+	cached := l.logAt == head
+	l.hmu.Unlock()
+	if !cached {
+		out, hist, err := l.readLog()
+		if err != nil {
+			return nil, err
+		}
+		l.hmu.Lock()
+		l.logAt, l.logged = head, out
+		for _, c := range hist { // newest first: the top of the page is compared first
+			if _, ok := l.diffs[c.Hash]; !ok && !l.asked[c.Hash] && c.Parent != "" && c.ModelBlob != "" {
+				l.asked[c.Hash] = true
+				l.queue = append(l.queue, c)
+			}
+		}
+		if len(l.queue) > 0 && !l.busy {
+			l.busy = true
+			go l.differ()
+		}
+		l.hmu.Unlock()
+	}
+	l.hmu.Lock()
+	defer l.hmu.Unlock()
+	out := make([]Entry, len(l.logged))
+	for i, e := range l.logged {
+		if d, ok := l.diffs[e.Commit]; ok && d != nil {
+			e.Changes, e.Views = d.changes, d.views
+		} else if ok || l.asked[e.Commit] {
+			e.Comparing = !ok
+		}
+		out[i] = e
+	}
+	return out, nil
+}
+
+// differ compares queued commits with their parents, one at a time, and tells subscribers after
+// each: the history page fills in as it goes, and its first answer waits for none of it.
+func (l *Local) differ() {
+	for {
+		l.hmu.Lock()
+		if len(l.queue) == 0 {
+			l.busy = false
+			l.hmu.Unlock()
+			return
+		}
+		c := l.queue[0]
+		l.queue = l.queue[1:]
+		l.hmu.Unlock()
+		d := l.diffOf(c)
+		l.hmu.Lock()
+		l.diffs[c.Hash] = d
+		l.hmu.Unlock()
+		l.Notify()
+	}
+}
+
+func (l *Local) readLog() ([]Entry, []store.CommitInfo, error) {
+	led, err := ledger.Log(l.ws)
+	if err != nil {
+		return nil, nil, err
+	}
+	byCommit := map[string]ledger.Entry{}
+	reverted := map[string]string{} // apply commit -> the commit that reverted it
+	for _, e := range led {
+		byCommit[e.Commit] = e
+		if e.Reverts != "" {
+			reverted[e.Reverts] = e.Commit
+		}
+	}
+	hist, err := l.ws.History(nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	var out []Entry
+	for i, c := range hist {
+		e := Entry{Commit: c.Hash, When: c.When, Author: c.Author, ApprovedBy: c.Trailers[store.TrailerApprovedBy], Summary: c.Subject}
+		if le, ok := byCommit[c.Hash]; ok {
+			e.Kind, e.PlanID, e.Summary, e.Reverts = EntryKind(le.Kind), le.PlanID, le.Summary, le.Reverts
+			e.RevertedBy = reverted[c.Hash]
+			if le.UndoneBy != "" && e.RevertedBy == "" {
+				e.UndoneBy = le.UndoneBy
+			}
+		} else {
+			parent := ""
+			if i+1 < len(hist) {
+				parent = hist[i+1].ModelBlob
+			}
+			if c.ModelBlob == parent {
+				continue // did not change the model
+			}
+			e.Kind = KindOutside
+		}
+		out = append(out, e)
+	}
+	return out, hist, nil
+}
+
+// diffOf is what a commit changed against its first parent (nil for a model that cannot be
+// read). Only the differ calls it.
+func (l *Local) diffOf(c store.CommitInfo) *commitDiff {
+	l.hmu.Lock()
+	before, err1 := l.modelAtLocked(c.Parent)
+	after, err2 := l.modelAtLocked(c.Hash)
+	l.hmu.Unlock()
+	if err1 != nil || err2 != nil || before == nil || after == nil {
+		l.log.Warn("history: cannot compare the model at a commit with its parent", "commit", store.Short(c.Hash), "err", errors.Join(err1, err2))
+		return nil
+	}
+	r := diff.Models(before, after)
+	d := &commitDiff{}
+	for i, ch := range r.Changes {
+		if i == maxChanges {
+			d.changes = append(d.changes, fmt.Sprintf("… and %d more", len(r.Changes)-maxChanges))
+			break
+		}
+		d.changes = append(d.changes, ch.Text)
+	}
+	for i, id := range r.Views() {
+		if i == maxViews {
+			break
+		}
+		name := id
+		if v, ok := after.Object(id); ok {
+			name = v.Name()
+		}
+		d.views = append(d.views, View{ID: id, Name: name, At: c.Hash})
+	}
+	return d
+}
+
+// modelAtLocked reads the model at a commit, keeping the last few by blob (consecutive commits
+// share them); hmu is held.
+func (l *Local) modelAtLocked(commit string) (*archixml.Model, error) {
+	info, err := l.ws.Info(commit)
+	if err != nil {
+		return nil, err
+	}
+	for _, bm := range l.models {
+		if bm.blob == info.ModelBlob {
+			return bm.model, nil
+		}
+	}
+	data, ok, err := l.ws.ModelAt(commit)
+	if err != nil || !ok {
+		return nil, err
+	}
+	m, err := archixml.Load(data)
+	if err != nil {
+		return nil, err
+	}
+	l.models = append(l.models, blobModel{info.ModelBlob, m})
+	if len(l.models) > 4 {
+		l.models = l.models[1:]
+	}
+	return m, nil
+}
+
+// Revert implements Backend, through the ledger's revert.
+func (l *Local) Revert(target string) (string, error) {
+	res, err := l.led.Revert(context.Background(), target)
+	if err != nil {
+		return "", err
+	}
+	return res.Commit, nil
+}
+
+// Views implements Backend: the views of the model at HEAD (the ledger's cached model).
+func (l *Local) Views() ([]View, error) {
+	h, err := l.led.Head()
+	if err != nil {
+		return nil, err
+	}
+	var out []View
+	for _, v := range h.Model.Views() {
+		out = append(out, View{ID: v.ID(), Name: v.Name(), Folder: v.FolderPath()})
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, nil
+}
+
+var commitHash = regexp.MustCompile(`^[0-9a-f]{40}$`)
+
+// ViewSVG implements Backend: a view of the model at HEAD, or at a commit named in full.
+func (l *Local) ViewSVG(id, at string) ([]byte, error) {
+	var m *archixml.Model
+	if at == "" {
+		h, err := l.led.Head()
+		if err != nil {
+			return nil, err
+		}
+		m = h.Model
+	} else {
+		if !commitHash.MatchString(at) {
+			return nil, fmt.Errorf("commit %q: %w", at, ErrNotFound)
+		}
+		l.hmu.Lock()
+		mm, err := l.modelAtLocked(at)
+		l.hmu.Unlock()
+		if err != nil || mm == nil {
+			return nil, fmt.Errorf("model at %s: %w", store.Short(at), ErrNotFound)
+		}
+		m = mm
+	}
+	svg, err := render.View(m, id)
+	if errors.Is(err, render.ErrNoView) {
+		return nil, fmt.Errorf("view %q: %w", id, ErrNotFound)
+	}
+	return svg, err
+}
+
+// Notify tells subscribers that something may have changed (the daemon's Changed hook).
+func (l *Local) Notify() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for ch := range l.subs {
+		select {
+		case ch <- struct{}{}:
+		default: // one pending change is enough: the page reads everything again
+		}
+	}
+}
+
+// Subscribe implements Backend: subscribers share one watch of the inbox and HEAD, which runs
+// while anyone listens (besides Notify, for the daemon's passes).
+func (l *Local) Subscribe() (<-chan struct{}, func()) {
+	ch := make(chan struct{}, 1)
+	l.mu.Lock()
+	l.subs[ch] = struct{}{}
+	if l.stop == nil {
+		l.stop = make(chan struct{})
+		go l.watch(l.stop)
+	}
+	l.mu.Unlock()
+	var once sync.Once
+	return ch, func() {
+		once.Do(func() {
+			l.mu.Lock()
+			delete(l.subs, ch)
+			if len(l.subs) == 0 && l.stop != nil {
+				close(l.stop)
+				l.stop = nil
+			}
+			l.mu.Unlock()
+		})
+	}
+}
+
+// fingerprint changes whenever a file in the inbox, a record, or HEAD does.
+func (l *Local) fingerprint() string {
+	var b strings.Builder
+	if head, err := l.ws.Head(); err == nil {
+		b.WriteString(head)
+	}
+	for _, dir := range []string{l.box.Dir, l.box.StateDir} {
+		entries, _ := os.ReadDir(dir)
+		for _, e := range entries {
+			if info, err := e.Info(); err == nil {
+				fmt.Fprintf(&b, "|%s %d %d", e.Name(), info.Size(), info.ModTime().UnixNano())
+			}
+		}
+	}
+	return b.String()
+}
+
+func (l *Local) watch(stop chan struct{}) {
+	t := time.NewTicker(l.poll)
+	defer t.Stop()
+	last := l.fingerprint()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+		}
+		if fp := l.fingerprint(); fp != last {
+			last = fp
+			l.Notify()
+		}
+	}
+}

@@ -1,0 +1,101 @@
+package web
+
+import (
+	"bytes"
+	"embed"
+	"fmt"
+	"html/template"
+	"io"
+	"net/url"
+	"time"
+
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/extension"
+	"github.com/yuin/goldmark/parser"
+	"github.com/yuin/goldmark/text"
+	"github.com/yuin/goldmark/util"
+)
+
+//go:embed assets
+var assets embed.FS
+
+// pages are the page templates, each parsed with the layout.
+type pages struct{ byName map[string]*template.Template }
+
+var pageNames = []string{"inbox", "plan", "history", "views", "view", "result"}
+
+var funcs = template.FuncMap{
+	"short": func(h string) string {
+		if len(h) > 12 {
+			return h[:12]
+		}
+		return h
+	},
+	"when": func(t time.Time) string {
+		if t.IsZero() {
+			return ""
+		}
+		return t.UTC().Format("2006-01-02 15:04 UTC")
+	},
+	"path":  url.PathEscape,
+	"deref": func(p *int) int { return *p },
+}
+
+func loadPages() (*pages, error) {
+	p := &pages{byName: map[string]*template.Template{}}
+	for _, n := range pageNames {
+		t, err := template.New("layout.html").Funcs(funcs).ParseFS(assets, "assets/layout.html", "assets/"+n+".html")
+		if err != nil {
+			return nil, fmt.Errorf("web: parse %s: %w", n, err)
+		}
+		p.byName[n] = t
+	}
+	return p, nil
+}
+
+func (p *pages) execute(w io.Writer, name string, data any) error {
+	t, ok := p.byName[name]
+	if !ok {
+		return fmt.Errorf("no page %q", name)
+	}
+	return t.Execute(w, data)
+}
+
+// markdown renders a preview's Markdown as HTML for the page: tables as GitHub draws them; raw
+// HTML is dropped and dangerous link targets emptied (goldmark's safe default), though previews
+// escape everything anyway. An image may only show one of the plan's own pictures, served by the
+// page; any other image target is emptied. used says which pictures the preview showed.
+func markdown(src []byte, name string, pictures []string) (html template.HTML, used map[string]bool) {
+	used = map[string]bool{}
+	known := map[string]bool{}
+	for _, p := range pictures {
+		known[p] = true
+	}
+	rewrite := imageRewriter(func(dest string) string {
+		if known[dest] {
+			used[dest] = true
+			return "/plan/" + url.PathEscape(name) + "/picture/" + url.PathEscape(dest)
+		}
+		return ""
+	})
+	md := goldmark.New(goldmark.WithExtensions(extension.Table, extension.Strikethrough),
+		goldmark.WithParserOptions(parser.WithASTTransformers(util.Prioritized(rewrite, 100))))
+	var b bytes.Buffer
+	if err := md.Convert(src, &b); err != nil {
+		return template.HTML("<pre>" + template.HTMLEscapeString(string(src)) + "</pre>"), used
+	}
+	return template.HTML(b.String()), used // #nosec: goldmark without WithUnsafe escapes text and drops raw HTML
+}
+
+// imageRewriter sets every image's target to what the function makes of it.
+type imageRewriter func(dest string) string
+
+func (f imageRewriter) Transform(doc *ast.Document, _ text.Reader, _ parser.Context) {
+	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if img, ok := n.(*ast.Image); ok && entering {
+			img.Destination = []byte(f(string(img.Destination)))
+		}
+		return ast.WalkContinue, nil
+	})
+}
