@@ -89,18 +89,24 @@ func (m *Model) get(id string, kinds ...Kind) (*etree.Element, error) {
 	return nil, fmt.Errorf("%q is a %s, not a %s: %w", id, k, kinds[0], ErrWrongKind)
 }
 
+const unknownAttr = 45
+
 // Attribute and child orders, as EMF writes them (the feature order of Archi's metamodel).
 var (
-	conceptAttrs = map[string]int{"xsi:type": 0, "name": 1, "id": 2, "profiles": 3, "source": 5, "target": 6}
-	folderAttrs  = map[string]int{"name": 0, "id": 1, "type": 2}
-	diagramAttrs = map[string]int{"xsi:type": 0, "id": 1, "name": 2, "targetConnections": 3,
-		"source": 6, "target": 7, "archimateElement": 8, "archimateRelationship": 8}
+	// attributes not in a table rank unknownAttr: after the known ones before it
+	conceptAttrs = map[string]int{"xsi:type": 0, "name": 10, "id": 20, "profiles": 30, "source": 50, "target": 60,
+		"accessType": 70, "strength": 70, "directed": 70}
+	folderAttrs  = map[string]int{"name": 0, "id": 10, "type": 20}
+	diagramAttrs = map[string]int{"xsi:type": 0, "id": 10, "name": 20, "targetConnections": 30,
+		"font": 41, "fontColor": 42, "lineWidth": 43, "lineColor": 44, "textAlignment": 45, "fillColor": 46,
+		"alpha": 47, "lineAlpha": 48, "gradient": 49, "textPosition": 50,
+		"source": 60, "target": 70, "archimateElement": 80, "archimateRelationship": 80, "model": 80, "type": 90}
 
 	conceptChildren = map[string]int{"feature": 0, "documentation": 1, "property": 2}
 	folderChildren  = map[string]int{"feature": 0, "folder": 1, "documentation": 2, "property": 3, "element": 4}
 	viewChildren    = map[string]int{"feature": 0, "child": 1, "documentation": 2, "property": 3}
 	objectChildren  = map[string]int{"bounds": 0, "feature": 1, "sourceConnection": 2, "child": 3,
-		"documentation": 4, "property": 5}
+		"content": 4, "documentation": 4, "property": 5}
 	connChildren  = map[string]int{"feature": 0, "property": 1, "documentation": 2, "bendpoint": 3}
 	modelChildren = map[string]int{"folder": 0, "feature": 1, "property": 2, "purpose": 3, "metadata": 4, "profile": 5}
 )
@@ -135,6 +141,10 @@ func (m *Model) childOrder(e *etree.Element) map[string]int {
 // order table go after the known ones they follow.
 func (m *Model) setAttr(e *etree.Element, key, value string) {
 	m.markDirty(e)
+	if linkedAttr(key) && m.byID[e.SelectAttrValue("id", "")] == e {
+		m.unlink(e)
+		defer m.link(e)
+	}
 	a := e.SelectAttr(key)
 	if m.rec != nil {
 		id, path := m.ref(e)
@@ -152,7 +162,7 @@ func (m *Model) setAttr(e *etree.Element, key, value string) {
 	order := m.attrOrder(e)
 	rank, known := order[key]
 	if !known {
-		rank = 4
+		rank = unknownAttr
 	}
 	e.CreateAttr(key, value)
 	at := len(e.Attr) - 1
@@ -160,7 +170,7 @@ func (m *Model) setAttr(e *etree.Element, key, value string) {
 	for i := 0; i < at; i++ {
 		r, ok := order[e.Attr[i].FullKey()]
 		if !ok {
-			r = 4
+			r = unknownAttr
 		}
 		if r <= rank {
 			pos = i + 1
@@ -173,6 +183,10 @@ func (m *Model) setAttr(e *etree.Element, key, value string) {
 
 func (m *Model) removeAttr(e *etree.Element, key string) {
 	if a := e.SelectAttr(key); a != nil {
+		if linkedAttr(key) && m.byID[e.SelectAttrValue("id", "")] == e {
+			m.unlink(e)
+			defer m.link(e)
+		}
 		if m.rec != nil {
 			id, path := m.ref(e)
 			old := a.Value
@@ -621,6 +635,12 @@ var defaultSize = Bounds{Width: 120, Height: 55}
 // relationship between the element and an element already on the view, and returns the new diagram
 // object's id and the connections' ids.
 func (m *Model) AddToView(viewID, elementID string, bounds *Bounds) (string, []string, error) {
+	return m.AddToViewIn(viewID, "", elementID, bounds)
+}
+
+// AddToViewIn is AddToView nesting the new object in a diagram object or group of the view
+// (parentID; "" for the view itself), with bounds relative to it.
+func (m *Model) AddToViewIn(viewID, parentID, elementID string, bounds *Bounds) (string, []string, error) {
 	v, err := m.get(viewID, KindView)
 	if err != nil {
 		return "", nil, err
@@ -631,16 +651,20 @@ func (m *Model) AddToView(viewID, elementID string, bounds *Bounds) (string, []s
 	if _, err := m.get(elementID, KindElement); err != nil {
 		return "", nil, err
 	}
+	parent, err := m.container(v, parentID)
+	if err != nil {
+		return "", nil, err
+	}
 	b := defaultSize
 	if bounds != nil {
 		b = *bounds
 	} else {
-		b = m.freeCell(v)
+		b = m.freeCell(parent)
 	}
 	id := m.newID("diagram-object", viewID, elementID)
 	obj := newEl("child", "xsi:type", "archimate:DiagramObject", "id", id, "archimateElement", elementID)
 	obj.AddChild(boundsEl(b))
-	m.add(v, obj, KindDiagramObject)
+	m.add(parent, obj, KindDiagramObject)
 
 	// every diagram object on this view by the element it shows
 	onView := map[string][]*etree.Element{}
@@ -679,12 +703,37 @@ func (m *Model) AddToView(viewID, elementID string, bounds *Bounds) (string, []s
 	return id, conns, nil
 }
 
+// container returns what a new diagram object goes in: the view, or a diagram object or group on
+// it that can hold others (not a note, not a reference to another view).
+func (m *Model) container(v *etree.Element, parentID string) (*etree.Element, error) {
+	if parentID == "" {
+		return v, nil
+	}
+	p, err := m.get(parentID, KindDiagramObject)
+	if err != nil {
+		return nil, err
+	}
+	if viewOf(p) != v {
+		return nil, fmt.Errorf("diagram object %q is not on view %q: %w", parentID, v.SelectAttrValue("id", ""), ErrWrongKind)
+	}
+	switch class(p) {
+	case "DiagramObject", "Group":
+		return p, nil
+	}
+	return nil, fmt.Errorf("a %s cannot hold other objects: %w", class(p), ErrWrongKind)
+}
+
 // connect draws a connection for relationship relID from diagram object src to tgt.
 func (m *Model) connect(src, tgt *etree.Element, relID string) string {
 	sid, tid := src.SelectAttrValue("id", ""), tgt.SelectAttrValue("id", "")
 	cid := m.newID("connection", sid, tid, relID)
 	c := newEl("sourceConnection", "xsi:type", "archimate:Connection", "id", cid, "source", sid,
 		"target", tid, "archimateRelationship", relID)
+	if relID == "" {
+		// a plain connection (to a note or group): the feature's own class, which EMF writes
+		// without an xsi:type
+		c = newEl("sourceConnection", "id", cid, "source", sid, "target", tid)
+	}
 	m.add(src, c, KindConnection)
 	tc := strings.TrimSpace(tgt.SelectAttrValue("targetConnections", "") + " " + cid)
 	m.setAttr(tgt, "targetConnections", tc)

@@ -248,6 +248,44 @@ func (m *Model) indexOne(e *etree.Element, k Kind) {
 	}
 }
 
+// link and unlink keep the end and reference indexes of one object in step with its attributes,
+// around an edit of source, target, archimateElement or archimateRelationship.
+func (m *Model) link(e *etree.Element) {
+	switch kindOf(e) {
+	case KindRelationship:
+		for _, end := range []string{"source", "target"} {
+			if v := e.SelectAttrValue(end, ""); v != "" {
+				m.relsByEnd[v] = append(m.relsByEnd[v], e)
+			}
+		}
+	case KindDiagramObject, KindConnection:
+		if v := conceptRef(e); v != "" {
+			m.refsTo[v] = append(m.refsTo[v], e)
+		}
+	}
+}
+
+func (m *Model) unlink(e *etree.Element) {
+	switch kindOf(e) {
+	case KindRelationship:
+		for _, end := range []string{"source", "target"} {
+			v := e.SelectAttrValue(end, "")
+			m.relsByEnd[v] = without(m.relsByEnd[v], e)
+		}
+	case KindDiagramObject, KindConnection:
+		v := conceptRef(e)
+		m.refsTo[v] = without(m.refsTo[v], e)
+	}
+}
+
+func linkedAttr(key string) bool {
+	switch key {
+	case "source", "target", "archimateElement", "archimateRelationship", "relationship":
+		return true
+	}
+	return false
+}
+
 // unindex forgets e and everything below it.
 func (m *Model) unindex(e *etree.Element) {
 	if k := kindOf(e); k != kindNone {

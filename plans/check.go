@@ -24,10 +24,12 @@ type Outcome struct {
 	SHA256   string         // of the file's bytes, as previewed
 	JSON     []byte         // the object extracted from the file (nil when extraction failed)
 	Plan     *Plan          // nil when extraction or the schema failed
-	Findings []Finding      // every error and warning, in the order found
+	Findings []Finding      // every error and warning, sorted (see sortFindings)
 	Results  []ActionResult // one per action, when the plan decoded
 	Verdict  string
-	names    map[string]string // for the diagram: names of what the actions touch
+	// NullsDropped counts the nulls of the flat form dropped before the schema check
+	NullsDropped int
+	names        map[string]string // for the diagram: names of what the actions touch
 }
 
 // Errors returns the findings that stop the plan.
@@ -59,9 +61,11 @@ func run(raw []byte, m *archixml.Model, opts Options) (*Outcome, *engine) {
 		return o, nil
 	}
 	o.JSON = obj
-	p, fs := checkSchema(obj)
+	p, dropped, fs := decodePlan(obj)
+	o.NullsDropped = dropped
 	o.Findings = append(o.Findings, fs...)
 	if p == nil {
+		sortFindings(o.Findings)
 		return o, nil
 	}
 	o.Plan = p
@@ -74,6 +78,7 @@ func run(raw []byte, m *archixml.Model, opts Options) (*Outcome, *engine) {
 	o.Findings = append(o.Findings, eng.findings...)
 	o.Results = eng.results
 	o.names = eng.names
+	sortFindings(o.Findings)
 	switch {
 	case len(o.Errors()) > 0:
 		o.Verdict = VerdictInvalid
@@ -100,6 +105,7 @@ type Inverse struct {
 func Apply(raw []byte, m *archixml.Model, opts Options) (*Outcome, *Inverse, error) {
 	o, eng := run(raw, m, opts)
 	if eng == nil {
+		sortFindings(o.Findings)
 		return o, nil, fmt.Errorf("%w: %s", ErrRefused, firstMessage(o))
 	}
 	steps := m.Recorded()
@@ -110,6 +116,7 @@ func Apply(raw []byte, m *archixml.Model, opts Options) (*Outcome, *Inverse, err
 		if o.Verdict == VerdictNotReady {
 			f := newFinding(StatusNotReady, -1, "/status", o.Plan.Status, "the plan's status is %s; only ready plans are applied", o.Plan.Status)
 			o.Findings = append(o.Findings, f)
+			sortFindings(o.Findings)
 			o.Verdict = VerdictNotReady
 			return o, nil, fmt.Errorf("%w: %s", ErrRefused, f.Message)
 		}
@@ -120,7 +127,8 @@ func Apply(raw []byte, m *archixml.Model, opts Options) (*Outcome, *Inverse, err
 	for _, r := range o.Results {
 		changed := r.Created
 		switch r.Op {
-		case "create_relationship", "add_to_view", "create_element", "create_view":
+		case "create_relationship", "add_to_view", "create_element", "create_view", "create_folder",
+			"create_note", "create_group", "add_connection_to_view":
 			// the ends of a new relationship, or the element put on a view, do not change
 		default:
 			changed = append(append([]string(nil), r.touched...), r.Created...)
