@@ -98,7 +98,7 @@ var (
 )
 
 const (
-	MaxColor = 7  // #rrggbb
+	MaxColor = 7 // #rrggbb
 	MaxFont  = 200
 )
 
