@@ -658,6 +658,8 @@ func (m *Model) AddToViewIn(viewID, parentID, elementID string, bounds *Bounds) 
 	b := defaultSize
 	if bounds != nil {
 		b = *bounds
+	} else if near, ok := m.placeNear(parent, elementID, defaultSize); ok {
+		b = near
 	} else {
 		b = m.freeCell(parent)
 	}

@@ -271,3 +271,5 @@ func (m *Model) SetStyle(id, attr, value string) error {
 	m.setAttr(e, attr, value)
 	return nil
 }
+
+func itoa(i int) string { return strconv.Itoa(i) }

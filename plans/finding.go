@@ -95,6 +95,7 @@ const (
 	ConnectionNotAllowed Code = "CONNECTION_NOT_ALLOWED"
 	StyleInvalid         Code = "STYLE_INVALID"
 	MergeNotAllowed      Code = "MERGE_NOT_ALLOWED"
+	SelectionTooLarge    Code = "SELECTION_TOO_LARGE"
 )
 
 // Codes describes every code: what it means and how a planner fixes it. The README lists them.
@@ -161,6 +162,7 @@ var Codes = []struct {
 	{ConnectionNotAllowed, Error, "a connection cannot be drawn: the objects do not show the relationship's ends, a plain connection touches no note or group, or nothing is left to draw"},
 	{StyleInvalid, Error, "a colour is not #rrggbb, or the style does not apply to the object (a connection has no fill)"},
 	{MergeNotAllowed, Error, "merge_elements needs two different elements of the same type"},
+	{SelectionTooLarge, Error, "create_view's selection (with its neighbours) holds more than 300 elements: select fewer, or a smaller depth"},
 }
 
 func severityOf(c Code) Severity {

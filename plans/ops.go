@@ -278,6 +278,7 @@ func (e *engine) createView(i int, a Action, r *ActionResult) {
 		r.Description += fmt.Sprintf(" with viewpoint %s", vp)
 	}
 	e.extrasOnCreate(i, a, id, r)
+	e.fillView(i, a, id, r)
 }
 
 func (e *engine) addToView(i int, a Action, r *ActionResult) {
@@ -315,15 +316,18 @@ func (e *engine) addToView(i int, a Action, r *ActionResult) {
 		bb := archixml.Bounds{X: intOr(a.X, 0), Y: intOr(a.Y, 0), Width: intOr(a.Width, 120), Height: intOr(a.Height, 55)}
 		b = &bb
 		r.After = fmt.Sprintf("at %d,%d size %dx%d", bb.X, bb.Y, bb.Width, bb.Height)
-	} else {
-		r.After = "on the first free grid cell"
+	}
+	if !e.checkRefID(i, a) {
+		return
 	}
 	obj, conns, err := e.m.AddToViewIn(v.ID(), parent, el.ID(), b)
 	if e.edit(i, "element_id", err) {
 		e.created[obj] = true
 		e.touchView(v.ID())
-		if a.RefID != nil && e.checkRefID(i, a) {
-			e.declare(i, a, obj)
+		e.refFor(i, a, obj)
+		if o, ok := e.m.Object(obj); ok && b == nil {
+			bb, _ := o.Bounds()
+			r.After = fmt.Sprintf("at %d,%d size %dx%d (beside what it is related to on the view, else on the first free grid cell)", bb.X, bb.Y, bb.Width, bb.Height)
 		}
 		r.Created = append([]string{obj}, conns...)
 		if len(conns) > 0 {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/archiplan/archiplan/archixml"
+	"github.com/archiplan/archiplan/schemas"
 )
 
 // handlersV3 are the ops schema_version 3.0 adds.
@@ -22,6 +23,7 @@ var handlersV3 = map[string]handler{
 	"set_specialization":     (*engine).setSpecialization,
 	"change_type":            (*engine).changeType,
 	"merge_elements":         (*engine).mergeElements,
+	"layout_view":            (*engine).layoutView,
 }
 
 // onDuplicate handles a create whose object exists already (existing): with on_duplicate error
@@ -590,4 +592,130 @@ func (e *engine) mergeElements(i int, a Action, r *ActionResult) {
 	for _, id := range mg.DiagramObjects {
 		r.touched = append(r.touched, id)
 	}
+}
+
+func (e *engine) layoutView(i int, a Action, r *ActionResult) {
+	v, ok := e.resolve(i, "view_id", str(a.ViewID), archixml.KindView)
+	if !ok || e.protected(i, "view_id", v) {
+		return
+	}
+	r.Description = fmt.Sprintf("Lay out view %q (%s) by layer", v.Name(), v.ID())
+	if v.Class() != "ArchimateDiagramModel" {
+		e.errorf(i, "view_id", ViewNotArchimate, v.ID(), "view %q is a %s, which archiplan does not lay out", v.Name(), v.Class())
+		return
+	}
+	if !e.once(i, "view_id", "layout|"+v.ID(), "", "the layout of view "+v.Name()) {
+		return
+	}
+	moved, err := e.m.LayoutView(v.ID())
+	if !e.edit(i, "view_id", err) {
+		return
+	}
+	if len(moved) == 0 {
+		e.errorf(i, "view_id", NoOp, v.ID(), "view %q is laid out already", v.Name())
+		return
+	}
+	r.After = fmt.Sprintf("%d object(s) moved", len(moved))
+}
+
+// fillView puts a create_view's selection on the new view: the elements named, of the types
+// named and in the folder named, with their neighbours to the depth asked, and lays it out.
+func (e *engine) fillView(i int, a Action, viewID string, r *ActionResult) {
+	if a.SelectIDs == nil && a.SelectTypes == nil && a.SelectFolder == nil {
+		return
+	}
+	var picked []string
+	seen := map[string]bool{}
+	pick := func(id string) {
+		if !seen[id] {
+			seen[id] = true
+			picked = append(picked, id)
+		}
+	}
+	var what []string
+	if a.SelectIDs != nil {
+		for k, id := range *a.SelectIDs {
+			if o, ok := e.resolve(i, fmt.Sprintf("select_ids/%d", k), id, archixml.KindElement); ok {
+				pick(o.ID())
+			}
+		}
+		what = append(what, fmt.Sprintf("%d element(s) named", len(*a.SelectIDs)))
+	}
+	types := map[string]bool{}
+	if a.SelectTypes != nil {
+		var labels []string
+		for _, t := range *a.SelectTypes {
+			if ct := archixml.LookupType(t); ct != nil {
+				types[ct.Class] = true
+				labels = append(labels, ct.Label)
+			}
+		}
+		what = append(what, "every "+strings.Join(labels, ", "))
+	}
+	folder := ""
+	if a.SelectFolder != nil {
+		folder = strings.Trim(*a.SelectFolder, "/")
+		what = append(what, "folder "+folder)
+	}
+	if len(types) > 0 || folder != "" {
+		for _, el := range e.m.Elements() {
+			if _, gone := e.deleted[el.ID()]; gone {
+				continue
+			}
+			if types[el.Class()] || (folder != "" && (el.FolderPath() == folder || strings.HasPrefix(el.FolderPath(), folder+"/"))) {
+				if e.scope == nil || e.scope[el.ID()] || e.created[el.ID()] {
+					pick(el.ID())
+				}
+			}
+		}
+	}
+	depth := intOr(a.Depth, 0)
+	frontier := append([]string(nil), picked...)
+	for d := 0; d < depth && len(frontier) > 0; d++ {
+		var next []string
+		for _, id := range frontier {
+			for _, rel := range e.m.RelationshipsOf(id) {
+				for _, other := range []string{rel.SourceID(), rel.TargetID()} {
+					o, ok := e.m.Object(other)
+					if !ok || o.Kind() != archixml.KindElement || seen[other] {
+						continue
+					}
+					if e.scope != nil && !e.scope[other] && !e.created[other] {
+						continue
+					}
+					pick(other)
+					next = append(next, other)
+				}
+			}
+		}
+		frontier = next
+	}
+	if depth > 0 {
+		what = append(what, fmt.Sprintf("their neighbours to depth %d", depth))
+	}
+	if len(picked) > schemas.MaxSelection {
+		e.errorf(i, "select_ids", SelectionTooLarge, "", "the selection holds %d elements, over the limit of %d", len(picked), schemas.MaxSelection)
+		return
+	}
+	if len(picked) == 0 {
+		e.errorf(i, "select_ids", NoOp, "", "the selection holds no element; the view stays empty")
+		return
+	}
+	for _, id := range picked {
+		b := archixml.Bounds{Width: 120, Height: 55}
+		obj, conns, err := e.m.AddToViewIn(viewID, "", id, &b)
+		if !e.edit(i, "select_ids", err) {
+			return
+		}
+		e.created[obj] = true
+		r.Created = append(r.Created, obj)
+		r.Created = append(r.Created, conns...)
+		for _, c := range conns {
+			e.created[c] = true
+		}
+	}
+	if _, err := e.m.LayoutView(viewID); !e.edit(i, "select_ids", err) {
+		return
+	}
+	r.Description += fmt.Sprintf(", showing %d element(s) (%s), laid out by layer", len(picked), strings.Join(what, "; "))
 }

@@ -72,6 +72,10 @@ type Action struct {
 	TextPosition      *string     `json:"text_position,omitempty"`
 	Text              *string     `json:"text,omitempty"`
 	MergedID          *string     `json:"merged_id,omitempty"`
+	SelectIDs         *[]string   `json:"select_ids,omitempty"`
+	SelectTypes       *[]string   `json:"select_types,omitempty"`
+	SelectFolder      *string     `json:"select_folder,omitempty"`
+	Depth             *int        `json:"depth,omitempty"`
 }
 
 // KeyValue is one property of a create action.

@@ -106,7 +106,11 @@ func fieldSchema(f Field) obj {
 	}
 	switch f.Kind {
 	case Integer:
-		return append(d, kv{"type", typ("integer")}, kv{"minimum", -1}, kv{"maximum", f.Max})
+		min := -1
+		if f.Name == "depth" {
+			min = 0
+		}
+		return append(d, kv{"type", typ("integer")}, kv{"minimum", min}, kv{"maximum", f.Max})
 	case Coordinate:
 		return append(d, kv{"type", typ("integer")}, kv{"minimum", -f.Max}, kv{"maximum", f.Max})
 	case Name:
@@ -122,6 +126,10 @@ func fieldSchema(f Field) obj {
 			{"required", []string{"key", "value"}},
 			{"additionalProperties", false},
 		}})
+	case IDList:
+		return append(d, kv{"type", typ("array")}, kv{"maxItems", f.Max}, kv{"items", obj{{"type", "string"}, {"minLength", 1}, {"maxLength", MaxID}}})
+	case TypeList:
+		return append(d, kv{"type", typ("array")}, kv{"maxItems", f.Max}, kv{"items", obj{{"enum", elementTypeNames()}}})
 	case ElementType:
 		return append(d, kv{"enum", elementTypeNames()})
 	case RelationshipType:

@@ -47,6 +47,8 @@ const (
 	Enum                              // one of Field.Values
 	Boolean                           // true or false
 	Properties                        // a list of {key, value} objects
+	IDList                            // a list of ids or ref_ids
+	TypeList                          // a list of element types
 )
 
 // Field is one field of an action.
@@ -98,8 +100,10 @@ var (
 )
 
 const (
-	MaxColor = 7 // #rrggbb
-	MaxFont  = 200
+	MaxColor     = 7 // #rrggbb
+	MaxFont      = 200
+	MaxSelection = 300 // elements a view made from a selection may show
+	MaxDepth     = 3
 )
 
 // Op is one operation of the plan vocabulary.
@@ -186,6 +190,10 @@ var Ops = []Op{
 		Field{Name: "folder_path", Kind: Text, Max: MaxFolderPath, Doc: "folder under the Views folder, created when missing"},
 		enum("viewpoint", "the view's viewpoint (Archi's id)", Viewpoints...),
 		enum("on_duplicate", "when a view of this name exists: create another (default, with a warning), error, or reuse it", OnDuplicate...),
+		Field{Name: "select_ids", Kind: IDList, Max: MaxSelection, Doc: "fill the view: these elements (ids or ref_ids)"},
+		Field{Name: "select_types", Kind: TypeList, Max: 61, Doc: "fill the view: every element of these types"},
+		Field{Name: "select_folder", Kind: Text, Max: MaxFolderPath, Doc: "fill the view: every element in this folder and below (e.g. 'Business/Customers')"},
+		Field{Name: "depth", Kind: Integer, Max: MaxDepth, Doc: "with a selection: also their neighbours, this many relationships away (0 to 3; default 0)"},
 	))},
 	{"move_to_folder", "2.0", "Move an element, relationship or view to a folder under its layer's folder, creating the folders missing.", []Field{
 		{"element_id", ID, true, MaxID, "id of the element, relationship or view, or a ref_id", "", nil},
@@ -284,6 +292,9 @@ var opsV3 = []Op{
 	{"change_type", "3.0", "Change an element's type, keeping its id, relationships, views and properties (the relationships must stay allowed).", []Field{
 		{"element_id", ID, true, MaxID, "id of the element, or a ref_id", "", nil},
 		{"type", ElementType, true, 0, "the new element type", "", nil},
+	}},
+	{"layout_view", "3.0", "Lay a view out: layers from top to bottom in ArchiMate's order, related objects near each other, nesting kept, nothing overlapping.", []Field{
+		{"view_id", ID, true, MaxID, "id of the view, or a ref_id", "", nil},
 	}},
 	{"merge_elements", "3.0", "Merge an element into another of the same type: its relationships, appearances on views and properties move to the survivor, then it is deleted.", []Field{
 		{"element_id", ID, true, MaxID, "the element that stays (id or ref_id)", "", nil},

@@ -71,6 +71,10 @@ func strictField(f Field) obj {
 			{"required", []string{"key", "value"}},
 			{"additionalProperties", false},
 		}})
+	case IDList:
+		return append(d, kv{"type", []string{"array", "null"}}, kv{"items", obj{{"type", "string"}}})
+	case TypeList:
+		return append(d, kv{"type", []string{"array", "null"}}, kv{"items", obj{{"type", "string"}, {"enum", elementTypeNames()}}})
 	case ElementType:
 		return append(d, kv{"type", []string{"string", "null"}}, kv{"enum", append(anyList(elementTypeNames()), nil)})
 	case RelationshipType:
