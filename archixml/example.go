@@ -40,7 +40,7 @@ func Example() *Model {
 	// a row of grid cells, as the first version of AddToView placed them: the example's bytes
 	// stay what every golden file and test was written against
 	for i, id := range []string{customer, service, rent, desk, file, appService, app, data, server} {
-		b := Bounds{X: 12 + i*144, Y: 12, Width: defaultSize.Width, Height: defaultSize.Height}
+		b := Bounds{X: 12 + i*144, Y: 12, Width: DefaultSize.Width, Height: DefaultSize.Height}
 		must(func() (string, error) { id, _, err := m.AddToView(view, id, &b); return id, err }())
 	}
 	return m

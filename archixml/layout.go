@@ -33,10 +33,10 @@ func LayerRank(class string) int {
 // sized fills in Archi's default size where bounds say -1.
 func sized(b Bounds) Bounds {
 	if b.Width < 0 {
-		b.Width = defaultSize.Width
+		b.Width = DefaultSize.Width
 	}
 	if b.Height < 0 {
-		b.Height = defaultSize.Height
+		b.Height = DefaultSize.Height
 	}
 	return b
 }

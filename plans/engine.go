@@ -40,6 +40,7 @@ type ActionResult struct {
 	// for the diagram: the concepts the action touches, and relationships it adds or removes
 	touched []string
 	edges   []edge
+	changed []string // diagram components and folders the action changes (for revert's conflict check)
 }
 
 type edge struct {

@@ -313,7 +313,7 @@ func (e *engine) addToView(i int, a Action, r *ActionResult) {
 	}
 	var b *archixml.Bounds
 	if a.X != nil || a.Y != nil {
-		bb := archixml.Bounds{X: intOr(a.X, 0), Y: intOr(a.Y, 0), Width: intOr(a.Width, 120), Height: intOr(a.Height, 55)}
+		bb := archixml.Bounds{X: intOr(a.X, 0), Y: intOr(a.Y, 0), Width: intOr(a.Width, archixml.DefaultSize.Width), Height: intOr(a.Height, archixml.DefaultSize.Height)}
 		b = &bb
 		r.After = fmt.Sprintf("at %d,%d size %dx%d", bb.X, bb.Y, bb.Width, bb.Height)
 	}
@@ -365,7 +365,6 @@ func (e *engine) deleteConcept(i int, a Action, r *ActionResult) {
 		del, err = e.m.DeleteElement(o.ID())
 	case archixml.KindView:
 		del, err = e.m.DeleteView(o.ID())
-		r.touched = nil // a view is no node of the diagram
 		for _, d := range o.DiagramObjects() {
 			e.deleted[d.ID()] = i
 		}

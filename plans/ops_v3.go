@@ -335,6 +335,7 @@ func (e *engine) removeFromView(i int, a Action, r *ActionResult) {
 	if !e.edit(i, "object_id", err) {
 		return
 	}
+	r.changed = []string{o.ID()}
 	r.Deleted = &del
 	e.deleted[o.ID()] = i
 	for _, ids := range [][]string{del.DiagramObjects, del.Connections} {
@@ -368,6 +369,7 @@ func (e *engine) moveViewObject(i int, a Action, r *ActionResult) {
 	}
 	if e.once(i, "object_id", "bounds|"+o.ID(), r.After, "the bounds of "+diagramLabel(o)) {
 		e.edit(i, "object_id", e.m.SetBounds(o.ID(), a.X, a.Y, a.Width, a.Height))
+		r.changed = []string{o.ID()}
 	}
 }
 
@@ -379,6 +381,7 @@ func (e *engine) styleViewObject(i int, a Action, r *ActionResult) {
 		return
 	}
 	r.Description = "Style " + diagramLabel(o)
+	r.changed = []string{o.ID()}
 	type set struct{ field, attr, value string }
 	var sets []set
 	for _, c := range []struct {
@@ -451,9 +454,9 @@ func (e *engine) createBox(i int, a Action, r *ActionResult) {
 	}
 	var b *archixml.Bounds
 	if a.X != nil || a.Y != nil {
-		def := archixml.Bounds{Width: 185, Height: 80}
+		def := archixml.NoteSize
 		if a.Op == "create_group" {
-			def = archixml.Bounds{Width: 400, Height: 140}
+			def = archixml.GroupSize
 		}
 		bb := archixml.Bounds{X: intOr(a.X, 0), Y: intOr(a.Y, 0), Width: intOr(a.Width, def.Width), Height: intOr(a.Height, def.Height)}
 		b = &bb
@@ -615,6 +618,7 @@ func (e *engine) layoutView(i int, a Action, r *ActionResult) {
 		e.errorf(i, "view_id", NoOp, v.ID(), "view %q is laid out already", v.Name())
 		return
 	}
+	r.changed = moved
 	r.After = fmt.Sprintf("%d object(s) moved", len(moved))
 }
 
@@ -702,7 +706,7 @@ func (e *engine) fillView(i int, a Action, viewID string, r *ActionResult) {
 		return
 	}
 	for _, id := range picked {
-		b := archixml.Bounds{Width: 120, Height: 55}
+		b := archixml.DefaultSize
 		obj, conns, err := e.m.AddToViewIn(viewID, "", id, &b)
 		if !e.edit(i, "select_ids", err) {
 			return
