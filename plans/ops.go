@@ -169,7 +169,11 @@ func (e *engine) createElement(i int, a Action, r *ActionResult) {
 	}
 	e.declare(i, a, id)
 	r.Created, r.touched = []string{id}, []string{id}
-	r.Description = fmt.Sprintf("Create %s %q (%s) in %s", t.Label, str(a.Name), id, t.Layer)
+	where := t.Layer
+	if a.FolderPath != nil {
+		where = "folder " + strings.Trim(*a.FolderPath, "/")
+	}
+	r.Description = fmt.Sprintf("Create %s %q (%s) in %s", t.Label, str(a.Name), id, where)
 	e.extrasOnCreate(i, a, id, r)
 }
 
@@ -365,6 +369,7 @@ func (e *engine) deleteConcept(i int, a Action, r *ActionResult) {
 		del, err = e.m.DeleteElement(o.ID())
 	case archixml.KindView:
 		del, err = e.m.DeleteView(o.ID())
+		r.touched, r.changed = nil, []string{o.ID()} // a view is no node of the diagram
 		for _, d := range o.DiagramObjects() {
 			e.deleted[d.ID()] = i
 		}

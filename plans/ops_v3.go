@@ -238,7 +238,10 @@ func (e *engine) updateRelationship(i int, a Action, r *ActionResult) {
 		return
 	}
 	r.Description = "Update " + label(o)
-	r.touched = []string{o.ID()}
+	r.changed = []string{o.ID()}
+	if ty := o.Type(); ty != nil {
+		r.edges = []edge{{id: o.ID(), typ: ty.Label, src: o.SourceID(), tgt: o.TargetID()}}
+	}
 	if a.AccessType == nil && a.InfluenceStrength == nil && a.Directed == nil {
 		e.errorf(i, "relationship_id", NoOp, o.ID(), "update_relationship sets none of access_type, influence_strength, directed")
 		return
@@ -328,9 +331,6 @@ func (e *engine) removeFromView(i int, a Action, r *ActionResult) {
 	}
 	v, _ := o.View()
 	r.Description = fmt.Sprintf("Remove %s from view %q", diagramLabel(o), v.Name())
-	if c, ok := o.Concept(); ok {
-		r.touched = []string{c.ID()}
-	}
 	del, err := e.m.RemoveFromView(o.ID())
 	if !e.edit(i, "object_id", err) {
 		return
@@ -497,6 +497,9 @@ func (e *engine) setSpecialization(i int, a Action, r *ActionResult) {
 		r.Description = fmt.Sprintf("Take the specialization of %s away", label(o))
 	}
 	r.Before, r.After, r.touched = cur, name, []string{o.ID()}
+	if cur == "" {
+		r.Before = "(none)"
+	}
 	if cur == name {
 		e.errorf(i, "specialization", NoOp, name, "%s already has this specialization", label(o))
 		return
@@ -589,11 +592,11 @@ func (e *engine) mergeElements(i int, a Action, r *ActionResult) {
 	r.Deleted = &archixml.Deleted{}
 	r.Description += fmt.Sprintf(": %d relationship(s), %d appearance(s) on views and %d propert(ies) move to it",
 		len(mg.Relationships), len(mg.DiagramObjects), len(mg.Properties))
+	r.changed = append(append(r.changed, mg.Relationships...), mg.DiagramObjects...)
 	for _, id := range mg.Relationships {
-		r.touched = append(r.touched, id)
-	}
-	for _, id := range mg.DiagramObjects {
-		r.touched = append(r.touched, id)
+		if rel, ok := e.m.Object(id); ok && rel.Type() != nil {
+			r.edges = append(r.edges, edge{id: id, typ: rel.Type().Label, src: rel.SourceID(), tgt: rel.TargetID()})
+		}
 	}
 }
 

@@ -216,7 +216,9 @@ func (o *Outcome) mermaid() string {
 		class := ""
 		switch r.Op {
 		case "create_element":
-			class = "new"
+			if len(r.Created) > 0 { // not when on_duplicate reuse found it
+				class = "new"
+			}
 		case "delete_element":
 			class = "deleted"
 		}
