@@ -356,3 +356,23 @@ func TestFindings_Sorted(t *testing.T) {
 		}
 	}
 }
+
+// The plans the README shows are valid on the example model.
+func TestREADME_PlansValid(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join("..", "README.md"))
+	must(t, err)
+	n := 0
+	for _, block := range strings.Split(string(readme), "```json\n")[1:] {
+		body, _, _ := strings.Cut(block, "```")
+		if !strings.Contains(body, `"schema_version"`) || !strings.Contains(body, `"actions"`) {
+			continue
+		}
+		n++
+		if o := Check([]byte(body), exampleModel(t), Options{}); o.Verdict != VerdictValid {
+			t.Errorf("README plan %d: %s %v\n%s", n, o.Verdict, o.Errors(), body)
+		}
+	}
+	if n < 2 {
+		t.Fatalf("found %d plans in the README", n)
+	}
+}
