@@ -95,3 +95,33 @@ func (m *Model) MoveToFolder(id, path string) (string, error) {
 	m.indexTree(e, kindOf(e))
 	return fid, nil
 }
+
+// FolderAt returns the folder at a path (the top-level folder's name or type first, then user
+// folders by name), without creating anything.
+func (m *Model) FolderAt(path string) (Object, bool) {
+	parts := strings.Split(strings.Trim(path, "/"), "/")
+	var cur *etree.Element
+	for _, c := range m.root.SelectElements("folder") {
+		if c.SelectAttrValue("name", "") == parts[0] || c.SelectAttrValue("type", "") == parts[0] {
+			cur = c
+			break
+		}
+	}
+	for _, name := range parts[1:] {
+		if cur == nil {
+			break
+		}
+		var next *etree.Element
+		for _, c := range cur.SelectElements("folder") {
+			if c.SelectAttrValue("name", "") == name {
+				next = c
+				break
+			}
+		}
+		cur = next
+	}
+	if cur == nil {
+		return Object{}, false
+	}
+	return Object{m, cur}, true
+}

@@ -2,6 +2,7 @@ package archixml
 
 import (
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -259,12 +260,9 @@ func (m *Model) DeleteView(id string) (Deleted, error) {
 		return Deleted{}, err
 	}
 	var refs []*etree.Element
-	for _, other := range m.All(KindView) {
-		if other.e == v {
-			continue
-		}
-		m.walk(other.e, func(e *etree.Element) {
-			if kindOf(e) == KindDiagramObject && e.SelectAttrValue("model", "") == id {
+	if top, ok := m.TopFolder(FolderDiagrams); ok {
+		m.walk(top.e, func(e *etree.Element) {
+			if e.Tag == "child" && e.SelectAttrValue("model", "") == id && viewOf(e) != v {
 				refs = append(refs, e)
 			}
 		})
@@ -339,18 +337,15 @@ func viewOf(e *etree.Element) *etree.Element {
 }
 
 // Named returns the elements or views of the class (an Archi class name) that have exactly this
-// name, looking only in the top-level folder where objects of the class belong.
+// name, ordered by id (the index's own order depends on the edits and undos it saw).
 func (m *Model) Named(class, name string) []Object {
-	top, ok := m.TopFolder(FolderFor(class))
-	if !ok {
-		return nil
-	}
 	var out []Object
-	m.walk(top.e, func(e *etree.Element) {
-		if e.Tag == "element" && e.SelectAttrValue("name", "") == name && (Object{m, e}).Class() == class {
-			out = append(out, Object{m, e})
+	for _, e := range m.byName[name] {
+		if o := (Object{m, e}); o.Class() == class {
+			out = append(out, o)
 		}
-	})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID() < out[j].ID() })
 	return out
 }
 

@@ -133,8 +133,8 @@ func (m *Model) childOrder(e *etree.Element) map[string]int {
 func (m *Model) setAttr(e *etree.Element, key, value string) {
 	m.markDirty(e)
 	if linkedAttr(key) && m.byID[e.SelectAttrValue("id", "")] == e {
-		m.unlink(e)
-		defer m.link(e)
+		m.unlink(e, key)
+		defer m.link(e, key)
 	}
 	a := e.SelectAttr(key)
 	if m.rec != nil {
@@ -175,8 +175,8 @@ func (m *Model) setAttr(e *etree.Element, key, value string) {
 func (m *Model) removeAttr(e *etree.Element, key string) {
 	if a := e.SelectAttr(key); a != nil {
 		if linkedAttr(key) && m.byID[e.SelectAttrValue("id", "")] == e {
-			m.unlink(e)
-			defer m.link(e)
+			m.unlink(e, key)
+			defer m.link(e, key)
 		}
 		if m.rec != nil {
 			id, path := m.ref(e)

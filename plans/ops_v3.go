@@ -195,14 +195,7 @@ func (e *engine) createFolder(i int, a Action, r *ActionResult) {
 		return
 	}
 	first, rest, _ := strings.Cut(path, "/")
-	var top archixml.Object
-	for _, f := range e.m.Folders() {
-		if p, ok := f.Parent(); ok && p.Kind() == archixml.KindModel && (f.Name() == first || f.Attr("type") == first) {
-			top = f
-			break
-		}
-	}
-	if !top.Valid() || rest == "" {
+	if _, ok := e.m.FolderAt(first); !ok || rest == "" {
 		e.errorf(i, "folder_path", FolderWrongLayer, path, "%q must start with a top-level folder (Strategy, Business, Application, Technology & Physical, Motivation, Implementation & Migration, Other, Relations, Views) and name a folder below it", path)
 		return
 	}
@@ -213,15 +206,15 @@ func (e *engine) createFolder(i int, a Action, r *ActionResult) {
 			return
 		}
 	}
-	before := len(e.m.Folders())
-	id, err := e.m.EnsureFolder(path)
-	if !e.edit(i, "folder_path", err) {
+	if f, exists := e.m.FolderAt(path); exists {
+		e.errorf(i, "folder_path", NoOp, path, "folder %s exists already", path)
+		if a.RefID != nil {
+			e.refs[*a.RefID] = f.ID()
+		}
 		return
 	}
-	if len(e.m.Folders()) == before {
-		e.errorf(i, "folder_path", NoOp, path, "folder %s exists already", path)
-		e.refFor(i, a, id)
-		delete(e.created, id)
+	id, err := e.m.EnsureFolder(path)
+	if !e.edit(i, "folder_path", err) {
 		return
 	}
 	e.refFor(i, a, id)
