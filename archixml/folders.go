@@ -32,13 +32,7 @@ func (m *Model) folderIn(ft, folderID string) (*etree.Element, error) {
 // missing.
 func (m *Model) EnsureFolder(path string) (string, error) {
 	parts := strings.Split(strings.Trim(path, "/"), "/")
-	var cur *etree.Element
-	for _, c := range m.root.SelectElements("folder") {
-		if c.SelectAttrValue("name", "") == parts[0] || c.SelectAttrValue("type", "") == parts[0] {
-			cur = c
-			break
-		}
-	}
+	cur := m.topFolderNamed(parts[0])
 	if cur == nil {
 		return "", fmt.Errorf("no top-level folder %q: %w", parts[0], ErrWrongFolder)
 	}
@@ -49,13 +43,7 @@ func (m *Model) EnsureFolder(path string) (string, error) {
 		if err := checkText(name); err != nil {
 			return "", err
 		}
-		var next *etree.Element
-		for _, c := range cur.SelectElements("folder") {
-			if c.SelectAttrValue("name", "") == name {
-				next = c
-				break
-			}
-		}
+		next := subfolder(cur, name)
 		if next == nil {
 			id := m.newID("folder", cur.SelectAttrValue("id", ""), name)
 			next = newEl("folder", "name", name, "id", id)
@@ -100,28 +88,35 @@ func (m *Model) MoveToFolder(id, path string) (string, error) {
 // folders by name), without creating anything.
 func (m *Model) FolderAt(path string) (Object, bool) {
 	parts := strings.Split(strings.Trim(path, "/"), "/")
-	var cur *etree.Element
-	for _, c := range m.root.SelectElements("folder") {
-		if c.SelectAttrValue("name", "") == parts[0] || c.SelectAttrValue("type", "") == parts[0] {
-			cur = c
-			break
-		}
-	}
+	cur := m.topFolderNamed(parts[0])
 	for _, name := range parts[1:] {
 		if cur == nil {
 			break
 		}
-		var next *etree.Element
-		for _, c := range cur.SelectElements("folder") {
-			if c.SelectAttrValue("name", "") == name {
-				next = c
-				break
-			}
-		}
-		cur = next
+		cur = subfolder(cur, name)
 	}
 	if cur == nil {
 		return Object{}, false
 	}
 	return Object{m, cur}, true
+}
+
+// topFolderNamed is the top-level folder with the name or type, or nil.
+func (m *Model) topFolderNamed(name string) *etree.Element {
+	for _, c := range m.root.SelectElements("folder") {
+		if c.SelectAttrValue("name", "") == name || c.SelectAttrValue("type", "") == name {
+			return c
+		}
+	}
+	return nil
+}
+
+// subfolder is the folder of that name directly in f, or nil.
+func subfolder(f *etree.Element, name string) *etree.Element {
+	for _, c := range f.SelectElements("folder") {
+		if c.SelectAttrValue("name", "") == name {
+			return c
+		}
+	}
+	return nil
 }

@@ -3,7 +3,6 @@ package plans
 import (
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 
@@ -134,16 +133,7 @@ func TestLayout_CorpusSelection(t *testing.T) {
 			written = append(written, name)
 		})
 	}
-	if tool := os.Getenv("ARCHI_EMF"); tool != "" && len(written) > 0 {
-		if !filepath.IsAbs(tool) {
-			tool = filepath.Join("..", tool)
-		}
-		for _, mode := range []string{"check", "canonical"} {
-			if out, err := exec.Command(tool, append([]string{mode}, written...)...).CombinedOutput(); err != nil {
-				t.Errorf("archi-emf %s: %v\n%s", mode, err, out)
-			}
-		}
-	}
+	archiEMF(t, written)
 }
 
 func abs(x int) int {

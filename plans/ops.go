@@ -306,20 +306,9 @@ func (e *engine) addToView(i int, a Action, r *ActionResult) {
 			break
 		}
 	}
-	parent := ""
-	if a.ParentID != nil {
-		p, ok := e.resolveDiagram(i, "parent_id", *a.ParentID, v)
-		if !ok {
-			return
-		}
-		parent = p.ID()
-		r.Description += fmt.Sprintf(", inside %s", diagramLabel(p))
-	}
-	var b *archixml.Bounds
-	if a.X != nil || a.Y != nil {
-		bb := archixml.Bounds{X: intOr(a.X, 0), Y: intOr(a.Y, 0), Width: intOr(a.Width, archixml.DefaultSize.Width), Height: intOr(a.Height, archixml.DefaultSize.Height)}
-		b = &bb
-		r.After = fmt.Sprintf("at %d,%d size %dx%d", bb.X, bb.Y, bb.Width, bb.Height)
+	parent, b, ok := e.placement(i, a, v, archixml.DefaultSize, r)
+	if !ok {
+		return
 	}
 	if !e.checkRefID(i, a) {
 		return
@@ -446,4 +435,25 @@ func (e *engine) folderPathOK(i int, field, class, path string) bool {
 		}
 	}
 	return true
+}
+
+// placement reads where an action puts something on view v: the parent it nests in (parent_id)
+// and its bounds (x, y, width, height; the size defaults to size), nil when the plan gives no x
+// and y. It adds both to the action's description.
+func (e *engine) placement(i int, a Action, v archixml.Object, size archixml.Bounds, r *ActionResult) (string, *archixml.Bounds, bool) {
+	parent := ""
+	if a.ParentID != nil {
+		p, ok := e.resolveDiagram(i, "parent_id", *a.ParentID, v)
+		if !ok {
+			return "", nil, false
+		}
+		parent = p.ID()
+		r.Description += ", inside " + diagramLabel(p)
+	}
+	if a.X == nil && a.Y == nil {
+		return parent, nil, true
+	}
+	b := archixml.Bounds{X: intOr(a.X, 0), Y: intOr(a.Y, 0), Width: intOr(a.Width, size.Width), Height: intOr(a.Height, size.Height)}
+	r.After = fmt.Sprintf("at %d,%d size %dx%d", b.X, b.Y, b.Width, b.Height)
+	return parent, &b, true
 }

@@ -183,16 +183,23 @@ func TestOps3_CorpusApplyRevert(t *testing.T) {
 			written = append(written, name)
 		})
 	}
+	archiEMF(t, written)
+}
+
+// archiEMF has Archi's EMF load the files and write them back byte for byte (archi-emf check and
+// canonical), when ARCHI_EMF is set.
+func archiEMF(t *testing.T, files []string) {
+	t.Helper()
 	tool := os.Getenv("ARCHI_EMF")
-	if tool == "" || len(written) == 0 {
-		t.Log("ARCHI_EMF not set: the applied models were not checked with Archi's EMF")
+	if tool == "" || len(files) == 0 {
+		t.Log("ARCHI_EMF not set: the models were not checked with Archi's EMF")
 		return
 	}
 	if !filepath.IsAbs(tool) {
 		tool = filepath.Join("..", tool)
 	}
 	for _, mode := range []string{"check", "canonical"} {
-		if out, err := exec.Command(tool, append([]string{mode}, written...)...).CombinedOutput(); err != nil {
+		if out, err := exec.Command(tool, append([]string{mode}, files...)...).CombinedOutput(); err != nil {
 			t.Errorf("archi-emf %s: %v\n%s", mode, err, out)
 		}
 	}

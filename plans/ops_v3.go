@@ -270,13 +270,7 @@ func (e *engine) addConnection(i int, a Action, r *ActionResult) {
 			return
 		}
 		r.Description = fmt.Sprintf("Connect %s to %s on view %q", diagramLabel(src), diagramLabel(tgt), v.Name())
-		id, err := e.m.ConnectObjects(src.ID(), tgt.ID(), "")
-		if err != nil {
-			e.errorf(i, "source_object_id", ConnectionNotAllowed, src.ID(), "%v", err)
-			return
-		}
-		e.refFor(i, a, id)
-		r.Created = []string{id}
+		e.connectObjects(i, a, src, tgt, "", r)
 		return
 	}
 	rel, ok := e.resolve(i, "relationship_id", *a.RelationshipID, archixml.KindRelationship)
@@ -290,13 +284,7 @@ func (e *engine) addConnection(i int, a Action, r *ActionResult) {
 		return
 	}
 	if src.Valid() {
-		id, err := e.m.ConnectObjects(src.ID(), tgt.ID(), rel.ID())
-		if err != nil {
-			e.errorf(i, "source_object_id", ConnectionNotAllowed, src.ID(), "%v", err)
-			return
-		}
-		e.refFor(i, a, id)
-		r.Created = []string{id}
+		e.connectObjects(i, a, src, tgt, rel.ID(), r)
 		return
 	}
 	conns, err := e.m.ConnectOnView(v.ID(), rel.ID())
@@ -436,25 +424,15 @@ func (e *engine) createBox(i int, a Action, r *ActionResult) {
 	if a.Op == "create_group" && e.blank(i, "name", str(a.Name)) {
 		return
 	}
-	parent := ""
-	if a.ParentID != nil {
-		p, ok := e.resolveDiagram(i, "parent_id", *a.ParentID, v)
-		if !ok {
-			return
-		}
-		parent = p.ID()
-		r.Description += ", inside " + diagramLabel(p)
+	size := archixml.NoteSize
+	if a.Op == "create_group" {
+		size = archixml.GroupSize
 	}
-	var b *archixml.Bounds
-	if a.X != nil || a.Y != nil {
-		def := archixml.NoteSize
-		if a.Op == "create_group" {
-			def = archixml.GroupSize
-		}
-		bb := archixml.Bounds{X: intOr(a.X, 0), Y: intOr(a.Y, 0), Width: intOr(a.Width, def.Width), Height: intOr(a.Height, def.Height)}
-		b = &bb
-		r.After = fmt.Sprintf("at %d,%d size %dx%d", bb.X, bb.Y, bb.Width, bb.Height)
-	} else {
+	parent, b, ok := e.placement(i, a, v, size, r)
+	if !ok {
+		return
+	}
+	if b == nil {
 		r.After = "on the first free grid cell"
 	}
 	var id string
@@ -718,4 +696,15 @@ func (e *engine) fillView(i int, a Action, viewID string, r *ActionResult) {
 		return
 	}
 	r.Description += fmt.Sprintf(", showing %d element(s) (%s), laid out by layer", len(picked), strings.Join(what, "; "))
+}
+
+// connectObjects draws one connection between two diagram objects, of relationship relID or plain.
+func (e *engine) connectObjects(i int, a Action, src, tgt archixml.Object, relID string, r *ActionResult) {
+	id, err := e.m.ConnectObjects(src.ID(), tgt.ID(), relID)
+	if err != nil {
+		e.errorf(i, "source_object_id", ConnectionNotAllowed, src.ID(), "%v", err)
+		return
+	}
+	e.refFor(i, a, id)
+	r.Created = []string{id}
 }
