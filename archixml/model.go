@@ -103,7 +103,7 @@ type Model struct {
 	byID      map[string]*etree.Element
 	relsByEnd map[string][]*etree.Element // concept id -> relationships with it as source or target
 	refsTo    map[string][]*etree.Element // concept id -> diagram objects and connections showing it
-	byName    map[string][]*etree.Element // name -> elements and views of that name
+	byName    map[string][]*etree.Element // name -> elements and views of that name; nil until Named needs it
 	dupIDs    []string
 
 	archive *archiveInfo // non-nil when read from Archi's zipped form
@@ -247,8 +247,10 @@ func (m *Model) indexOne(e *etree.Element, k Kind) {
 			m.refsTo[v] = append(m.refsTo[v], e)
 		}
 	case KindElement, KindView:
-		n := e.SelectAttrValue("name", "")
-		m.byName[n] = append(m.byName[n], e)
+		if m.byName != nil {
+			n := e.SelectAttrValue("name", "")
+			m.byName[n] = append(m.byName[n], e)
+		}
 	}
 }
 
@@ -258,8 +260,10 @@ func (m *Model) indexOne(e *etree.Element, k Kind) {
 func (m *Model) link(e *etree.Element, key string) {
 	switch k := kindOf(e); {
 	case key == "name" && (k == KindElement || k == KindView):
-		n := e.SelectAttrValue("name", "")
-		m.byName[n] = append(m.byName[n], e)
+		if m.byName != nil {
+			n := e.SelectAttrValue("name", "")
+			m.byName[n] = append(m.byName[n], e)
+		}
 	case (key == "source" || key == "target") && k == KindRelationship:
 		if v := e.SelectAttrValue(key, ""); v != "" {
 			m.relsByEnd[v] = append(m.relsByEnd[v], e)
@@ -274,8 +278,10 @@ func (m *Model) link(e *etree.Element, key string) {
 func (m *Model) unlink(e *etree.Element, key string) {
 	switch k := kindOf(e); {
 	case key == "name" && (k == KindElement || k == KindView):
-		n := e.SelectAttrValue("name", "")
-		m.byName[n] = without(m.byName[n], e)
+		if m.byName != nil {
+			n := e.SelectAttrValue("name", "")
+			m.byName[n] = without(m.byName[n], e)
+		}
 	case (key == "source" || key == "target") && k == KindRelationship:
 		v := e.SelectAttrValue(key, "")
 		m.relsByEnd[v] = without(m.relsByEnd[v], e)
@@ -311,8 +317,10 @@ func (m *Model) unindex(e *etree.Element) {
 			v := conceptRef(e)
 			m.refsTo[v] = without(m.refsTo[v], e)
 		case KindElement, KindView:
-			n := e.SelectAttrValue("name", "")
-			m.byName[n] = without(m.byName[n], e)
+			if m.byName != nil {
+				n := e.SelectAttrValue("name", "")
+				m.byName[n] = without(m.byName[n], e)
+			}
 		}
 	}
 	for _, t := range e.Child {

@@ -339,6 +339,16 @@ func viewOf(e *etree.Element) *etree.Element {
 // Named returns the elements or views of the class (an Archi class name) that have exactly this
 // name, ordered by id (the index's own order depends on the edits and undos it saw).
 func (m *Model) Named(class, name string) []Object {
+	if m.byName == nil {
+		// built on first use, not by Load: most loads never ask
+		m.byName = map[string][]*etree.Element{}
+		m.walk(m.root, func(e *etree.Element) {
+			if k := kindOf(e); k == KindElement || k == KindView {
+				n := e.SelectAttrValue("name", "")
+				m.byName[n] = append(m.byName[n], e)
+			}
+		})
+	}
 	var out []Object
 	for _, e := range m.byName[name] {
 		if o := (Object{m, e}); o.Class() == class {
