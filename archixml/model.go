@@ -108,6 +108,7 @@ type Model struct {
 	byID      map[string]*etree.Element
 	relsByEnd map[string][]*etree.Element // concept id -> relationships with it as source or target
 	refsTo    map[string][]*etree.Element // concept id -> diagram objects and connections showing it
+	byName    map[string][]*etree.Element // name -> elements and views of that name; nil until Named needs it
 	dupIDs    []string
 
 	archive *archiveInfo // non-nil when read from Archi's zipped form
@@ -259,7 +260,58 @@ func (m *Model) indexOne(e *etree.Element, k Kind) {
 		if v := conceptRef(e); v != "" {
 			m.refsTo[v] = append(m.refsTo[v], e)
 		}
+	case KindElement, KindView:
+		if m.byName != nil {
+			n := e.SelectAttrValue("name", "")
+			m.byName[n] = append(m.byName[n], e)
+		}
 	}
+}
+
+// link and unlink keep the index built from one attribute of an object in step with it, around an
+// edit of that attribute: relsByEnd (source, target of relationships), refsTo (the concept a
+// diagram object or connection shows), byName (name of elements and views).
+func (m *Model) link(e *etree.Element, key string) {
+	switch k := kindOf(e); {
+	case key == "name" && (k == KindElement || k == KindView):
+		if m.byName != nil {
+			n := e.SelectAttrValue("name", "")
+			m.byName[n] = append(m.byName[n], e)
+		}
+	case (key == "source" || key == "target") && k == KindRelationship:
+		if v := e.SelectAttrValue(key, ""); v != "" {
+			m.relsByEnd[v] = append(m.relsByEnd[v], e)
+		}
+	case key != "name" && key != "source" && key != "target" && (k == KindDiagramObject || k == KindConnection):
+		if v := conceptRef(e); v != "" {
+			m.refsTo[v] = append(m.refsTo[v], e)
+		}
+	}
+}
+
+func (m *Model) unlink(e *etree.Element, key string) {
+	switch k := kindOf(e); {
+	case key == "name" && (k == KindElement || k == KindView):
+		if m.byName != nil {
+			n := e.SelectAttrValue("name", "")
+			m.byName[n] = without(m.byName[n], e)
+		}
+	case (key == "source" || key == "target") && k == KindRelationship:
+		v := e.SelectAttrValue(key, "")
+		m.relsByEnd[v] = without(m.relsByEnd[v], e)
+	case key != "name" && key != "source" && key != "target" && (k == KindDiagramObject || k == KindConnection):
+		v := conceptRef(e)
+		m.refsTo[v] = without(m.refsTo[v], e)
+	}
+}
+
+// linkedAttr says whether an index is built from the attribute.
+func linkedAttr(key string) bool {
+	switch key {
+	case "source", "target", "archimateElement", "archimateRelationship", "relationship", "name":
+		return true
+	}
+	return false
 }
 
 // unindex forgets e and everything below it.
@@ -278,6 +330,11 @@ func (m *Model) unindex(e *etree.Element) {
 		case KindDiagramObject, KindConnection:
 			v := conceptRef(e)
 			m.refsTo[v] = without(m.refsTo[v], e)
+		case KindElement, KindView:
+			if m.byName != nil {
+				n := e.SelectAttrValue("name", "")
+				m.byName[n] = without(m.byName[n], e)
+			}
 		}
 	}
 	for _, t := range e.Child {

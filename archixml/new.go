@@ -32,4 +32,5 @@ func (m *Model) reindex0() {
 	m.byID = map[string]*etree.Element{}
 	m.relsByEnd = map[string][]*etree.Element{}
 	m.refsTo = map[string][]*etree.Element{}
+	m.byName = nil // built on first use (Named), then kept up to date
 }

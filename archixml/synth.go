@@ -93,7 +93,9 @@ func Synthesize(o SynthOptions) (*Model, error) {
 		}
 		base := v * 100
 		for k := 0; k < o.PerView && k < 100; k++ {
-			if _, _, err := m.AddToView(vid, ids[base+k*100/o.PerView], nil); err != nil {
+			// grid cells, as the first AddToView placed them, so synthetic models stay the same
+			b := Bounds{X: 12 + (k%10)*144, Y: 12 + (k/10)*80, Width: DefaultSize.Width, Height: DefaultSize.Height}
+			if _, _, err := m.AddToView(vid, ids[base+k*100/o.PerView], &b); err != nil {
 				return nil, err
 			}
 		}

@@ -121,6 +121,102 @@ func BenchmarkApply(b *testing.B) {
 	}
 }
 
+// hundredActions3 builds a 100-action 3.0 plan mixing every op, spread over the model.
+func hundredActions3(m *archixml.Model) []byte {
+	els := m.Elements()
+	var views []archixml.Object // the views that show something
+	for _, v := range m.Views() {
+		if len(v.DiagramObjects()) >= 10 {
+			views = append(views, v)
+		}
+	}
+	j := func(v any) string { b, _ := json.Marshal(v); return string(b) }
+	pick := func(i int) archixml.Object { return els[(i*7919+13)%len(els)] }
+	app, _ := m.TopFolder("application")
+	v0 := views[0]
+	dos := v0.DiagramObjects()
+	conns := views[1].Connections()
+	var acts []string
+	add := func(format string, args ...any) { acts = append(acts, fmt.Sprintf(format, args...)) }
+	for i := 0; i < 3; i++ {
+		add(`{"op":"create_folder","folder_path":%s,"ref_id":"f%d"}`, j(fmt.Sprintf("%s/Planned %d", app.Name(), i)), i)
+	}
+	for i := 0; i < 10; i++ {
+		add(`{"op":"create_element","type":"Application Component","name":"Planned %d","ref_id":"c%d","documentation":"new","properties":[{"key":"k","value":"v"}],"folder_path":%s,"specialization":"Planned"}`, i, i, j(app.Name()+"/Planned 0"))
+	}
+	for i := 0; i < 10; i++ {
+		add(`{"op":"create_relationship","source_id":"c%d","target_id":%s,"relationship_type":"Association","directed":true,"ref_id":"r%d"}`, i, j(pick(100+i).ID()), i)
+	}
+	for i := 0; i < 5; i++ {
+		add(`{"op":"update_relationship","relationship_id":"r%d","directed":false}`, i)
+	}
+	for i := 0; i < 10; i++ {
+		add(`{"op":"add_to_view","view_id":%s,"element_id":"c%d","ref_id":"o%d"}`, j(v0.ID()), i, i)
+	}
+	add(`{"op":"create_view","name":"Around","ref_id":"nv","viewpoint":"layered","select_ids":[%s],"depth":1}`, j(pick(7).ID()))
+	add(`{"op":"create_view","name":"Empty","ref_id":"ev"}`)
+	for i := 0; i < 3; i++ {
+		add(`{"op":"create_group","view_id":"nv","name":"Group %d","x":%d,"y":600,"ref_id":"g%d"}`, i, i*420, i)
+		add(`{"op":"create_note","view_id":"nv","text":"Note %d","parent_id":"g%d","ref_id":"n%d"}`, i, i, i)
+		add(`{"op":"add_connection_to_view","view_id":"nv","source_object_id":"n%d","target_object_id":"g%d"}`, i, i)
+	}
+	for i := 0; i < 5; i++ {
+		add(`{"op":"move_view_object","object_id":%s,"x":%d,"y":%d}`, j(dos[i].ID()), 1000+i*10, 900)
+		add(`{"op":"style_view_object","object_id":%s,"fill_color":"#c0e0ff","text_alignment":"left"}`, j(dos[5+i].ID()))
+	}
+	for i := 0; i < 3 && i < len(conns); i++ {
+		add(`{"op":"remove_from_view","object_id":%s}`, j(conns[i].ID()))
+	}
+	for i := 0; i < 5; i++ {
+		add(`{"op":"set_specialization","element_id":%s,"specialization":"Reviewed"}`, j(pick(400+i).ID()))
+	}
+	for i := 5; i < 8; i++ {
+		add(`{"op":"change_type","element_id":"c%d","type":"Application Collaboration"}`, i)
+	}
+	add(`{"op":"merge_elements","element_id":"c9","merged_id":"c8"}`)
+	add(`{"op":"layout_view","view_id":%s}`, j(views[2].ID()))
+	add(`{"op":"delete_view","view_id":%s}`, j(views[3].ID()))
+	add(`{"op":"delete_element","element_id":%s}`, j(pick(200).ID()))
+	add(`{"op":"delete_relationship","relationship_id":%s}`, j(m.Relationships()[len(m.Relationships())/2].ID()))
+	add(`{"op":"move_to_folder","element_id":%s,"folder_path":%s}`, j(pick(300).ID()), j(func() string {
+		top, _ := m.TopFolder(archixml.FolderFor(pick(300).Class()))
+		return top.Name() + "/Reviewed"
+	}()))
+	add(`{"op":"set_documentation","element_id":%s,"documentation":"reviewed"}`, j(pick(301).ID()))
+	add(`{"op":"create_element","type":"Goal","name":"Planned goal","ref_id":"goal"}`)
+	for i := 0; len(acts) < 100; i++ {
+		if i%2 == 0 {
+			add(`{"op":"rename_element","element_id":%s,"new_name":"Renamed %d"}`, j(pick(500+i).ID()), i)
+		} else {
+			add(`{"op":"set_property","element_id":%s,"key":"reviewed","value":"yes"}`, j(pick(500+i).ID()))
+		}
+	}
+	return []byte(plan3(acts...))
+}
+
+// BenchmarkCheckPreview3: validate and preview a 100-action 3.0 plan mixing every op, the model
+// already loaded; compare with BenchmarkCheckPreview in the same run.
+func BenchmarkCheckPreview3(b *testing.B) {
+	for _, n := range benchSizes {
+		b.Run(fmt.Sprintf("elements=%d", n), func(b *testing.B) {
+			m, err := archixml.Load(benchModel(b, n))
+			if err != nil {
+				b.Fatal(err)
+			}
+			raw := hundredActions3(m)
+			if o := Check(raw, m, Options{}); o.Verdict != VerdictValid {
+				b.Fatalf("the benchmark plan is %s: %v", o.Verdict, o.Errors())
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				o := Check(raw, m, Options{})
+				_ = o.Preview("p.json", ModelInfo{})
+				_ = o.Report("p.json", ModelInfo{}).JSON()
+			}
+		})
+	}
+}
+
 // BenchmarkContextPrompt: the planning context and the prompt for a request naming one element,
 // with the default budget, the model already loaded; reports the context's and the prompt's
 // size in characters. The baseline in the same run is BenchmarkCheckPreview.

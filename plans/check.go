@@ -25,10 +25,12 @@ type Outcome struct {
 	SHA256   string         // of the file's bytes, as previewed
 	JSON     []byte         // the object extracted from the file (nil when extraction failed)
 	Plan     *Plan          // nil when extraction or the schema failed
-	Findings []Finding      // every error and warning, in the order found
+	Findings []Finding      // every error and warning, sorted (see sortFindings)
 	Results  []ActionResult // one per action, when the plan decoded
 	Verdict  string
-	names    map[string]string // for the diagram: names of what the actions touch
+	// NullsDropped counts the nulls of the flat form dropped before the schema check
+	NullsDropped int
+	names        map[string]string // for the diagram: names of what the actions touch
 }
 
 // Errors returns the findings that stop the plan.
@@ -68,9 +70,11 @@ func run(raw []byte, m *archixml.Model, opts Options) (*Outcome, *engine) {
 		return o, nil
 	}
 	o.JSON = obj
-	p, fs := checkSchema(obj)
+	p, dropped, fs := decodePlan(obj)
+	o.NullsDropped = dropped
 	o.Findings = append(o.Findings, fs...)
 	if p == nil {
+		sortFindings(o.Findings)
 		return o, nil
 	}
 	o.Plan = p
@@ -84,6 +88,7 @@ func run(raw []byte, m *archixml.Model, opts Options) (*Outcome, *engine) {
 	o.Findings = append(o.Findings, eng.findings...)
 	o.Results = eng.results
 	o.names = eng.names
+	sortFindings(o.Findings)
 	switch {
 	case len(o.Errors()) > 0:
 		o.Verdict = VerdictInvalid
@@ -93,83 +98,6 @@ func run(raw []byte, m *archixml.Model, opts Options) (*Outcome, *engine) {
 		o.Verdict = VerdictValid
 	}
 	return o, eng
-}
-
-// Inverse is what undoes an applied plan: the journal of its edits, and the ids it touched (what
-// revert checks later commits against).
-type Inverse struct {
-	FormatVersion string          `json:"format_version"`
-	PlanSHA256    string          `json:"plan_sha256"`
-	Touched       []string        `json:"touched"`
-	Steps         []archixml.Step `json:"steps"`
-}
-
-// Apply applies a plan to m, all or nothing: when the plan is not valid and ready, m is left as it
-// was and the error wraps ErrRefused. On success m holds the new model, and the Outcome's results
-// carry the created ids.
-func Apply(raw []byte, m *archixml.Model, opts Options) (*Outcome, *Inverse, error) {
-	o, eng := run(raw, m, opts)
-	if eng == nil {
-		return o, nil, fmt.Errorf("%w: %s", ErrRefused, firstMessage(o))
-	}
-	steps := m.Recorded()
-	if o.Verdict != VerdictValid {
-		if err := m.Undo(steps); err != nil {
-			panic(fmt.Sprintf("plans: undo after refused apply: %v", err))
-		}
-		if o.Verdict == VerdictNotReady {
-			f := newFinding(StatusNotReady, -1, "/status", o.Plan.Status, "the plan's status is %s; only ready plans are applied", o.Plan.Status)
-			o.Findings = append(o.Findings, f)
-			o.Verdict = VerdictNotReady
-			return o, nil, fmt.Errorf("%w: %s", ErrRefused, f.Message)
-		}
-		return o, nil, fmt.Errorf("%w: %s", ErrRefused, firstMessage(o))
-	}
-	inv := &Inverse{FormatVersion: "1", PlanSHA256: o.SHA256, Steps: steps}
-	seen := map[string]bool{}
-	for _, r := range o.Results {
-		changed := r.Created
-		switch r.Op {
-		case "create_relationship", "add_to_view", "create_element", "create_view":
-			// the ends of a new relationship, or the element put on a view, do not change
-		default:
-			changed = append(append([]string(nil), r.touched...), r.Created...)
-		}
-		for _, ids := range [][]string{changed} {
-			for _, id := range ids {
-				if !seen[id] {
-					seen[id] = true
-					inv.Touched = append(inv.Touched, id)
-				}
-			}
-		}
-		if r.Deleted != nil {
-			for _, ids := range [][]string{r.Deleted.Relationships, r.Deleted.DiagramObjects, r.Deleted.Connections} {
-				for _, id := range ids {
-					if !seen[id] {
-						seen[id] = true
-						inv.Touched = append(inv.Touched, id)
-					}
-				}
-			}
-		}
-	}
-	return o, inv, nil
-}
-
-func firstMessage(o *Outcome) string {
-	if errs := o.Errors(); len(errs) > 0 {
-		return fmt.Sprintf("%s: %s", errs[0].Code, errs[0].Message)
-	}
-	return o.Verdict
-}
-
-// Revert undoes an applied plan on m from its inverse.
-func Revert(m *archixml.Model, inv *Inverse) error {
-	if err := m.Undo(inv.Steps); err != nil {
-		return fmt.Errorf("revert plan %s: %w", inv.PlanSHA256, err)
-	}
-	return nil
 }
 
 // SHA256 is the hex SHA-256 of a plan file's bytes: what binds an approval to a preview.

@@ -40,6 +40,7 @@ type ActionResult struct {
 	// for the diagram: the concepts the action touches, and relationships it adds or removes
 	touched []string
 	edges   []edge
+	changed []string // diagram components and folders the action changes (for revert's conflict check)
 }
 
 type edge struct {
@@ -65,12 +66,64 @@ type engine struct {
 	set        map[string]int  // "what|id[|key]" -> index of the action that set it
 	setValue   map[string]string
 	names      map[string]string // id -> "name<br/>type" of what the diagram shows, as the plan left it
+
+	newRels     []newRel        // relationships the plan creates, to draw on the views it touches
+	views       []string        // views the plan creates or puts objects on, in order
+	viewSeen    map[string]bool //
+	unconnected map[string]bool // "view|relationship" a remove_from_view took off: not drawn again
+}
+
+type newRel struct {
+	id     string
+	action int
+}
+
+// touchView records a view the plan draws on.
+func (e *engine) touchView(id string) {
+	if !e.viewSeen[id] {
+		e.viewSeen[id] = true
+		e.views = append(e.views, id)
+	}
+}
+
+// drawConnections draws, after the last action, every relationship the plan created on every view
+// the plan touched where diagram objects show both its ends and no connection of it joins them yet
+// (as jArchi does, and its planner prompt promises). The connections are listed with the action
+// that created the relationship.
+func (e *engine) drawConnections() {
+	for _, nr := range e.newRels {
+		if _, gone := e.deleted[nr.id]; gone {
+			continue
+		}
+		if _, ok := e.m.Object(nr.id); !ok {
+			continue
+		}
+		r := &e.results[nr.action]
+		for _, v := range e.views {
+			if _, gone := e.deleted[v]; gone || e.unconnected[v+"|"+nr.id] {
+				continue
+			}
+			vo, ok := e.m.Object(v)
+			if !ok {
+				continue
+			}
+			conns, err := e.m.ConnectOnView(v, nr.id)
+			if err != nil || len(conns) == 0 {
+				continue
+			}
+			for _, c := range conns {
+				e.created[c] = true
+			}
+			r.Created = append(r.Created, conns...)
+			r.Description += fmt.Sprintf("; drawn on view %q (%s) with %d connection(s)", vo.Name(), v, len(conns))
+		}
+	}
 }
 
 func newEngine(m *archixml.Model, p *Plan, opts Options) *engine {
 	e := &engine{m: m, p: p, opts: opts, refs: map[string]string{}, declaredAt: map[string]int{},
 		deleted: map[string]int{}, created: map[string]bool{}, set: map[string]int{}, setValue: map[string]string{},
-		names: map[string]string{}}
+		names: map[string]string{}, viewSeen: map[string]bool{}, unconnected: map[string]bool{}}
 	if opts.Scope != nil {
 		e.scope = map[string]bool{}
 		for _, id := range opts.Scope {
@@ -102,6 +155,9 @@ func (e *engine) run() {
 	}
 	if dups := e.m.DuplicateIDs(); len(dups) > 0 {
 		e.add(newFinding(ModelProblem, -1, "", strings.Join(dups, " "), "the model uses %d ids more than once; Archi would refuse to save it", len(dups)))
+	}
+	if strings.TrimSpace(e.p.Summary) == "" {
+		e.add(newFinding(TextBlank, -1, "/summary", e.p.Summary, "summary is empty or only spaces"))
 	}
 	switch e.p.Status {
 	case StatusReady:
@@ -146,6 +202,7 @@ func (e *engine) run() {
 		}
 		e.results = append(e.results, r)
 	}
+	e.drawConnections()
 }
 
 // policyOp checks the op against the workspace's policy.
@@ -321,273 +378,12 @@ func (e *engine) action(i int, a Action, r *ActionResult) {
 	if !e.policyOp(i, a.Op) {
 		return
 	}
-	switch a.Op {
-	case "rename_element":
-		o, ok := e.resolve(i, "element_id", str(a.ElementID), concepts...)
-		if !ok || e.protected(i, "element_id", o) {
-			return
-		}
-		r.Description = fmt.Sprintf("Rename %s to %q", label(o), str(a.NewName))
-		r.Before, r.After, r.touched = o.Name(), str(a.NewName), []string{o.ID()}
-		if o.Name() == str(a.NewName) {
-			e.errorf(i, "new_name", NoOp, str(a.NewName), "%s already has this name", label(o))
-			return
-		}
-		if e.once(i, "new_name", "name|"+o.ID(), str(a.NewName), "the name of "+label(o)) {
-			e.edit(i, "new_name", e.m.Rename(o.ID(), str(a.NewName)))
-		}
-	case "set_property":
-		o, ok := e.resolve(i, "element_id", str(a.ElementID), concepts...)
-		if !ok || e.protected(i, "element_id", o) {
-			return
-		}
-		key, val := str(a.Key), str(a.Value)
-		old, had := o.Property(key)
-		r.Description = fmt.Sprintf("Set property %q of %s to %q", key, label(o), val)
-		r.Before, r.After, r.touched = old, val, []string{o.ID()}
-		if !had {
-			r.Before = "(none)"
-		}
-		if had && old == val {
-			e.errorf(i, "value", NoOp, val, "property %q of %s already has this value", key, label(o))
-			return
-		}
-		if e.once(i, "value", "property|"+o.ID()+"|"+key, val, fmt.Sprintf("property %q of %s", key, label(o))) {
-			e.edit(i, "value", e.m.SetProperty(o.ID(), key, val))
-		}
-	case "remove_property":
-		o, ok := e.resolve(i, "element_id", str(a.ElementID), concepts...)
-		if !ok || e.protected(i, "element_id", o) {
-			return
-		}
-		key := str(a.Key)
-		old, had := o.Property(key)
-		r.Description = fmt.Sprintf("Remove property %q of %s", key, label(o))
-		r.Before, r.After, r.touched = old, "(none)", []string{o.ID()}
-		if !had {
-			e.errorf(i, "key", NoOp, key, "%s has no property %q", label(o), key)
-			return
-		}
-		if e.once(i, "key", "property|"+o.ID()+"|"+key, "\x00removed", fmt.Sprintf("property %q of %s", key, label(o))) {
-			e.edit(i, "key", e.m.RemoveProperty(o.ID(), key))
-		}
-	case "set_documentation":
-		o, ok := e.resolve(i, "element_id", str(a.ElementID), concepts...)
-		if !ok || e.protected(i, "element_id", o) {
-			return
-		}
-		doc := str(a.Documentation)
-		r.Description = fmt.Sprintf("Set the documentation of %s", label(o))
-		r.Before, r.After, r.touched = o.Documentation(), doc, []string{o.ID()}
-		if o.Documentation() == doc {
-			e.errorf(i, "documentation", NoOp, doc, "%s already has this documentation", label(o))
-			return
-		}
-		if e.once(i, "documentation", "doc|"+o.ID(), doc, "the documentation of "+label(o)) {
-			e.edit(i, "documentation", e.m.SetDocumentation(o.ID(), doc))
-		}
-	case "create_element":
-		t := archixml.LookupType(str(a.Type))
-		r.Description = fmt.Sprintf("Create %s %q", str(a.Type), str(a.Name))
-		if t == nil || t.IsRelationship() {
-			e.errorf(i, "type", SchemaBadValue, str(a.Type), "%q is no element type", str(a.Type))
-			return
-		}
-		r.Description = fmt.Sprintf("Create %s %q in %s", t.Label, str(a.Name), t.Layer)
-		if !allowedType(e.opts.Policy.AllowedElementTypes, t) {
-			e.errorf(i, "type", PolicyTypeNotAllowed, str(a.Type), "the workspace does not allow %s elements", t.Label)
-			return
-		}
-		if !e.checkRefID(i, a) {
-			return
-		}
-		id, err := e.m.CreateElement(t.Class, str(a.Name), "")
-		if e.edit(i, "name", err) {
-			e.declare(i, a, id)
-			r.Created, r.touched = []string{id}, []string{id}
-			r.Description = fmt.Sprintf("Create %s %q (%s) in %s", t.Label, str(a.Name), id, t.Layer)
-		}
-	case "create_relationship":
-		t := archixml.LookupType(str(a.RelationshipType))
-		src, ok1 := e.resolve(i, "source_id", str(a.SourceID), archixml.KindElement, archixml.KindRelationship)
-		tgt, ok2 := e.resolve(i, "target_id", str(a.TargetID), archixml.KindElement, archixml.KindRelationship)
-		if t == nil || !t.IsRelationship() {
-			e.errorf(i, "relationship_type", SchemaBadValue, str(a.RelationshipType), "%q is no relationship type", str(a.RelationshipType))
-			return
-		}
-		if !ok1 || !ok2 {
-			r.Description = fmt.Sprintf("Create %s from %q to %q", t.Label, str(a.SourceID), str(a.TargetID))
-			return
-		}
-		r.Description = fmt.Sprintf("Create %s from %s to %s", t.Label, label(src), label(tgt))
-		r.touched = []string{src.ID(), tgt.ID()}
-		if !allowedType(e.opts.Policy.AllowedRelationshipTypes, t) {
-			e.errorf(i, "relationship_type", PolicyTypeNotAllowed, t.Label, "the workspace does not allow %s relationships", t.Label)
-			return
-		}
-		if !archixml.Relationships().Allowed(t.Class, src.Class(), tgt.Class()) {
-			allowed := archixml.Relationships().AllowedTypes(src.Class(), tgt.Class())
-			var labels []string
-			for _, c := range allowed {
-				labels = append(labels, archixml.RelationshipType(c).Label)
-			}
-			if len(labels) == 0 {
-				labels = []string{"none"}
-			}
-			e.errorf(i, "relationship_type", RelNotAllowed, t.Label,
-				"ArchiMate 3.2 does not allow %s from %s to %s; allowed: %s", t.Label, src.Class(), tgt.Class(), strings.Join(labels, ", "))
-			return
-		}
-		if err := e.m.CheckJunction(t.Class, src.ID(), tgt.ID()); err != nil {
-			e.errorf(i, "relationship_type", RelNotAllowed, t.Label, "%s", strings.TrimSuffix(err.Error(), ": "+archixml.ErrNotAllowed.Error()))
-			return
-		}
-		for _, rel := range e.m.RelationshipsOf(src.ID()) {
-			if rel.Class() == t.Class && rel.SourceID() == src.ID() && rel.TargetID() == tgt.ID() {
-				e.errorf(i, "relationship_type", DuplicateRel, rel.ID(), "%s already has %s %s to %s", label(src), t.Label, rel.ID(), label(tgt))
-				break
-			}
-		}
-		if !e.checkRefID(i, a) {
-			return
-		}
-		id, err := e.m.CreateRelationship(t.Class, src.ID(), tgt.ID(), str(a.Name))
-		if e.edit(i, "relationship_type", err) {
-			e.declare(i, a, id)
-			r.Created = []string{id}
-			r.edges = []edge{{id: id, typ: t.Label, src: src.ID(), tgt: tgt.ID()}}
-		}
-	case "create_view":
-		r.Description = fmt.Sprintf("Create view %q", str(a.Name))
-		if !e.checkRefID(i, a) {
-			return
-		}
-		id, err := e.m.CreateView(str(a.Name), "", "")
-		if e.edit(i, "name", err) {
-			e.declare(i, a, id)
-			r.Created = []string{id}
-			r.Description = fmt.Sprintf("Create view %q (%s)", str(a.Name), id)
-		}
-	case "add_to_view":
-		v, ok1 := e.resolve(i, "view_id", str(a.ViewID), archixml.KindView)
-		el, ok2 := e.resolve(i, "element_id", str(a.ElementID), archixml.KindElement)
-		if !ok1 || !ok2 {
-			return
-		}
-		r.Description = fmt.Sprintf("Add %s to view %q (%s)", label(el), v.Name(), v.ID())
-		r.touched = []string{el.ID()}
-		if v.Class() != "ArchimateDiagramModel" {
-			e.errorf(i, "view_id", ViewNotArchimate, v.ID(), "view %q is a %s, which cannot show ArchiMate elements", v.Name(), v.Class())
-			return
-		}
-		if e.protected(i, "view_id", v) {
-			return
-		}
-		for _, ref := range e.m.ReferencesTo(el.ID()) {
-			if rv, _ := ref.View(); rv.ID() == v.ID() {
-				e.errorf(i, "element_id", DuplicateOnView, el.ID(), "%s is already on view %q", label(el), v.Name())
-				break
-			}
-		}
-		var b *archixml.Bounds
-		if a.X != nil || a.Y != nil {
-			bb := archixml.Bounds{X: intOr(a.X, 0), Y: intOr(a.Y, 0), Width: intOr(a.Width, 120), Height: intOr(a.Height, 55)}
-			b = &bb
-			r.After = fmt.Sprintf("at %d,%d size %dx%d", bb.X, bb.Y, bb.Width, bb.Height)
-		} else {
-			r.After = "on the first free grid cell"
-		}
-		obj, conns, err := e.m.AddToView(v.ID(), el.ID(), b)
-		if e.edit(i, "element_id", err) {
-			e.created[obj] = true
-			r.Created = append([]string{obj}, conns...)
-			if len(conns) > 0 {
-				r.Description += fmt.Sprintf(", with %d connection(s) to what the view shows", len(conns))
-			}
-		}
-	case "delete_element", "delete_relationship":
-		field, kind := "element_id", archixml.KindElement
-		value := str(a.ElementID)
-		if a.Op == "delete_relationship" {
-			field, kind, value = "relationship_id", archixml.KindRelationship, str(a.RelationshipID)
-		}
-		o, ok := e.resolve(i, field, value, kind)
-		if !ok || e.protected(i, field, o) {
-			return
-		}
-		r.Description = "Delete " + label(o)
-		r.touched = []string{o.ID()}
-		if o.Kind() == archixml.KindRelationship {
-			r.edges = []edge{{id: o.ID(), typ: o.Type().Label, src: o.SourceID(), tgt: o.TargetID(), deleted: true}}
-		}
-		var gone []archixml.Object
-		for _, rel := range e.m.RelationshipsOf(o.ID()) {
-			gone = append(gone, rel)
-		}
-		var del archixml.Deleted
-		var err error
-		if kind == archixml.KindElement {
-			del, err = e.m.DeleteElement(o.ID())
-		} else {
-			del, err = e.m.DeleteRelationship(o.ID())
-		}
-		if !e.edit(i, field, err) {
-			return
-		}
-		r.Deleted = &del
-		e.deleted[o.ID()] = i
-		for _, rel := range gone {
-			if ty := rel.Type(); ty != nil {
-				r.edges = append(r.edges, edge{id: rel.ID(), typ: ty.Label, src: rel.SourceID(), tgt: rel.TargetID(), deleted: true})
-			}
-		}
-		for _, ids := range [][]string{del.Relationships, del.DiagramObjects, del.Connections} {
-			for _, id := range ids {
-				e.deleted[id] = i
-			}
-		}
-		if n := len(del.Relationships); n > 0 {
-			r.Description += fmt.Sprintf(", with %d relationship(s)", n)
-		}
-		if n := len(del.DiagramObjects); n > 0 {
-			r.Description += fmt.Sprintf(", %d appearance(s) on views", n)
-		}
-		if n := len(del.Connections); n > 0 {
-			r.Description += fmt.Sprintf(", %d connection(s)", n)
-		}
-	case "move_to_folder":
-		o, ok := e.resolve(i, "element_id", str(a.ElementID), concepts...)
-		if !ok || e.protected(i, "element_id", o) {
-			return
-		}
-		path := strings.Trim(str(a.FolderPath), "/")
-		r.Description = fmt.Sprintf("Move %s to folder %s", label(o), path)
-		r.Before, r.After, r.touched = o.FolderPath(), path, []string{o.ID()}
-		ft := archixml.FolderFor(o.Class())
-		top, _ := e.m.TopFolder(ft)
-		first, _, _ := strings.Cut(path, "/")
-		if first != top.Name() && first != ft {
-			e.errorf(i, "folder_path", FolderWrongLayer, path, "%s belongs under the %q folder; %q is not", label(o), top.Name(), path)
-			return
-		}
-		for _, p := range e.opts.Policy.ProtectedFolders {
-			p = strings.Trim(p, "/")
-			if path == p || strings.HasPrefix(path, p+"/") {
-				e.errorf(i, "folder_path", PolicyProtected, path, "%s is a protected folder", p)
-				return
-			}
-		}
-		if o.FolderPath() == path || strings.Replace(o.FolderPath(), top.Name(), ft, 1) == path {
-			e.errorf(i, "folder_path", NoOp, path, "%s is already in %s", label(o), path)
-			return
-		}
-		if e.once(i, "folder_path", "folder|"+o.ID(), path, "the folder of "+label(o)) {
-			_, err := e.m.MoveToFolder(o.ID(), path)
-			e.edit(i, "folder_path", err)
-		}
-	default:
+	h, ok := handlers[a.Op]
+	if !ok {
 		e.errorf(i, "op", SchemaUnknownOp, a.Op, "unknown op %q", a.Op)
+		return
 	}
+	h(e, i, a, r)
 }
 
 func intOr(p *int, d int) int {

@@ -2,6 +2,7 @@ package plans
 
 import (
 	"fmt"
+	"sort"
 	"strconv"
 )
 
@@ -64,6 +65,7 @@ const (
 	SchemaInvalid        Code = "SCHEMA_INVALID"
 	SchemaXYIncomplete   Code = "SCHEMA_XY_INCOMPLETE"
 	SchemaTypeNotInVer   Code = "SCHEMA_TYPE_NOT_IN_VERSION"
+	SchemaOpLaterVersion Code = "SCHEMA_OP_LATER_VERSION"
 
 	// meaning: the plan against the model at HEAD
 	RefNotFound          Code = "REF_NOT_FOUND"
@@ -92,6 +94,14 @@ const (
 	PolicyTypeNotAllowed Code = "POLICY_TYPE_NOT_ALLOWED"
 	PolicyProtected      Code = "POLICY_PROTECTED_FOLDER"
 	PolicyOutOfScope     Code = "POLICY_OUT_OF_SCOPE"
+	TextBlank            Code = "TEXT_BLANK"
+	DuplicateName        Code = "DUPLICATE_NAME"
+	DuplicateRefused     Code = "DUPLICATE_REFUSED"
+	FieldNotForType      Code = "FIELD_NOT_FOR_TYPE"
+	ConnectionNotAllowed Code = "CONNECTION_NOT_ALLOWED"
+	StyleInvalid         Code = "STYLE_INVALID"
+	MergeNotAllowed      Code = "MERGE_NOT_ALLOWED"
+	SelectionTooLarge    Code = "SELECTION_TOO_LARGE"
 )
 
 // Codes describes every code: what it means and how a planner fixes it. The README lists them.
@@ -117,7 +127,7 @@ var Codes = []struct {
 	{ExtractInvalidUTF8, Error, "the plan is not UTF-8 (bytes that are not, or an escaped lone surrogate such as \\ud800); the message says where: write it as UTF-8"},
 	{ExtractDoubleBOM, Error, "more than one byte order mark precedes the object"},
 	{SchemaVersionMissing, Error, "schema_version is missing: write \"2.0\""},
-	{SchemaVersionUnknown, Error, "schema_version is not one archiplan knows (1.0, 2.0)"},
+	{SchemaVersionUnknown, Error, "schema_version is not one archiplan knows (1.0, 2.0, 3.0)"},
 	{SchemaLegacyField, Error, "a field of an older or foreign plan shape (version, changes, operations, action, ...): use the fields of the schema"},
 	{SchemaUnknownField, Error, "a field the schema does not have; the pointer names it"},
 	{SchemaMissingField, Error, "a required field is missing"},
@@ -126,7 +136,7 @@ var Codes = []struct {
 	{SchemaTooLong, Error, "a string or list is longer than the schema allows"},
 	{SchemaTooShort, Error, "a string is empty where a value is needed"},
 	{SchemaUnknownOp, Error, "an action's op is not one archiplan knows"},
-	{SchemaOpNotInVersion, Error, "the op exists only in a later schema_version: write \"2.0\""},
+	{SchemaOpNotInVersion, Error, "the op exists only in a later schema_version: write the version the message names"},
 	{SchemaInvalid, Error, "another schema violation; the message says which"},
 	{SchemaXYIncomplete, Error, "x without y, or y without x: give both, or neither to let archiplan place the object"},
 	{SchemaTypeNotInVer, Error, "the type exists only in a later schema_version (Junction: write \"2.0\")"},
@@ -156,6 +166,15 @@ var Codes = []struct {
 	{PolicyTypeNotAllowed, Error, "the workspace's policy does not allow this element or relationship type"},
 	{PolicyProtected, Error, "the object lies in a folder the policy protects"},
 	{PolicyOutOfScope, Error, "the id is outside the scope of the plan's NAME.context.json"},
+	{SchemaOpLaterVersion, Warning, "a 1.0 plan uses a 2.0 op; accepted with its 2.0 meaning, as jArchi's runtime does (write \"2.0\" to silence it)"},
+	{TextBlank, Error, "a summary, name, new_name or property key is only spaces: write a value"},
+	{DuplicateName, Warning, "create_element or create_view makes a second object with the name and type of an existing one (on_duplicate says what to do instead)"},
+	{DuplicateRefused, Error, "on_duplicate is error and the object exists already: drop the action or use reuse"},
+	{FieldNotForType, Error, "access_type is only for Access, influence_strength only for Influence, directed only for Association relationships"},
+	{ConnectionNotAllowed, Error, "a connection cannot be drawn: the objects do not show the relationship's ends, a plain connection touches no note or group, or nothing is left to draw"},
+	{StyleInvalid, Error, "a colour is not #rrggbb, or the style does not apply to the object (a connection has no fill)"},
+	{MergeNotAllowed, Error, "merge_elements needs two different elements of the same type"},
+	{SelectionTooLarge, Error, "create_view's selection (with its neighbours) holds more than 300 elements: select fewer, or a smaller depth"},
 }
 
 func severityOf(c Code) Severity {
@@ -192,6 +211,28 @@ func clip(s string, n int) string {
 		return s
 	}
 	return string(r[:n]) + "…"
+}
+
+// sortFindings orders findings as reports show them, the same every run: those of the plan as a
+// whole first, then by action, pointer and code; findings equal in all three keep their order.
+func sortFindings(fs []Finding) {
+	sort.SliceStable(fs, func(i, j int) bool {
+		a, b := fs[i], fs[j]
+		ai, bi := -1, -1
+		if a.Action != nil {
+			ai = *a.Action
+		}
+		if b.Action != nil {
+			bi = *b.Action
+		}
+		if ai != bi {
+			return ai < bi
+		}
+		if a.Pointer != b.Pointer {
+			return a.Pointer < b.Pointer
+		}
+		return a.Code < b.Code
+	})
 }
 
 // Findings splits findings into errors and warnings.

@@ -24,6 +24,16 @@ func FuzzCheck(f *testing.F) {
 		f.Add([]byte(ids(f, m0, c.in)))
 	}
 	f.Add([]byte(ids(f, m0, plan(`{"op":"delete_element","element_id":"{BookingApp}"},{"op":"create_element","type":"Node","name":"N","ref_id":"n"},{"op":"add_to_view","view_id":"{Mainview}","element_id":"n","x":1,"y":2}`))))
+	// 3.0: every op once, and the corner cases of the new ones
+	f.Add([]byte(plan3(everyOp3(m0)...)))
+	f.Add([]byte(ids(f, m0, plan3(`{"op":"create_note","view_id":"{View}","text":"n","ref_id":"n"}`,
+		`{"op":"add_connection_to_view","view_id":"{View}","source_object_id":"n","target_object_id":"n"}`,
+		`{"op":"remove_from_view","object_id":"n"}`, `{"op":"layout_view","view_id":"{View}"}`))))
+	f.Add([]byte(ids(f, m0, plan3(`{"op":"create_view","name":"v","ref_id":"v","select_types":["Node"],"select_folder":"Business","depth":3}`,
+		`{"op":"merge_elements","element_id":"{Customer}","merged_id":"{Customer}"}`,
+		`{"op":"change_type","element_id":"{BookingApp}","type":"Node"}`,
+		`{"op":"set_specialization","element_id":"{Rel}","specialization":"s"}`))))
+	f.Add([]byte(ids(f, m0, `{"schema_version":"3.0","status":"ready","summary":"s","questions":null,"warnings":null,"actions":[{"op":"delete_view","view_id":"{View}","x":null,"name":null}]}`)))
 	m, err := archixml.Load(model)
 	if err != nil {
 		f.Fatal(err)

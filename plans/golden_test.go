@@ -33,6 +33,7 @@ func TestGolden_Fixtures(t *testing.T) {
 	want := map[string]string{
 		"ready": VerdictValid, "needs_clarification": VerdictNotReady, "refusal": VerdictNotReady,
 		"schema_invalid": VerdictInvalid, "meaning_invalid": VerdictInvalid,
+		"ops3": VerdictValid, "flat": VerdictValid,
 	}
 	info := ModelInfo{Path: "model.archimate", Commit: "0123456789abcdef0123456789abcdef01234567", Blob: "89abcdef0123456789abcdef0123456789abcdef"}
 	for name, verdict := range want {

@@ -85,7 +85,7 @@ func hex4(b []byte) int {
 func checkFields(p *Plan) []Finding {
 	var out []Finding
 	for i, a := range p.Actions {
-		if (a.X == nil) != (a.Y == nil) {
+		if a.Op != "move_view_object" && (a.X == nil) != (a.Y == nil) { // a move may change one coordinate
 			have, miss := "x", "y"
 			if a.Y != nil {
 				have, miss = "y", "x"

@@ -36,6 +36,7 @@ type ReportPlan struct {
 	SchemaVersion string `json:"schema_version,omitempty"`
 	Status        string `json:"status,omitempty"`
 	Summary       string `json:"summary,omitempty"`
+	NullsDropped  int    `json:"nulls_dropped,omitempty"` // nulls of the flat form dropped losslessly
 }
 
 // ReportAction is one action in a report.
@@ -48,7 +49,7 @@ type ReportAction struct {
 
 // Report builds the report of an outcome.
 func (o *Outcome) Report(file string, model ModelInfo) *Report {
-	r := &Report{FormatVersion: ReportFormat, Plan: ReportPlan{File: file, SHA256: o.SHA256}, Model: model,
+	r := &Report{FormatVersion: ReportFormat, Plan: ReportPlan{File: file, SHA256: o.SHA256, NullsDropped: o.NullsDropped}, Model: model,
 		Verdict: o.Verdict, Errors: o.Errors(), Warnings: o.Warnings(), Actions: []ReportAction{}}
 	if r.Errors == nil {
 		r.Errors = []Finding{}
@@ -240,7 +241,9 @@ func (o *Outcome) mermaid() string {
 		class := ""
 		switch r.Op {
 		case "create_element":
-			class = "new"
+			if len(r.Created) > 0 { // not when on_duplicate reuse found it
+				class = "new"
+			}
 		case "delete_element":
 			class = "deleted"
 		}

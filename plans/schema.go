@@ -52,6 +52,36 @@ type Action struct {
 	Y                *int    `json:"y,omitempty"`
 	Width            *int    `json:"width,omitempty"`
 	Height           *int    `json:"height,omitempty"`
+	// 3.0
+	Properties        *[]KeyValue `json:"properties,omitempty"`
+	OnDuplicate       *string     `json:"on_duplicate,omitempty"`
+	Specialization    *string     `json:"specialization,omitempty"`
+	AccessType        *string     `json:"access_type,omitempty"`
+	InfluenceStrength *string     `json:"influence_strength,omitempty"`
+	Directed          *bool       `json:"directed,omitempty"`
+	Viewpoint         *string     `json:"viewpoint,omitempty"`
+	ParentID          *string     `json:"parent_id,omitempty"`
+	SourceObjectID    *string     `json:"source_object_id,omitempty"`
+	TargetObjectID    *string     `json:"target_object_id,omitempty"`
+	ObjectID          *string     `json:"object_id,omitempty"`
+	FillColor         *string     `json:"fill_color,omitempty"`
+	LineColor         *string     `json:"line_color,omitempty"`
+	FontColor         *string     `json:"font_color,omitempty"`
+	Font              *string     `json:"font,omitempty"`
+	TextAlignment     *string     `json:"text_alignment,omitempty"`
+	TextPosition      *string     `json:"text_position,omitempty"`
+	Text              *string     `json:"text,omitempty"`
+	MergedID          *string     `json:"merged_id,omitempty"`
+	SelectIDs         *[]string   `json:"select_ids,omitempty"`
+	SelectTypes       *[]string   `json:"select_types,omitempty"`
+	SelectFolder      *string     `json:"select_folder,omitempty"`
+	Depth             *int        `json:"depth,omitempty"`
+}
+
+// KeyValue is one property of a create action.
+type KeyValue struct {
+	Key   string `json:"key"`
+	Value string `json:"value"`
 }
 
 func str(p *string) string {
@@ -74,17 +104,71 @@ var (
 	}
 )
 
+// topFields are the plan's own fields; with the action fields of schemas.FieldNames they are what
+// a null may stand for in the flat form.
+var topFields = map[string]bool{"schema_version": true, "status": true, "summary": true,
+	"questions": true, "warnings": true, "actions": true}
+
+var actionFields = func() map[string]bool {
+	m := map[string]bool{}
+	for _, f := range schemas.FieldNames() {
+		m[f] = true
+	}
+	return m
+}()
+
+// dropNulls removes every null the vocabulary has a field for, from the plan and its actions,
+// and returns how many it removed. The flat form strict structured outputs write (every field
+// present, the unused ones null) then reads as the canonical plan: a null says no more than an
+// absent field. Nulls under names the vocabulary does not know stay, for the schema to refuse.
+func dropNulls(top map[string]any) int {
+	n := 0
+	for k, v := range top {
+		if v == nil && topFields[k] {
+			delete(top, k)
+			n++
+		}
+	}
+	acts, _ := top["actions"].([]any)
+	for _, a := range acts {
+		m, ok := a.(map[string]any)
+		if !ok {
+			continue
+		}
+		for k, v := range m {
+			if v == nil && actionFields[k] {
+				delete(m, k)
+				n++
+			}
+		}
+	}
+	return n
+}
+
 // checkSchema validates the extracted object against the schema of its version, reporting every
 // problem with a code, a pointer naming the offending key, and a snippet. It decodes the plan only
 // when the schema passed.
 func checkSchema(obj []byte) (*Plan, []Finding) {
+	p, _, fs := decodePlan(obj)
+	return p, fs
+}
+
+// decodePlan is checkSchema that also says how many nulls of the flat form it dropped.
+func decodePlan(obj []byte) (*Plan, int, []Finding) {
+	p, dropped, fs := decodePlan0(obj)
+	sortFindings(fs)
+	return p, dropped, fs
+}
+
+func decodePlan0(obj []byte) (*Plan, int, []Finding) {
 	d := json.NewDecoder(bytes.NewReader(obj))
 	d.UseNumber() // as the schema library wants: integers stay exact
 	var inst any
 	if err := d.Decode(&inst); err != nil {
-		return nil, []Finding{newFinding(ExtractInvalidJSON, -1, "", "", "invalid JSON: %v", err)}
+		return nil, 0, []Finding{newFinding(ExtractInvalidJSON, -1, "", "", "invalid JSON: %v", err)}
 	}
 	top, _ := inst.(map[string]any)
+	dropped := dropNulls(top)
 	var fs []Finding
 	legacy := map[string]bool{} // pointers already reported as legacy
 	for _, k := range sortedKeys(top) {
@@ -97,12 +181,12 @@ func checkSchema(obj []byte) (*Plan, []Finding) {
 	}
 	v, present := top["schema_version"]
 	if !present {
-		return nil, append(fs, newFinding(SchemaVersionMissing, -1, "/schema_version", "",
+		return nil, dropped, append(fs, newFinding(SchemaVersionMissing, -1, "/schema_version", "",
 			"schema_version is missing: write %q", schemas.Latest))
 	}
 	version, _ := v.(string)
 	if schemas.Plan(version) == nil {
-		return nil, append(fs, newFinding(SchemaVersionUnknown, -1, "/schema_version", snippetOf(v),
+		return nil, dropped, append(fs, newFinding(SchemaVersionUnknown, -1, "/schema_version", snippetOf(v),
 			"schema_version %s is not one archiplan knows (%s)", snippetOf(v), strings.Join(schemas.Versions, ", ")))
 	}
 	// Each action is validated below against its own op's branch of the oneOf, which names the
@@ -128,14 +212,14 @@ func checkSchema(obj []byte) (*Plan, []Finding) {
 			fs = append(fs, checkAction(version, i, a, inst, legacy)...)
 		}
 	}
-	if len(fs) > 0 {
-		return nil, fs
+	if errs, _ := split(fs); len(errs) > 0 {
+		return nil, dropped, fs
 	}
 	var p Plan
 	if err := json.Unmarshal(obj, &p); err != nil {
-		return nil, []Finding{newFinding(SchemaInvalid, -1, "", "", "the plan does not decode: %v", err)}
+		return nil, dropped, []Finding{newFinding(SchemaInvalid, -1, "", "", "the plan does not decode: %v", err)}
 	}
-	return &p, nil
+	return &p, dropped, fs
 }
 
 func checkAction(version string, i int, a any, inst any, legacy map[string]bool) []Finding {
@@ -161,14 +245,24 @@ func checkAction(version string, i int, a any, inst any, legacy map[string]bool)
 	case !isString:
 		return append(fs, newFinding(SchemaWrongType, i, p+"/op", snippetOf(opv), "op must be a string"))
 	}
+	schemaVersion := version
 	if _, ok := schemas.OpByName(version, op); !ok {
-		if _, later := schemas.OpByName(schemas.Latest, op); later {
+		def, known := schemas.OpByName(schemas.Newest, op)
+		switch {
+		case known && version == "1.0" && def.Since == "2.0":
+			// jArchi's runtime does not tie ops to the version: a 1.0 plan may use the 2.0 ops,
+			// with their 2.0 meaning
+			schemaVersion = def.Since
+			fs = append(fs, newFinding(SchemaOpLaterVersion, i, p+"/op", op,
+				"%s is a schema_version %s op in a %s plan; accepted, with its %s meaning", op, def.Since, version, def.Since))
+		case known:
 			return append(fs, newFinding(SchemaOpNotInVersion, i, p+"/op", op,
-				"%s is a schema_version %s op; this plan is %s", op, schemas.Latest, version))
+				"%s is a schema_version %s op; this plan is %s: write %q", op, def.Since, version, def.Since))
+		default:
+			return append(fs, newFinding(SchemaUnknownOp, i, p+"/op", op, "unknown op %q (known: %s)", op, opNames(version)))
 		}
-		return append(fs, newFinding(SchemaUnknownOp, i, p+"/op", op, "unknown op %q (known: %s)", op, opNames(version)))
 	}
-	if err := schemas.Action(version, op).Validate(a); err != nil {
+	if err := schemas.Action(schemaVersion, op).Validate(a); err != nil {
 		for _, leaf := range leaves(err) {
 			leaf.InstanceLocation = p + leaf.InstanceLocation
 			for _, f := range convert(leaf, inst, legacy) {
@@ -241,25 +335,36 @@ func convert(e *jsonschema.ValidationError, inst any, legacy map[string]bool) []
 	switch code {
 	case SchemaUnknownField:
 		var fs []Finding
-		for _, m := range quoted.FindAllStringSubmatch(e.Message, -1) {
-			p := e.InstanceLocation + "/" + escapePointer(m[1])
+		for _, name := range quotedNames(e.Message) {
+			p := e.InstanceLocation + "/" + escapePointer(name)
 			if legacy[p] {
 				continue
 			}
-			fs = append(fs, newFinding(code, action, p, snippetOf(at(inst, p)), "unknown field %q", m[1]))
+			fs = append(fs, newFinding(code, action, p, snippetOf(at(inst, p)), "unknown field %q", name))
 		}
 		return fs
 	case SchemaMissingField:
 		var fs []Finding
-		for _, m := range quoted.FindAllStringSubmatch(e.Message, -1) {
-			fs = append(fs, newFinding(code, action, e.InstanceLocation+"/"+escapePointer(m[1]), "",
-				"missing field %q", m[1]))
+		for _, name := range quotedNames(e.Message) {
+			fs = append(fs, newFinding(code, action, e.InstanceLocation+"/"+escapePointer(name), "",
+				"missing field %q", name))
 		}
 		return fs
 	}
 	field := e.InstanceLocation[strings.LastIndex(e.InstanceLocation, "/")+1:]
 	return []Finding{newFinding(code, action, e.InstanceLocation, snippetOf(at(inst, e.InstanceLocation)),
 		"%s: %s", field, e.Message)}
+}
+
+// quotedNames returns the names a schema message quotes, sorted: the library lists them in map
+// order, and reports are byte-stable.
+func quotedNames(msg string) []string {
+	var names []string
+	for _, m := range quoted.FindAllStringSubmatch(msg, -1) {
+		names = append(names, m[1])
+	}
+	sort.Strings(names)
+	return names
 }
 
 // actionOf returns the action index of a pointer under /actions, or -1.

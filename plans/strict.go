@@ -7,7 +7,8 @@ import (
 )
 
 // NormalizeStrict maps an answer in the strict form (every field present, null where unused) back
-// to a canonical plan: null fields are dropped, nothing else. A field an op does not have but
+// to a canonical plan: nulls of fields the vocabulary knows are dropped, nothing else (Check does
+// the same itself; this gives the planner's answer its canonical form on disk). A field an op does not have but
 // that holds a value is kept, so that the schema refuses it rather than it being lost. Text that
 // is not one JSON object is returned as it is, for extraction to report.
 func NormalizeStrict(answer []byte) []byte {
@@ -22,26 +23,11 @@ func NormalizeStrict(answer []byte) []byte {
 		return answer
 	}
 	dropNulls(top)
-	if acts, ok := top["actions"].([]any); ok {
-		for _, a := range acts {
-			if m, ok := a.(map[string]any); ok {
-				dropNulls(m)
-			}
-		}
-	}
 	out, err := json.MarshalIndent(top, "", "  ")
 	if err != nil {
 		return answer
 	}
 	return append(out, '\n')
-}
-
-func dropNulls(m map[string]any) {
-	for k, v := range m {
-		if v == nil {
-			delete(m, k)
-		}
-	}
 }
 
 // ToStrict writes a canonical plan in the strict form: every field of every op present, null

@@ -58,7 +58,7 @@ func BuildPlan(version string) []byte {
 	for _, op := range OpsOf(version) {
 		props := obj{{"op", obj{{"const", op.Name}}}}
 		required := []string{"op"}
-		for _, f := range op.Fields {
+		for _, f := range op.FieldsOf(version) {
 			props = append(props, kv{f.Name, fieldSchema(f)})
 			if f.Required {
 				required = append(required, f.Name)
@@ -82,7 +82,7 @@ func BuildPlan(version string) []byte {
 		{"properties", obj{
 			{"schema_version", obj{{"const", version}}},
 			{"status", obj{{"enum", []string{"ready", "needs_clarification", "refusal"}}}},
-			{"summary", str(MaxSummary)},
+			{"summary", obj{{"type", "string"}, {"minLength", 1}, {"maxLength", MaxSummary}}},
 			{"questions", strList(MaxQuestionLen, MaxQuestions)},
 			{"warnings", strList(MaxQuestionLen, MaxQuestions)},
 			{"actions", obj{{"type", "array"}, {"maxItems", MaxActions}, {"items", obj{{"oneOf", branches}}}}},
@@ -106,7 +106,30 @@ func fieldSchema(f Field) obj {
 	}
 	switch f.Kind {
 	case Integer:
-		return append(d, kv{"type", typ("integer")}, kv{"minimum", -1}, kv{"maximum", f.Max})
+		min := -1
+		if f.Name == "depth" {
+			min = 0
+		}
+		return append(d, kv{"type", typ("integer")}, kv{"minimum", min}, kv{"maximum", f.Max})
+	case Coordinate:
+		return append(d, kv{"type", typ("integer")}, kv{"minimum", -f.Max}, kv{"maximum", f.Max})
+	case Name:
+		return append(d, kv{"type", typ("string")}, kv{"minLength", 1}, kv{"maxLength", f.Max})
+	case Enum:
+		return append(d, kv{"enum", f.Values})
+	case Boolean:
+		return append(d, kv{"type", typ("boolean")})
+	case Properties:
+		return append(d, kv{"type", typ("array")}, kv{"maxItems", f.Max}, kv{"items", obj{
+			{"type", "object"},
+			{"properties", obj{{"key", obj{{"type", "string"}, {"minLength", 1}, {"maxLength", MaxKey}}}, {"value", str(MaxValue)}}},
+			{"required", []string{"key", "value"}},
+			{"additionalProperties", false},
+		}})
+	case IDList:
+		return append(d, kv{"type", typ("array")}, kv{"maxItems", f.Max}, kv{"items", obj{{"type", "string"}, {"minLength", 1}, {"maxLength", MaxID}}})
+	case TypeList:
+		return append(d, kv{"type", typ("array")}, kv{"maxItems", f.Max}, kv{"items", obj{{"enum", elementTypeNames()}}})
 	case ElementType:
 		return append(d, kv{"enum", elementTypeNames()})
 	case RelationshipType:
@@ -144,6 +167,7 @@ func BuildReport() []byte {
 				{"schema_version", obj{{"type", "string"}}},
 				{"status", obj{{"type", "string"}}},
 				{"summary", obj{{"type", "string"}}},
+				{"nulls_dropped", obj{{"type", "integer"}, {"minimum", 0}}},
 			}}, {"required", []string{"file", "sha256"}}}},
 			{"model", obj{{"type", "object"}, {"properties", obj{
 				{"path", obj{{"type", "string"}}},

@@ -9,7 +9,7 @@ func BuildStrict(version string) []byte {
 	fields := obj{{"op", obj{{"type", "string"}, {"enum", opNamesOf(version)}, {"description", "the operation"}}}}
 	seen := map[string]bool{"op": true}
 	for _, op := range OpsOf(version) {
-		for _, f := range op.Fields {
+		for _, f := range op.FieldsOf(version) {
 			if seen[f.Name] {
 				continue
 			}
@@ -58,8 +58,23 @@ func opNamesOf(version string) []string {
 func strictField(f Field) obj {
 	d := obj{{"description", f.Doc + " (null when the op has no such field)"}}
 	switch f.Kind {
-	case Integer:
+	case Integer, Coordinate:
 		return append(d, kv{"type", []string{"integer", "null"}})
+	case Enum:
+		return append(d, kv{"type", []string{"string", "null"}}, kv{"enum", append(anyList(f.Values), nil)})
+	case Boolean:
+		return append(d, kv{"type", []string{"boolean", "null"}})
+	case Properties:
+		return append(d, kv{"type", []string{"array", "null"}}, kv{"items", obj{
+			{"type", "object"},
+			{"properties", obj{{"key", obj{{"type", "string"}}}, {"value", obj{{"type", "string"}}}}},
+			{"required", []string{"key", "value"}},
+			{"additionalProperties", false},
+		}})
+	case IDList:
+		return append(d, kv{"type", []string{"array", "null"}}, kv{"items", obj{{"type", "string"}}})
+	case TypeList:
+		return append(d, kv{"type", []string{"array", "null"}}, kv{"items", obj{{"type", "string"}, {"enum", elementTypeNames()}}})
 	case ElementType:
 		return append(d, kv{"type", []string{"string", "null"}}, kv{"enum", append(anyList(elementTypeNames()), nil)})
 	case RelationshipType:

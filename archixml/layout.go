@@ -1,0 +1,226 @@
+package archixml
+
+import (
+	"sort"
+
+	"github.com/beevik/etree"
+)
+
+// Layout constants: the gap between objects placed side by side, between rows of a laid-out
+// view, its margin, and how many objects a row holds before it wraps.
+const (
+	layoutGap     = 24
+	layoutRowGap  = 48
+	layoutMargin  = 24
+	layoutPerRow  = 8
+	layoutMaxRing = 12
+)
+
+// layerOrder is the order of ArchiMate's layers from the top of a laid-out view to its bottom:
+// the motivation aspect above the core, as in the ArchiMate framework's layered views; groups,
+// notes and view references last.
+var layerOrder = map[string]int{"Motivation": 0, "Strategy": 1, "Business": 2, "Application": 3,
+	"Technology": 4, "Physical": 5, "Implementation & Migration": 6, "Other": 7}
+
+// LayerRank is the row of a laid-out view that objects of the element class go in (0 at the top).
+func LayerRank(class string) int {
+	if t := elementByClass[class]; t != nil {
+		return layerOrder[t.Layer]
+	}
+	return len(layerOrder)
+}
+
+// sized fills in Archi's default size where bounds say -1.
+func sized(b Bounds) Bounds {
+	if b.Width < 0 {
+		b.Width = DefaultSize.Width
+	}
+	if b.Height < 0 {
+		b.Height = DefaultSize.Height
+	}
+	return b
+}
+
+func overlaps(a, b Bounds) bool {
+	return a.X < b.X+b.Width && b.X < a.X+a.Width && a.Y < b.Y+b.Height && b.Y < a.Y+a.Height
+}
+
+// siblings returns the bounds of the objects directly in a container.
+func (m *Model) siblings(container *etree.Element) []Bounds {
+	var out []Bounds
+	for _, t := range container.Child {
+		if c, ok := t.(*etree.Element); ok && c.Tag == "child" {
+			if b, ok := (Object{m, c}).Bounds(); ok {
+				out = append(out, sized(b))
+			}
+		}
+	}
+	return out
+}
+
+// placeNear finds where a new object of the size goes in a container: beside the first object
+// of the container that shows an element related to elementID (right of it, below, left, above,
+// then further out), on no other object. ok is false when the container shows nothing related.
+func (m *Model) placeNear(container *etree.Element, elementID string, size Bounds) (Bounds, bool) {
+	related := map[string]bool{}
+	for _, rel := range m.relsByEnd[elementID] {
+		for _, end := range []string{"source", "target"} {
+			if v := rel.SelectAttrValue(end, ""); v != elementID {
+				related[v] = true
+			}
+		}
+	}
+	if len(related) == 0 {
+		return Bounds{}, false
+	}
+	var anchors []Bounds
+	for _, t := range container.Child {
+		if c, ok := t.(*etree.Element); ok && c.Tag == "child" && related[c.SelectAttrValue("archimateElement", "")] {
+			if b, ok := (Object{m, c}).Bounds(); ok {
+				anchors = append(anchors, sized(b))
+			}
+		}
+	}
+	if len(anchors) == 0 {
+		return Bounds{}, false
+	}
+	taken := m.siblings(container)
+	w, h := size.Width, size.Height
+	for ring := 0; ring < layoutMaxRing; ring++ {
+		for _, r := range anchors {
+			for _, c := range []Bounds{
+				{r.X + r.Width + layoutGap + ring*(w+layoutGap), r.Y, w, h},
+				{r.X, r.Y + r.Height + layoutGap + ring*(h+layoutGap), w, h},
+				{r.X - layoutGap - w - ring*(w+layoutGap), r.Y, w, h},
+				{r.X, r.Y - layoutGap - h - ring*(h+layoutGap), w, h},
+			} {
+				if c.X < 0 || c.Y < 0 {
+					continue
+				}
+				free := true
+				for _, b := range taken {
+					if overlaps(c, b) {
+						free = false
+						break
+					}
+				}
+				if free {
+					return c, true
+				}
+			}
+		}
+	}
+	return Bounds{}, false
+}
+
+// LayoutView lays a view out: its top-level objects in rows by ArchiMate layer from top to bottom
+// (see LayerRank), each row ordered so that objects sit under those they are related to, rows
+// wrapped after 8 objects, nothing overlapping. Nested objects keep their place in their parent,
+// and every object its size. It returns the ids of the objects it moved.
+func (m *Model) LayoutView(viewID string) ([]string, error) {
+	v, err := m.get(viewID, KindView)
+	if err != nil {
+		return nil, err
+	}
+	type item struct {
+		e       *etree.Element
+		b       Bounds
+		concept string
+		rank    int
+		doc     int
+		key     float64
+	}
+	var items []*item
+	for _, t := range v.Child {
+		c, ok := t.(*etree.Element)
+		if !ok || c.Tag != "child" {
+			continue
+		}
+		b, _ := (Object{m, c}).Bounds()
+		it := &item{e: c, b: sized(b), concept: c.SelectAttrValue("archimateElement", ""), doc: len(items)}
+		it.rank = len(layerOrder)
+		if it.concept != "" {
+			it.rank = LayerRank(m.classOf(it.concept))
+		}
+		items = append(items, it)
+	}
+	// what each shown element is related to
+	shownAt := map[string][]*item{}
+	for _, it := range items {
+		if it.concept != "" {
+			shownAt[it.concept] = append(shownAt[it.concept], it)
+		}
+	}
+	placedX := map[*item]int{}
+	var moved []string
+	byRank := map[int][]*item{}
+	var ranks []int
+	for _, it := range items {
+		if _, ok := byRank[it.rank]; !ok {
+			ranks = append(ranks, it.rank)
+		}
+		byRank[it.rank] = append(byRank[it.rank], it)
+	}
+	sort.Ints(ranks)
+	y := layoutMargin
+	for _, rank := range ranks {
+		row := byRank[rank]
+		// the barycentre of the related objects placed above; the unrelated keep document order
+		for _, it := range row {
+			sum, n := 0, 0
+			if it.concept != "" {
+				for _, rel := range m.relsByEnd[it.concept] {
+					for _, end := range []string{"source", "target"} {
+						other := rel.SelectAttrValue(end, "")
+						if other == it.concept {
+							continue
+						}
+						for _, o := range shownAt[other] {
+							if x, ok := placedX[o]; ok {
+								sum += x
+								n++
+							}
+						}
+					}
+				}
+			}
+			it.key = 1e18 + float64(it.doc)
+			if n > 0 {
+				it.key = float64(sum) / float64(n)
+			}
+		}
+		sort.SliceStable(row, func(i, j int) bool {
+			if row[i].key != row[j].key {
+				return row[i].key < row[j].key
+			}
+			return row[i].doc < row[j].doc
+		})
+		for start := 0; start < len(row); start += layoutPerRow {
+			end := min(start+layoutPerRow, len(row))
+			x, height := layoutMargin, 0
+			for _, it := range row[start:end] {
+				placedX[it] = x + it.b.Width/2
+				if it.b.X != x || it.b.Y != y {
+					m.moveTo(it.e, x, y)
+					moved = append(moved, it.e.SelectAttrValue("id", ""))
+				}
+				x += it.b.Width + layoutGap
+				height = max(height, it.b.Height)
+			}
+			y += height + layoutRowGap
+		}
+	}
+	return moved, nil
+}
+
+// moveTo sets the x and y of a diagram object's bounds.
+func (m *Model) moveTo(e *etree.Element, x, y int) {
+	b := e.SelectElement("bounds")
+	if b == nil {
+		b = boundsEl(Bounds{X: x, Y: y, Width: -1, Height: -1})
+		m.insertChild(e, b)
+		return
+	}
+	m.setAttr(b, "x", itoa(x))
+	m.setAttr(b, "y", itoa(y))
+}
