@@ -213,11 +213,20 @@ func (w *Workspace) AheadBehind(remote string) (ahead, behind int, err error) {
 	if err != nil || rh == "" || head == "" {
 		return 0, 0, err
 	}
-	mine, err := w.only(head, rh)
+	// one side is usually the other's ancestor: that side has nothing of its own, unwalked
+	base, err := w.MergeBase(head, rh)
 	if err != nil {
 		return 0, 0, err
 	}
-	theirs, err := w.only(rh, head)
+	var mine, theirs []string
+	if base != rh {
+		if mine, err = w.only(head, rh); err != nil {
+			return 0, 0, err
+		}
+	}
+	if base != head {
+		theirs, err = w.only(rh, head)
+	}
 	return len(mine), len(theirs), err
 }
 
