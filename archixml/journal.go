@@ -112,15 +112,23 @@ func (m *Model) fragment(e *etree.Element) string {
 	return b.String()
 }
 
-// Undo reverts recorded steps, last first. It stops at the first step that no longer fits the
-// model (an object a later edit removed); the model may then be partly reverted, so callers undo
-// on a copy they can throw away.
+// Undo reverts recorded steps, last first. Steps that are not ones an edit could have recorded
+// (ValidateSteps) are refused before anything changes (ErrBadStep). It stops at the first step
+// that no longer fits the model (an object a later edit removed, or ErrBadStep for one that names
+// the wrong kind of node); the model may then be partly reverted, so callers undo on a copy they
+// can throw away.
 func (m *Model) Undo(steps []Step) error {
+	if err := ValidateSteps(steps); err != nil {
+		return fmt.Errorf("undo: %w", err)
+	}
 	for i := len(steps) - 1; i >= 0; i-- {
 		s := steps[i]
 		e, err := m.resolve(s.ID, s.Path)
 		if err != nil {
 			return err
+		}
+		if err := m.checkUndoTarget(s, e); err != nil {
+			return fmt.Errorf("undo: step %d (%s): %v: %w", i, s.Op, err, ErrBadStep)
 		}
 		switch s.Op {
 		case "attr":

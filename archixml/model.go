@@ -11,9 +11,14 @@ import (
 	"github.com/beevik/etree"
 )
 
-// MaxModelBytes bounds what Load accepts, also for the model.xml inside an archive (a ZIP bomb
-// stops here). Real enterprise models stay well below it.
-const MaxModelBytes = 1 << 30
+// MaxModelBytes bounds a model's XML: the plain file, or the model.xml inflated from Archi's
+// zipped form. Load refuses a bigger one with ErrTooLarge, for a zipped model from its header
+// before inflating anything and again while inflating (a header can lie), so that a load never
+// holds more than this much XML; CheckSize refuses an edit that would make one. Parsing takes a
+// few times the XML's size in memory, so the default (256 MiB, several times the largest real
+// enterprise models, a 100,000-element model is about 34 MB) keeps a load within a few GiB. A
+// program may set it at start, before any load.
+var MaxModelBytes = 256 << 20
 
 // Kind says what an object with an id is.
 type Kind int
@@ -119,10 +124,11 @@ type archiveInfo struct {
 	raw     []byte
 }
 
-// Load reads a model from the bytes of a .archimate file, plain or zipped.
+// Load reads a model from the bytes of a .archimate file, plain or zipped, of at most
+// MaxModelBytes of XML.
 func Load(data []byte) (*Model, error) {
 	if len(data) > MaxModelBytes {
-		return nil, ErrTooLarge
+		return nil, fmt.Errorf("the model file is %d bytes, over the limit of %d: %w", len(data), MaxModelBytes, ErrTooLarge)
 	}
 	if bytes.HasPrefix(data, []byte("PK\x03\x04")) {
 		return loadArchive(data)
@@ -145,22 +151,27 @@ func loadArchive(data []byte) (*Model, error) {
 		return nil, fmt.Errorf("archive holds no model.xml: %w", ErrNotModel)
 	}
 	f := zr.File[at]
-	if f.UncompressedSize64 > MaxModelBytes {
-		return nil, ErrTooLarge
+	limit := int64(MaxModelBytes)
+	if f.UncompressedSize64 > uint64(limit) {
+		return nil, fmt.Errorf("model.xml inflates to %d bytes, over the limit of %d: %w", f.UncompressedSize64, limit, ErrTooLarge)
 	}
 	rc, err := f.Open()
 	if err != nil {
 		return nil, fmt.Errorf("open model.xml: %v: %w", err, ErrMalformed)
 	}
 	defer rc.Close()
-	xmlData, err := io.ReadAll(io.LimitReader(rc, MaxModelBytes+1))
+	// the header's size, checked above, is all the room there is: a stream that inflates to more
+	// is cut one byte after it (archive/zip also refuses a size other than the header's)
+	var xml strings.Builder
+	xml.Grow(int(f.UncompressedSize64))
+	n, err := io.Copy(&xml, io.LimitReader(rc, int64(f.UncompressedSize64)+1))
+	if n > int64(f.UncompressedSize64) {
+		return nil, fmt.Errorf("model.xml inflates to more than its header's %d bytes: %w", f.UncompressedSize64, ErrMalformed)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("read model.xml: %v: %w", err, ErrMalformed)
 	}
-	if len(xmlData) > MaxModelBytes {
-		return nil, ErrTooLarge
-	}
-	m, err := loadXML(xmlData)
+	m, err := loadSource(xml.String())
 	if err != nil {
 		return nil, err
 	}
@@ -169,7 +180,10 @@ func loadArchive(data []byte) (*Model, error) {
 }
 
 func loadXML(data []byte) (*Model, error) {
-	src := string(data) // the model's own copy: names and values are substrings of it
+	return loadSource(string(data)) // the model's own copy: names and values are substrings of it
+}
+
+func loadSource(src string) (*Model, error) {
 	doc, spans, err := read(src)
 	if err != nil {
 		return nil, err

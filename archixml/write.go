@@ -23,6 +23,29 @@ func (m *Model) Save() ([]byte, error) {
 	return m.writeArchive(b.Bytes())
 }
 
+// CheckSize refuses (ErrTooLarge) the bytes of a .archimate file that Load would refuse for
+// their size: a plain file over MaxModelBytes, or a zipped one whose model.xml inflates to more.
+// An apply checks what Save wrote before committing it, so that archiplan never commits a model
+// it could not read back.
+func CheckSize(data []byte) error {
+	if !bytes.HasPrefix(data, []byte("PK\x03\x04")) {
+		if len(data) > MaxModelBytes {
+			return fmt.Errorf("the model would be %d bytes, over the limit of %d: %w", len(data), MaxModelBytes, ErrTooLarge)
+		}
+		return nil
+	}
+	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		return fmt.Errorf("read archive: %v: %w", err, ErrMalformed)
+	}
+	for _, f := range zr.File {
+		if f.Name == "model.xml" && f.UncompressedSize64 > uint64(MaxModelBytes) {
+			return fmt.Errorf("model.xml would inflate to %d bytes, over the limit of %d: %w", f.UncompressedSize64, MaxModelBytes, ErrTooLarge)
+		}
+	}
+	return nil
+}
+
 // WriteTo writes the model as Save does.
 func (m *Model) WriteTo(w io.Writer) (int64, error) {
 	data, err := m.Save()

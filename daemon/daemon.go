@@ -28,6 +28,9 @@ type Config struct {
 	ConfigFile string // the configuration file watched for Reload (absolute); "" for none
 	Remote     ledger.Remote
 	Logger     *slog.Logger
+	// Adopt makes every plan the daemon's own before previewing it (see inbox.Adopt): with the
+	// ledger's Adopted, a planner cannot approve its own plans.
+	Adopt bool
 
 	FetchInterval time.Duration // with Remote.Pull, fetch at least this often (default 30 s)
 	Debounce      time.Duration // quiet time after events before a pass (default 100 ms)
@@ -98,6 +101,7 @@ type fileState struct {
 	plan    fileStamp
 	context fileStamp
 	preview fileStamp // the preview as the daemon wrote it: a forged one is written again
+	report  fileStamp // and the report
 	blob    string
 	commit  string
 	policy  string

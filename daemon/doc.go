@@ -1,5 +1,7 @@
-// Package daemon serves a workspace: it watches the inbox (and its parent and git's refs), and in
-// idempotent passes over the whole inbox and HEAD previews new and changed plans, applies approved
-// ones, and rejects what cannot be applied. It holds the apply and revert path the command line
-// shares, and, for teams, the pull, push and rebase of archiplan's own commits over a git remote.
+// Package daemon serves a workspace: it watches the inbox (its parent, git's refs and the
+// configuration file too), and in idempotent passes over the whole inbox and HEAD previews new and
+// changed plans, applies approved ones and lets the ledger reject what cannot be applied. It
+// holds the watch-and-reconcile loop only: the inbox's file protocol is daemon/inbox, the
+// operation (apply, revert, sync, archive, log) is daemon/ledger, and the review page is
+// daemon/web.
 package daemon

@@ -109,12 +109,22 @@ func (d *Daemon) reload() {
 // wait).
 func (d *Daemon) preview(p inbox.Entry, head *ledger.Head, policy string) (time.Duration, bool) {
 	st := fileState{plan: stampOf(p.Info), context: lstamp(d.box.Path(inbox.ContextFile(p.Name))),
-		preview: lstamp(d.box.Path(inbox.PreviewFile(p.Name))), blob: head.Blob, commit: head.Commit, policy: policy}
+		preview: lstamp(d.box.Path(inbox.PreviewFile(p.Name))), report: lstamp(d.box.Path(inbox.ReportFile(p.Name))),
+		blob: head.Blob, commit: head.Commit, policy: policy}
 	if prev, ok := d.seen[p.Name]; ok && prev == st {
 		return 0, false
 	}
 	if age := time.Since(p.Info.ModTime()); age < d.cfg.Settle {
 		return d.cfg.Settle - age + 10*time.Millisecond, false
+	}
+	if d.cfg.Adopt {
+		adopted, err := d.box.Adopt(p)
+		if err != nil {
+			d.log.Warn("cannot adopt a plan; it waits", "plan", p.File, "err", err)
+			return d.cfg.Settle * 10, false
+		}
+		p = adopted
+		st.plan = stampOf(p.Info)
 	}
 	c, err := d.led.Check(p)
 	if err != nil {
@@ -129,7 +139,7 @@ func (d *Daemon) preview(p inbox.Entry, head *ledger.Head, policy string) (time.
 		d.log.Error("write the preview", "plan", p.File, "err", err)
 		return d.cfg.Settle * 10, false
 	}
-	st.preview = lstamp(d.box.Path(inbox.PreviewFile(p.Name)))
+	st.preview, st.report = lstamp(d.box.Path(inbox.PreviewFile(p.Name))), lstamp(d.box.Path(inbox.ReportFile(p.Name)))
 	d.seen[p.Name] = st
 	d.log.Info("previewed", "plan", p.File, "verdict", c.Outcome.Verdict, "errors", len(c.Outcome.Errors()), "warnings", len(c.Outcome.Warnings()))
 	return 0, true

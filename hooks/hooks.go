@@ -1,18 +1,19 @@
 // Package hooks runs the workspace's hook executables (hooks/pre-apply, hooks/post-apply) with a
-// timeout, a clean environment of ARCHIPLAN_* variables, and their output captured.
+// timeout, a clean environment of ARCHIPLAN_* variables, and their output captured, through
+// internal/proc: in a process group of their own, with everything they start killed when the run
+// ends.
 package hooks
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
-	"syscall"
 	"time"
+
+	"github.com/archiplan/archiplan/internal/proc"
 )
 
 // Hook names.
@@ -49,7 +50,9 @@ type Result struct {
 
 // Run runs the named hook, if there is one, from the workspace's root with env (ARCHIPLAN_*
 // variables) added to a minimal environment (PATH, HOME, LANG). A hook that outlives its
-// timeout is killed with everything it started, and ErrTimeout returned.
+// timeout is killed with everything it started, and ErrTimeout returned; whatever a hook leaves
+// running when it exits is killed too, and a child that keeps the hook's output open cannot hold
+// the run (it ends proc.DefaultWaitDelay after the hook).
 func (r Runner) Run(ctx context.Context, name, workdir string, env map[string]string) (Result, error) {
 	path := filepath.Join(r.Dir, name)
 	fi, err := os.Stat(path)
@@ -60,36 +63,16 @@ func (r Runner) Run(ctx context.Context, name, workdir string, env map[string]st
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	cmd := exec.Command(path)
-	cmd.Dir = workdir
-	cmd.Env = environment(env)
-	var out bytes.Buffer
-	cmd.Stdout = &limited{b: &out}
-	cmd.Stderr = cmd.Stdout
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // so a timeout kills what the hook started
-	if err := cmd.Start(); err != nil {
-		return Result{Ran: true, ExitCode: -1}, fmt.Errorf("start hook %s: %w", name, err)
+	pr, err := proc.Run(ctx, proc.Spec{Path: path, Dir: workdir, Env: environment(env), Timeout: timeout, MaxOutput: maxOutput})
+	res := Result{Ran: true, ExitCode: pr.ExitCode, Output: string(pr.Combined)}
+	if pr.Leftover {
+		res.Output += "\n(archiplan: a process the hook started kept its output open after the hook exited; it was killed)\n"
 	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	select {
-	case err = <-done:
-	case <-ctx.Done():
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		<-done
-		res := Result{Ran: true, ExitCode: -1, Output: out.String()}
-		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			return res, fmt.Errorf("hook %s after %s: %w", name, timeout, ErrTimeout)
-		}
-		return res, fmt.Errorf("hook %s: %w", name, ErrCanceled)
-	}
-	res := Result{Ran: true, Output: out.String()}
-	var exit *exec.ExitError
 	switch {
-	case errors.As(err, &exit):
-		res.ExitCode = exit.ExitCode()
+	case errors.Is(err, proc.ErrTimeout):
+		return res, fmt.Errorf("hook %s after %s: %w", name, timeout, ErrTimeout)
+	case errors.Is(err, proc.ErrCanceled):
+		return res, fmt.Errorf("hook %s: %w", name, ErrCanceled)
 	case err != nil:
 		return res, fmt.Errorf("hook %s: %w", name, err)
 	}
@@ -112,18 +95,4 @@ func environment(extra map[string]string) []string {
 		env = append(env, k+"="+extra[k])
 	}
 	return env
-}
-
-// limited keeps the first maxOutput bytes written to it and discards the rest.
-type limited struct{ b *bytes.Buffer }
-
-func (l *limited) Write(p []byte) (int, error) {
-	if room := maxOutput - l.b.Len(); room > 0 {
-		if len(p) > room {
-			l.b.Write(p[:room])
-		} else {
-			l.b.Write(p)
-		}
-	}
-	return len(p), nil
 }

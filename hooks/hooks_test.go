@@ -4,10 +4,15 @@ import (
 	"context"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
+
+	"github.com/archiplan/archiplan/store"
 )
 
 func writeHook(t *testing.T, dir, name, body string, mode os.FileMode) {
@@ -69,5 +74,61 @@ func TestRun_OutputCapped(t *testing.T) {
 	res, err := Runner{Dir: dir}.Run(context.Background(), PreApply, dir, nil)
 	if err != nil || len(res.Output) != maxOutput {
 		t.Fatalf("%d bytes of output kept, %v", len(res.Output), err)
+	}
+}
+
+// A hook that exits and leaves a child in a session of its own (setsid) holding its standard
+// output: the run returns instead of waiting for the pipe forever, the workspace's lock the apply
+// holds around it is released, and the child is killed.
+func TestRun_SetsidChildHoldsStdout(t *testing.T) {
+	if _, err := exec.LookPath("setsid"); err != nil {
+		t.Skip("no setsid")
+	}
+	dir := t.TempDir()
+	if out, err := exec.Command("git", "init", "-q", dir).CombinedOutput(); err != nil {
+		t.Fatalf("%v %s", err, out)
+	}
+	ws, err := store.Open(dir, "model.archimate")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pidFile := filepath.Join(dir, "child.pid")
+	writeHook(t, dir, PreApply, "setsid sh -c 'echo $$ > "+pidFile+"; exec sleep 1000' &\necho checked\n", 0o755)
+	done := make(chan struct{})
+	var res Result
+	go func() {
+		defer close(done)
+		lock, err := ws.Lock()
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		defer lock.Unlock()
+		res, err = Runner{Dir: dir, Timeout: 5 * time.Second}.Run(context.Background(), PreApply, dir, nil)
+		if err != nil {
+			t.Error(err)
+		}
+	}()
+	select {
+	case <-done:
+	case <-time.After(60 * time.Second):
+		t.Fatal("the hook run hangs on the pipe its child holds")
+	}
+	if res.ExitCode != 0 || !strings.Contains(res.Output, "checked") || !strings.Contains(res.Output, "kept its output open") {
+		t.Fatalf("%+v", res)
+	}
+	lock, err := ws.Lock()
+	if err != nil {
+		t.Fatalf("the lock is still held: %v", err)
+	}
+	lock.Unlock()
+	data, err := os.ReadFile(pidFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, _ := strconv.Atoi(strings.TrimSpace(string(data)))
+	if stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat"); err == nil && !strings.Contains(string(stat[strings.LastIndexByte(string(stat), ')'):]), ") Z") {
+		syscall.Kill(pid, syscall.SIGKILL)
+		t.Fatalf("the hook's setsid child %d survived", pid)
 	}
 }

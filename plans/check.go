@@ -40,8 +40,16 @@ func (o *Outcome) Warnings() []Finding { _, w := split(o.Findings); return w }
 // Check runs a plan file through extraction, its schema, and its meaning and policy against the
 // model, without changing the model: the actions run on it and are undone. Check is not safe for
 // concurrent use of one model.
-func Check(raw []byte, m *archixml.Model, opts Options) *Outcome {
+func Check(raw []byte, m *archixml.Model, opts Options) *Outcome { return CheckThen(raw, m, opts, nil) }
+
+// CheckThen checks as Check does and, when the actions ran, calls after with the outcome while
+// the model is still as the plan leaves it (before it is put back): to draw the views it changes.
+// after must not edit the model.
+func CheckThen(raw []byte, m *archixml.Model, opts Options, after func(*Outcome)) *Outcome {
 	o, eng := run(raw, m, opts)
+	if eng != nil && after != nil {
+		after(o)
+	}
 	if eng != nil {
 		if err := m.Undo(m.Recorded()); err != nil {
 			// the journal undoes what it recorded; failing here is a bug, not a plan's fault
@@ -66,6 +74,7 @@ func run(raw []byte, m *archixml.Model, opts Options) (*Outcome, *engine) {
 		return o, nil
 	}
 	o.Plan = p
+	o.Findings = append(o.Findings, checkFields(p)...)
 	if opts.Seed == "" {
 		opts.Seed = o.SHA256
 	}

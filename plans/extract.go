@@ -27,9 +27,15 @@ func Extract(raw []byte, strict bool) ([]byte, []Finding, *Finding) {
 	if len(raw) > MaxPlanBytes {
 		return fail(ExtractTooLarge, "", "the plan is %d bytes, over the limit of %d", len(raw), MaxPlanBytes)
 	}
+	if f := checkEncoding(raw); f != nil {
+		return nil, nil, f
+	}
 	var warns []Finding
 	if b, ok := bytes.CutPrefix(raw, []byte("\xef\xbb\xbf")); ok {
 		raw = b
+		if bytes.HasPrefix(bytes.TrimLeft(raw, " \t\r\n"), []byte("\xef\xbb\xbf")) {
+			return fail(ExtractDoubleBOM, "", "a second byte order mark follows the first: write the plan as UTF-8, with at most one")
+		}
 		if strict {
 			return fail(ExtractStrict, "", "a byte order mark precedes the object")
 		}
@@ -212,6 +218,9 @@ func fences(text []byte) (blocks []string, outside string) {
 
 // checkJSON checks that obj is valid JSON without duplicate keys or deep nesting.
 func checkJSON(obj []byte) ([]byte, *Finding) {
+	if f := checkSurrogates(obj); f != nil {
+		return nil, f
+	}
 	d := json.NewDecoder(bytes.NewReader(obj))
 	d.UseNumber()
 	type frame struct {

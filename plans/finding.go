@@ -46,6 +46,8 @@ const (
 	ExtractProseStripped Code = "EXTRACT_PROSE_STRIPPED"
 	ExtractBOMStripped   Code = "EXTRACT_BOM_STRIPPED"
 	ExtractSeveral       Code = "EXTRACT_SEVERAL_OBJECTS"
+	ExtractInvalidUTF8   Code = "EXTRACT_INVALID_UTF8"
+	ExtractDoubleBOM     Code = "EXTRACT_DOUBLE_BOM"
 
 	// schema: the JSON Schema of the plan's version
 	SchemaVersionMissing Code = "SCHEMA_VERSION_MISSING"
@@ -60,6 +62,8 @@ const (
 	SchemaUnknownOp      Code = "SCHEMA_UNKNOWN_OP"
 	SchemaOpNotInVersion Code = "SCHEMA_OP_NOT_IN_VERSION"
 	SchemaInvalid        Code = "SCHEMA_INVALID"
+	SchemaXYIncomplete   Code = "SCHEMA_XY_INCOMPLETE"
+	SchemaTypeNotInVer   Code = "SCHEMA_TYPE_NOT_IN_VERSION"
 
 	// meaning: the plan against the model at HEAD
 	RefNotFound          Code = "REF_NOT_FOUND"
@@ -71,6 +75,7 @@ const (
 	RelNotAllowed        Code = "REL_NOT_ALLOWED"
 	Conflict             Code = "CONFLICT"
 	FolderWrongLayer     Code = "FOLDER_WRONG_LAYER"
+	FolderPathInvalid    Code = "FOLDER_PATH_INVALID"
 	TextInvalid          Code = "TEXT_INVALID"
 	ViewNotArchimate     Code = "VIEW_NOT_ARCHIMATE"
 	StatusNotReady       Code = "STATUS_NOT_READY"
@@ -82,6 +87,7 @@ const (
 	ActionsIgnored       Code = "ACTIONS_IGNORED"
 	PlannerWarning       Code = "PLANNER_WARNING"
 	ModelProblem         Code = "MODEL_PROBLEM"
+	ModelInvalid         Code = "MODEL_INVALID"
 	PolicyOpNotAllowed   Code = "POLICY_OP_NOT_ALLOWED"
 	PolicyTypeNotAllowed Code = "POLICY_TYPE_NOT_ALLOWED"
 	PolicyProtected      Code = "POLICY_PROTECTED_FOLDER"
@@ -108,6 +114,8 @@ var Codes = []struct {
 	{ExtractProseStripped, Warning, "text before or after the object was stripped"},
 	{ExtractBOMStripped, Warning, "a byte order mark was stripped"},
 	{ExtractSeveral, Warning, "several JSON objects were written; the last complete one was taken"},
+	{ExtractInvalidUTF8, Error, "the plan is not UTF-8 (bytes that are not, or an escaped lone surrogate such as \\ud800); the message says where: write it as UTF-8"},
+	{ExtractDoubleBOM, Error, "more than one byte order mark precedes the object"},
 	{SchemaVersionMissing, Error, "schema_version is missing: write \"2.0\""},
 	{SchemaVersionUnknown, Error, "schema_version is not one archiplan knows (1.0, 2.0)"},
 	{SchemaLegacyField, Error, "a field of an older or foreign plan shape (version, changes, operations, action, ...): use the fields of the schema"},
@@ -120,6 +128,8 @@ var Codes = []struct {
 	{SchemaUnknownOp, Error, "an action's op is not one archiplan knows"},
 	{SchemaOpNotInVersion, Error, "the op exists only in a later schema_version: write \"2.0\""},
 	{SchemaInvalid, Error, "another schema violation; the message says which"},
+	{SchemaXYIncomplete, Error, "x without y, or y without x: give both, or neither to let archiplan place the object"},
+	{SchemaTypeNotInVer, Error, "the type exists only in a later schema_version (Junction: write \"2.0\")"},
 	{RefNotFound, Error, "an id is neither in the model nor a ref_id declared earlier in the plan"},
 	{RefWrongKind, Error, "an id names an object of the wrong kind (a view where an element is needed, ...)"},
 	{RefDeleted, Error, "an id names an object an earlier action deletes (also by cascade)"},
@@ -129,6 +139,7 @@ var Codes = []struct {
 	{RelNotAllowed, Error, "the ArchiMate 3.2 relationship table does not allow this relationship between these types (the message lists those it allows), or a junction rule is broken"},
 	{Conflict, Error, "two actions set the same thing differently (two renames of one element, ...)"},
 	{FolderWrongLayer, Error, "the folder path is not under the layer folder the object belongs in"},
+	{FolderPathInvalid, Error, "a folder path has a \".\" or \"..\" part, or an empty one (\"a//b\"): name each folder"},
 	{TextInvalid, Error, "a name or value holds characters XML cannot carry (control characters)"},
 	{ViewNotArchimate, Error, "the view is a sketch or canvas, which cannot show ArchiMate elements"},
 	{StatusNotReady, Error, "only a plan with status ready can be applied"},
@@ -140,6 +151,7 @@ var Codes = []struct {
 	{ActionsIgnored, Warning, "a plan that is not ready carries actions; they are shown but never applied"},
 	{PlannerWarning, Warning, "a warning the planner wrote into the plan"},
 	{ModelProblem, Warning, "the model itself has a problem (duplicate ids) that Archi would refuse"},
+	{ModelInvalid, Error, "the model at HEAD is one Archi cannot open (missing or duplicate ids, unknown types, dangling references; the message names them): no plan is applied to it until it is repaired"},
 	{PolicyOpNotAllowed, Error, "the workspace's policy does not allow this op"},
 	{PolicyTypeNotAllowed, Error, "the workspace's policy does not allow this element or relationship type"},
 	{PolicyProtected, Error, "the object lies in a folder the policy protects"},

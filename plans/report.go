@@ -90,14 +90,11 @@ func (o *Outcome) Preview(file string, model ModelInfo) []byte {
 		w("| Status | %s |\n", o.Plan.Status)
 		w("| Schema | %s |\n", o.Plan.SchemaVersion)
 	}
-	w("| Plan file | %s (sha256 %s) |\n", MDEscape(file), o.SHA256[:12])
+	w("| Plan file | %s (sha256 %s) |\n", MDEscape(file), short(o.SHA256))
 	if model.Path != "" {
 		w("| Model | %s at commit %s, blob %s |\n", MDEscape(model.Path), MDEscape(short(model.Commit)), MDEscape(short(model.Blob)))
 	}
 	w("\n")
-	if o.Verdict == VerdictValid {
-		w("To apply it, rename %s to %s.approved.\n\n", MDEscape(file), MDEscape(strings.TrimSuffix(file, ".json")))
-	}
 	if o.Plan != nil && len(o.Plan.Questions) > 0 {
 		w("## Questions\n\n")
 		for _, q := range o.Plan.Questions {

@@ -3,6 +3,7 @@ package store
 import (
 	"bytes"
 	"compress/zlib"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -56,7 +57,7 @@ func (w *Workspace) prepare(c Change) (prepared, error) {
 	var baseTree plumbing.Hash
 	var parents []plumbing.Hash
 	if c.Base != "" {
-		base, err := w.repo.CommitObject(plumbing.NewHash(c.Base))
+		base, err := w.git().CommitObject(plumbing.NewHash(c.Base))
 		if err != nil {
 			return prepared{}, fmt.Errorf("read base commit %s: %w", c.Base, err)
 		}
@@ -92,11 +93,11 @@ func (w *Workspace) prepare(c Change) (prepared, error) {
 	sig := object.Signature{Name: c.Author.Name, Email: c.Author.Email, When: c.When}
 	commit := &object.Commit{Author: sig, Committer: object.Signature{Name: "archiplan", Email: "archiplan@localhost", When: c.When},
 		Message: c.Message, TreeHash: tree, ParentHashes: parents}
-	obj := w.repo.Storer.NewEncodedObject()
+	obj := w.git().Storer.NewEncodedObject()
 	if err := commit.Encode(obj); err != nil {
 		return prepared{}, fmt.Errorf("encode commit: %w", err)
 	}
-	h, err := w.repo.Storer.SetEncodedObject(obj)
+	h, err := w.git().Storer.SetEncodedObject(obj)
 	if err != nil {
 		return prepared{}, fmt.Errorf("write commit: %w", err)
 	}
@@ -134,7 +135,7 @@ func (w *Workspace) writeBlob(data []byte) (plumbing.Hash, error) {
 func (w *Workspace) setPath(treeHash plumbing.Hash, parts []string, blob *plumbing.Hash) (plumbing.Hash, error) {
 	var entries []object.TreeEntry
 	if !treeHash.IsZero() {
-		t, err := w.repo.TreeObject(treeHash)
+		t, err := w.git().TreeObject(treeHash)
 		if err != nil {
 			return plumbing.ZeroHash, err
 		}
@@ -191,11 +192,11 @@ func (w *Workspace) writeTree(entries []object.TreeEntry) (plumbing.Hash, error)
 	}
 	sort.Slice(entries, func(i, j int) bool { return key(entries[i]) < key(entries[j]) })
 	t := &object.Tree{Entries: entries}
-	obj := w.repo.Storer.NewEncodedObject()
+	obj := w.git().Storer.NewEncodedObject()
 	if err := t.Encode(obj); err != nil {
 		return plumbing.ZeroHash, fmt.Errorf("encode tree: %w", err)
 	}
-	h, err := w.repo.Storer.SetEncodedObject(obj)
+	h, err := w.git().Storer.SetEncodedObject(obj)
 	if err != nil {
 		return plumbing.ZeroHash, fmt.Errorf("write tree: %w", err)
 	}
@@ -204,7 +205,7 @@ func (w *Workspace) writeTree(entries []object.TreeEntry) (plumbing.Hash, error)
 
 // branch is the branch HEAD is on.
 func (w *Workspace) branch() (plumbing.ReferenceName, error) {
-	head, err := w.repo.Storer.Reference(plumbing.HEAD)
+	head, err := w.git().Storer.Reference(plumbing.HEAD)
 	if err != nil {
 		return "", fmt.Errorf("read HEAD: %w", err)
 	}
@@ -222,27 +223,17 @@ func (w *Workspace) moveRef(name plumbing.ReferenceName, old, new string) error 
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	lock := path + ".lock"
-	f, err := os.OpenFile(lock, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if errors.Is(err, os.ErrExist) {
-		// a .lock left by a process that died holds nothing: git's own advice is to remove it;
-		// we do so only when it is old enough that no live git can still be writing it
-		if fi, serr := os.Stat(lock); serr == nil && time.Since(fi.ModTime()) > time.Minute {
-			os.Remove(lock)
-			f, err = os.OpenFile(lock, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-		}
-	}
+	lk, err := w.takeGitLock(path)
 	if err != nil {
 		return fmt.Errorf("lock %s: %w", name, err)
 	}
 	done := false
 	defer func() {
 		if !done {
-			f.Close()
-			os.Remove(lock)
+			lk.release()
 		}
 	}()
-	cur, err := w.repo.Storer.Reference(name)
+	cur, err := w.git().Storer.Reference(name)
 	switch {
 	case errors.Is(err, plumbing.ErrReferenceNotFound):
 		if old != "" {
@@ -253,16 +244,7 @@ func (w *Workspace) moveRef(name plumbing.ReferenceName, old, new string) error 
 	case cur.Hash().String() != old:
 		return fmt.Errorf("%w: %s is at %s, not %s", ErrHeadMoved, name.Short(), cur.Hash().String()[:12], short(old))
 	}
-	if _, err := f.WriteString(new + "\n"); err != nil {
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(lock, path); err != nil {
+	if err := lk.commit([]byte(new + "\n")); err != nil {
 		return fmt.Errorf("move %s: %w", name, err)
 	}
 	done = true
@@ -284,8 +266,9 @@ func short(h string) string { return Short(h) }
 
 // Checkout writes the given files into the work tree (atomically each; nil removes a file or a
 // folder) and records them in git's index, so that `git status` stays clean. The index is
-// rewritten atomically, under git's index.lock; when git holds that lock, the index is left for
-// git to refresh.
+// rewritten under git's own index.lock protocol, waiting (bounded) for a git that holds it; when
+// it stays held, the files are written, the index is marked stale for Recover to repair, and the
+// error wraps ErrIndexStale.
 func (w *Workspace) Checkout(commit string, files map[string][]byte) error {
 	paths := make([]string, 0, len(files))
 	for p := range files {
@@ -314,47 +297,172 @@ func (w *Workspace) Checkout(commit string, files map[string][]byte) error {
 			return err
 		}
 	}
-	return w.updateIndex(commit, files)
+	return w.updateIndex(commit, files, false)
 }
 
-func (w *Workspace) updateIndex(commit string, files map[string][]byte) error {
-	lock := filepath.Join(w.gitDir, "index.lock")
-	lf, err := os.OpenFile(lock, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if err != nil {
-		return nil // git is busy with the index; it refreshes stat data itself
+func (w *Workspace) indexStalePath() string {
+	return filepath.Join(w.gitDir, "archiplan-index-stale.json")
+}
+
+// markIndexStale records the paths whose index entries may not match HEAD, adding to those
+// recorded before.
+func (w *Workspace) markIndexStale(files map[string][]byte) {
+	var rec struct {
+		Paths []string `json:"paths"`
 	}
-	lf.Close()
-	defer os.Remove(lock)
+	if data, err := os.ReadFile(w.indexStalePath()); err == nil {
+		_ = json.Unmarshal(data, &rec)
+	}
+	seen := map[string]bool{}
+	for _, p := range rec.Paths {
+		seen[p] = true
+	}
+	for p := range files {
+		if !seen[p] {
+			rec.Paths = append(rec.Paths, p)
+		}
+	}
+	sort.Strings(rec.Paths)
+	data, _ := json.Marshal(rec)
+	_ = WriteFileAtomic(w.indexStalePath(), data, 0o644)
+}
+
+// repairIndex brings the index entries a stale marker names back to HEAD (the files there, or no
+// entry where HEAD has none), then drops the marker. ErrIndexStale while git still holds the lock.
+func (w *Workspace) repairIndex() error {
+	data, err := os.ReadFile(w.indexStalePath())
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("read %s: %w", w.indexStalePath(), err)
+	}
+	var rec struct {
+		Paths []string `json:"paths"`
+	}
+	if err := json.Unmarshal(data, &rec); err != nil {
+		rec.Paths = nil // written atomically: not ours; repair at least the model
+	}
+	rec.Paths = append(rec.Paths, w.Model)
+	head, err := w.Head()
+	if err != nil || head == "" {
+		return err
+	}
+	files := map[string][]byte{}
+	for _, p := range rec.Paths {
+		if p == "" || strings.HasPrefix(p, "/") || strings.Contains("/"+p+"/", "/../") {
+			continue
+		}
+		files[p] = nil
+		at, err := w.filesAt(head, p)
+		if err != nil {
+			return err
+		}
+		for name, content := range at {
+			files[name] = content
+		}
+	}
+	if err := w.updateIndex(head, files, true); err != nil {
+		return err
+	}
+	os.Remove(w.indexStalePath())
+	return nil
+}
+
+// filesAt is the file at path in a commit, or every file under it when it is a folder (none when
+// the commit has nothing there), by slash path.
+func (w *Workspace) filesAt(commit, path string) (map[string][]byte, error) {
+	c, err := w.git().CommitObject(plumbing.NewHash(commit))
+	if err != nil {
+		return nil, fmt.Errorf("read commit %s: %w", short(commit), err)
+	}
+	root, err := c.Tree()
+	if err != nil {
+		return nil, err
+	}
+	out := map[string][]byte{}
+	if f, err := root.File(path); err == nil {
+		s, err := f.Contents()
+		if err != nil {
+			return nil, err
+		}
+		out[path] = []byte(s)
+		return out, nil
+	}
+	sub, err := root.Tree(path)
+	if err != nil {
+		return out, nil // nothing there
+	}
+	err = sub.Files().ForEach(func(f *object.File) error {
+		s, err := f.Contents()
+		if err != nil {
+			return err
+		}
+		out[path+"/"+f.Name] = []byte(s)
+		return nil
+	})
+	return out, err
+}
+
+// updateIndex sets the index entries of files (nil: no entry at or under that path) under
+// index.lock. With verify, a file's stat data is recorded only when the work tree's file holds
+// exactly that content (otherwise git is left to hash it and see the difference); without, the
+// caller has just written the files.
+func (w *Workspace) updateIndex(commit string, files map[string][]byte, verify bool) error {
+	lk, err := w.takeGitLock(filepath.Join(w.gitDir, "index"))
+	if errors.Is(err, ErrGitBusy) {
+		w.markIndexStale(files)
+		return fmt.Errorf("update git's index to %s: %v: %w", short(commit), err, ErrIndexStale)
+	}
+	if err != nil {
+		return err
+	}
+	defer lk.release() // after commit, a no-op
+	// read only now, under the lock: what another git wrote before is kept
 	var idx *index.Index
 	if _, err := os.Stat(filepath.Join(w.gitDir, "index")); err != nil {
 		// no index yet (a repository go-git made, or one removed): one for the whole commit, as
 		// git reset would make; git refreshes the stat data of files it did not see written
-		full, err := w.indexOf(commit)
-		if err != nil {
+		if idx, err = w.indexOf(commit); err != nil {
 			return err
 		}
-		idx = full
-	} else if idx, err = w.repo.Storer.Index(); err != nil {
-		return nil // one go-git cannot read is git's to refresh
+	} else if idx, err = w.git().Storer.Index(); err != nil {
+		// one go-git cannot read (a split or v4 index): rather than leave it naming the old model,
+		// make it again from the commit, as git read-tree would
+		if idx, err = w.indexOf(commit); err != nil {
+			return err
+		}
 	}
-	for p, data := range files {
-		kept := idx.Entries[:0]
-		for _, e := range idx.Entries {
+	kept := idx.Entries[:0]
+	for _, e := range idx.Entries {
+		drop := false
+		for p := range files {
 			if e.Name == p || strings.HasPrefix(e.Name, p+"/") {
-				continue
+				drop = true
+				break
 			}
+		}
+		if !drop {
 			kept = append(kept, e)
 		}
-		idx.Entries = kept
+	}
+	idx.Entries = kept
+	for p, data := range files {
 		if data == nil {
 			continue
 		}
-		fi, err := os.Stat(filepath.Join(w.Root, filepath.FromSlash(p)))
-		if err != nil {
+		e := &index.Entry{Name: p, Hash: plumbing.NewHash(BlobID(data)), Mode: filemode.Regular, Size: uint32(len(data))}
+		full := filepath.Join(w.Root, filepath.FromSlash(p))
+		if fi, err := os.Lstat(full); err == nil && fi.Mode().IsRegular() {
+			if !verify {
+				e.ModifiedAt, e.CreatedAt = fi.ModTime(), fi.ModTime()
+			} else if disk, err := os.ReadFile(full); err == nil && bytes.Equal(disk, data) {
+				e.ModifiedAt, e.CreatedAt = fi.ModTime(), fi.ModTime()
+			}
+		} else if !verify && err != nil {
 			return err
 		}
-		idx.Entries = append(idx.Entries, &index.Entry{Name: p, Hash: plumbing.NewHash(BlobID(data)),
-			Mode: filemode.Regular, Size: uint32(len(data)), ModifiedAt: fi.ModTime(), CreatedAt: fi.ModTime()})
+		idx.Entries = append(idx.Entries, e)
 	}
 	sort.Slice(idx.Entries, func(i, j int) bool { return idx.Entries[i].Name < idx.Entries[j].Name })
 	idx.Cache = nil // the cache tree no longer matches; git rebuilds it
@@ -362,12 +470,12 @@ func (w *Workspace) updateIndex(commit string, files map[string][]byte) error {
 	if err := index.NewEncoder(&b).Encode(idx); err != nil {
 		return fmt.Errorf("encode index: %w", err)
 	}
-	return WriteFileAtomic(filepath.Join(w.gitDir, "index"), b.Bytes(), 0o644)
+	return lk.commit(b.Bytes())
 }
 
 // indexOf makes an index listing every file of a commit's tree.
 func (w *Workspace) indexOf(commit string) (*index.Index, error) {
-	c, err := w.repo.CommitObject(plumbing.NewHash(commit))
+	c, err := w.git().CommitObject(plumbing.NewHash(commit))
 	if err != nil {
 		return nil, err
 	}
@@ -389,7 +497,7 @@ func (w *Workspace) indexOf(commit string) (*index.Index, error) {
 
 // Head returns the commit HEAD points at ("" when there is none yet).
 func (w *Workspace) Head() (string, error) {
-	ref, err := w.repo.Head()
+	ref, err := w.git().Head()
 	if errors.Is(err, plumbing.ErrReferenceNotFound) {
 		return "", nil
 	}
@@ -401,7 +509,7 @@ func (w *Workspace) Head() (string, error) {
 
 // FileAt reads a file from a commit's tree; ok is false when it is not there.
 func (w *Workspace) FileAt(commit, path string) ([]byte, bool, error) {
-	c, err := w.repo.CommitObject(plumbing.NewHash(commit))
+	c, err := w.git().CommitObject(plumbing.NewHash(commit))
 	if err != nil {
 		return nil, false, fmt.Errorf("read commit %s: %w", short(commit), err)
 	}
@@ -421,7 +529,7 @@ func (w *Workspace) FileAt(commit, path string) ([]byte, bool, error) {
 
 // DirAt lists the names in a folder of a commit's tree (nil when there is no such folder).
 func (w *Workspace) DirAt(commit, path string) ([]string, error) {
-	c, err := w.repo.CommitObject(plumbing.NewHash(commit))
+	c, err := w.git().CommitObject(plumbing.NewHash(commit))
 	if err != nil {
 		return nil, fmt.Errorf("read commit %s: %w", short(commit), err)
 	}

@@ -50,7 +50,7 @@ func (w *Workspace) historyFrom(head string, stop func(CommitInfo) bool) ([]Comm
 	var out []CommitInfo
 	h := plumbing.NewHash(head)
 	for {
-		c, err := w.repo.CommitObject(h)
+		c, err := w.git().CommitObject(h)
 		if err != nil {
 			return nil, fmt.Errorf("read commit %s: %w", h.String()[:12], err)
 		}
@@ -96,7 +96,7 @@ func trailers(msg string) map[string]string {
 
 // ResolveCommit expands a commit id or unique prefix to the full id.
 func (w *Workspace) ResolveCommit(rev string) (string, error) {
-	h, err := w.repo.ResolveRevision(plumbing.Revision(rev))
+	h, err := w.git().ResolveRevision(plumbing.Revision(rev))
 	if err != nil {
 		return "", fmt.Errorf("no commit %q: %w", rev, err)
 	}

@@ -121,7 +121,7 @@ func (w *Workspace) Identity() Signature {
 	if s.Name != "" && s.Email != "" {
 		return s
 	}
-	if cfg, err := w.repo.ConfigScoped(config.GlobalScope); err == nil {
+	if cfg, err := w.git().ConfigScoped(config.GlobalScope); err == nil {
 		s = Signature{Name: cfg.User.Name, Email: cfg.User.Email}
 	}
 	if s.Name == "" {

@@ -34,6 +34,13 @@ func (w *Workspace) endInflight() { os.Remove(w.inflightPath()) }
 // crash at any point leaves HEAD at Base with the work tree untouched, or HEAD at the new commit
 // with Recover able to finish the work tree. Hold the lock.
 func (w *Workspace) Publish(c Change) (string, error) {
+	// every path is checked before the branch moves: a link planted in the work tree (by a hook,
+	// say) refuses the change whole, instead of a commit the work tree cannot follow
+	for p := range c.Files {
+		if _, err := w.safePath(p); err != nil {
+			return "", err
+		}
+	}
 	commit, err := w.prepare(c)
 	if err != nil {
 		return "", err
@@ -50,7 +57,10 @@ func (w *Workspace) Publish(c Change) (string, error) {
 		w.endInflight()
 		return "", err
 	}
-	if err := w.Checkout(commit.hash, c.Files); err != nil {
+	if err := w.Checkout(commit.hash, c.Files); errors.Is(err, ErrIndexStale) {
+		w.endInflight() // the work tree is done; the marker has the index repaired
+		return commit.hash, fmt.Errorf("committed %s: %w", short(commit.hash), err)
+	} else if err != nil {
 		return commit.hash, fmt.Errorf("committed %s, but the work tree is behind (archiplan finishes it on its next run): %w", short(commit.hash), err)
 	}
 	w.endInflight()
@@ -59,9 +69,16 @@ func (w *Workspace) Publish(c Change) (string, error) {
 
 // Recover finishes or drops a change a crashed process left: when HEAD is the commit it was
 // making, the work tree is brought to it; otherwise the branch never moved and nothing is left to
-// do. Hold the lock. It reports whether it finished a change.
+// do. Before that it clears the git locks (index.lock, a ref's .lock) a dead archiplan process
+// left, and never one another process took, live or dead (see gitLock), and repairs git's index
+// where an earlier change could not update it (ErrIndexStale while a git still holds it). Hold
+// the lock. It reports whether it finished a change.
 func (w *Workspace) Recover() (bool, error) {
+	w.clearDeadLocks() // first: their temporary files pin the inodes that prove them ours
 	w.cleanTemps()
+	if err := w.repairIndex(); err != nil {
+		return false, err
+	}
 	data, err := os.ReadFile(w.inflightPath())
 	if errors.Is(err, os.ErrNotExist) {
 		return false, nil
@@ -69,12 +86,6 @@ func (w *Workspace) Recover() (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	// the intent is written before the branch's .lock is taken and dropped after it is gone, so a
-	// .lock found with it is the one the crashed process held, never a live git's
-	if branch, err := w.branch(); err == nil {
-		os.Remove(filepath.Join(w.gitDir, filepath.FromSlash(branch.String())) + ".lock")
-	}
-	os.Remove(filepath.Join(w.gitDir, "index.lock")) // likewise: only Publish and Recover write the index
 	var in inflight
 	if err := json.Unmarshal(data, &in); err != nil {
 		w.endInflight() // written atomically, so a bad one is not ours to finish
@@ -101,8 +112,11 @@ func (w *Workspace) Recover() (bool, error) {
 		}
 	}
 	// a removed folder: FileAt finds no file there, so nil removes it, as the change did
-	if err := w.Checkout(in.Commit, files); err != nil {
+	if err := w.Checkout(in.Commit, files); err != nil && !errors.Is(err, ErrIndexStale) {
 		return false, err
+	} else if err != nil {
+		w.endInflight() // the work tree is done; the marker has the index repaired
+		return true, err
 	}
 	w.endInflight()
 	return true, nil

@@ -78,7 +78,7 @@ func (w *Workspace) recordRemote(update func(*RemoteState)) {
 // for ssh remotes, a token from ARCHIPLAN_GIT_TOKEN (user ARCHIPLAN_GIT_USER, default "git") for
 // https. Nothing of it is ever logged or written.
 func (w *Workspace) auth(remote string) (transport.AuthMethod, error) {
-	r, err := w.repo.Remote(remote)
+	r, err := w.git().Remote(remote)
 	if err != nil {
 		return nil, fmt.Errorf("remote %q: %w", remote, err)
 	}
@@ -128,7 +128,7 @@ func (w *Workspace) Fetch(ctx context.Context, remote string) error {
 	if err != nil {
 		return err
 	}
-	err = w.repo.FetchContext(ctx, &git.FetchOptions{RemoteName: remote, Auth: auth,
+	err = w.git().FetchContext(ctx, &git.FetchOptions{RemoteName: remote, Auth: auth,
 		RefSpecs: []config.RefSpec{config.RefSpec("+refs/heads/*:refs/remotes/" + remote + "/*")}})
 	if errors.Is(err, git.NoErrAlreadyUpToDate) {
 		err = nil
@@ -162,7 +162,7 @@ func (w *Workspace) RemoteHead(remote string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	ref, err := w.repo.Reference(plumbing.NewRemoteReferenceName(remote, branch.Short()), true)
+	ref, err := w.git().Reference(plumbing.NewRemoteReferenceName(remote, branch.Short()), true)
 	if errors.Is(err, plumbing.ErrReferenceNotFound) {
 		return "", nil
 	}
@@ -219,12 +219,12 @@ func (w *Workspace) AheadBehind(remote string) (ahead, behind int, err error) {
 		return 0, 0, err
 	}
 	var mine, theirs []string
-	if base != rh {
+	if base != head { // head is not an ancestor of the remote's: it has commits of its own
 		if mine, err = w.only(head, rh); err != nil {
 			return 0, 0, err
 		}
 	}
-	if base != head {
+	if base != rh {
 		theirs, err = w.only(rh, head)
 	}
 	return len(mine), len(theirs), err
@@ -232,11 +232,11 @@ func (w *Workspace) AheadBehind(remote string) (ahead, behind int, err error) {
 
 // MergeBase is the newest commit both histories hold ("" when none).
 func (w *Workspace) MergeBase(a, b string) (string, error) {
-	ca, err := w.repo.CommitObject(plumbing.NewHash(a))
+	ca, err := w.git().CommitObject(plumbing.NewHash(a))
 	if err != nil {
 		return "", err
 	}
-	cb, err := w.repo.CommitObject(plumbing.NewHash(b))
+	cb, err := w.git().CommitObject(plumbing.NewHash(b))
 	if err != nil {
 		return "", err
 	}
@@ -249,7 +249,7 @@ func (w *Workspace) MergeBase(a, b string) (string, error) {
 
 // Parents are a commit's parents, in order.
 func (w *Workspace) Parents(commit string) ([]string, error) {
-	c, err := w.repo.CommitObject(plumbing.NewHash(commit))
+	c, err := w.git().CommitObject(plumbing.NewHash(commit))
 	if err != nil {
 		return nil, fmt.Errorf("read commit %s: %w", short(commit), err)
 	}
@@ -287,7 +287,7 @@ func (w *Workspace) only(head, base string) ([]string, error) {
 	}
 	var line []string
 	for h := head; ; {
-		c, err := w.repo.CommitObject(plumbing.NewHash(h))
+		c, err := w.git().CommitObject(plumbing.NewHash(h))
 		if err != nil {
 			return nil, fmt.Errorf("read commit %s: %w", short(h), err)
 		}
@@ -314,7 +314,7 @@ func (w *Workspace) only(head, base string) ([]string, error) {
 				continue
 			}
 			held[h] = true
-			c, err := w.repo.CommitObject(h)
+			c, err := w.git().CommitObject(h)
 			if err != nil {
 				return nil, fmt.Errorf("read commit %s: %w", short(h.String()), err)
 			}
@@ -338,7 +338,7 @@ func (w *Workspace) only(head, base string) ([]string, error) {
 		}
 		ps, ok := parents[f.h]
 		if !ok {
-			c, err := w.repo.CommitObject(f.h)
+			c, err := w.git().CommitObject(f.h)
 			if err != nil {
 				return nil, fmt.Errorf("read commit %s: %w", short(f.h.String()), err)
 			}
@@ -377,7 +377,7 @@ func (w *Workspace) Push(ctx context.Context, remote string) error {
 	if head, herr := w.Head(); herr == nil {
 		w.recordRemote(func(s *RemoteState) { s.Pushing, s.PushingAt = head, time.Now().UTC() })
 	}
-	err = w.repo.PushContext(ctx, &git.PushOptions{RemoteName: remote, RefSpecs: []config.RefSpec{spec}, Auth: auth})
+	err = w.git().PushContext(ctx, &git.PushOptions{RemoteName: remote, RefSpecs: []config.RefSpec{spec}, Auth: auth})
 	if errors.Is(err, git.NoErrAlreadyUpToDate) {
 		err = nil
 	}
@@ -431,6 +431,9 @@ func (w *Workspace) MoveBranch(from, to string) error {
 		return err
 	}
 	if err := w.Checkout(to, files); err != nil {
+		if errors.Is(err, ErrIndexStale) {
+			w.endInflight() // the work tree is done; the marker has the index repaired
+		}
 		return err
 	}
 	w.endInflight()
@@ -438,7 +441,7 @@ func (w *Workspace) MoveBranch(from, to string) error {
 }
 
 func (w *Workspace) blobAt(commit string) string {
-	c, err := w.repo.CommitObject(plumbing.NewHash(commit))
+	c, err := w.git().CommitObject(plumbing.NewHash(commit))
 	if err != nil {
 		return ""
 	}
@@ -456,7 +459,7 @@ func (w *Workspace) blobAt(commit string) string {
 // diffFiles lists the files that differ between two commits: content at to, or nil where gone.
 func (w *Workspace) diffFiles(from, to string) (map[string][]byte, error) {
 	tree := func(h string) (*object.Tree, error) {
-		c, err := w.repo.CommitObject(plumbing.NewHash(h))
+		c, err := w.git().CommitObject(plumbing.NewHash(h))
 		if err != nil {
 			return nil, err
 		}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
@@ -22,9 +23,9 @@ var (
 
 // Workspace is a git repository holding a model.
 type Workspace struct {
-	Root   string // the repository's work tree
-	Model  string // the model's path, relative to Root, with forward slashes
-	repo   *git.Repository
+	Root   string                         // the repository's work tree
+	Model  string                         // the model's path, relative to Root, with forward slashes
+	repo   atomic.Pointer[git.Repository] // swapped by reopen after git gc; read through git()
 	gitDir string
 }
 
@@ -48,7 +49,12 @@ func Open(dir, modelPath string) (*Workspace, error) {
 	if fi, err := os.Stat(gitDir); err != nil || !fi.IsDir() {
 		return nil, fmt.Errorf("open workspace %s: .git is not a folder (worktrees and submodules are not supported): %w", dir, ErrNoRepository)
 	}
-	return &Workspace{Root: root, Model: filepath.ToSlash(modelPath), repo: repo, gitDir: gitDir}, nil
+	if repo, err = openRepository(gitDir, root); err != nil {
+		return nil, fmt.Errorf("open workspace %s: %w", dir, err)
+	}
+	w := &Workspace{Root: root, Model: filepath.ToSlash(modelPath), gitDir: gitDir}
+	w.repo.Store(repo)
+	return w, nil
 }
 
 // ModelAtHead is the model as committed at HEAD.
@@ -60,16 +66,27 @@ type ModelAtHead struct {
 }
 
 // HeadBlob returns HEAD's commit and the model's blob id there, reading neither the model nor the
-// work tree: the cheap question "did the model at HEAD change?".
+// work tree: the cheap question "did the model at HEAD change?". Like ReadModel, it reopens the
+// repository once when an object is missing.
 func (w *Workspace) HeadBlob() (commit, blob string, err error) {
-	ref, err := w.repo.Head()
+	err = w.reloading(func() error {
+		var err error
+		commit, blob, err = w.headBlob()
+		return err
+	})
+	return commit, blob, err
+}
+
+// headBlob is HeadBlob without the reopen.
+func (w *Workspace) headBlob() (commit, blob string, err error) {
+	ref, err := w.git().Head()
 	if errors.Is(err, plumbing.ErrReferenceNotFound) {
 		return "", "", ErrNoCommit
 	}
 	if err != nil {
 		return "", "", fmt.Errorf("read HEAD: %w", err)
 	}
-	c, err := w.repo.CommitObject(ref.Hash())
+	c, err := w.git().CommitObject(ref.Hash())
 	if err != nil {
 		return "", "", fmt.Errorf("read commit %s: %w", ref.Hash(), err)
 	}
@@ -84,18 +101,29 @@ func (w *Workspace) HeadBlob() (commit, blob string, err error) {
 	return ref.Hash().String(), entry.Hash.String(), nil
 }
 
-// ReadModel reads the model committed at HEAD, by blob: never the work tree's edits. When the
+// ReadModel reads the model committed at HEAD (see readModel), reopening the repository once when
+// an object is missing.
+func (w *Workspace) ReadModel() (m *ModelAtHead, err error) {
+	err = w.reloading(func() error {
+		var err error
+		m, err = w.readModel()
+		return err
+	})
+	return m, err
+}
+
+// readModel reads the model committed at HEAD, by blob: never the work tree's edits. When the
 // work tree's file is that very blob (its id says so), its bytes are used, sparing the
 // decompression of a large object; otherwise the blob is read from git, and Dirty is set.
-func (w *Workspace) ReadModel() (*ModelAtHead, error) {
-	ref, err := w.repo.Head()
+func (w *Workspace) readModel() (*ModelAtHead, error) {
+	ref, err := w.git().Head()
 	if errors.Is(err, plumbing.ErrReferenceNotFound) {
 		return nil, ErrNoCommit
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read HEAD: %w", err)
 	}
-	commit, err := w.repo.CommitObject(ref.Hash())
+	commit, err := w.git().CommitObject(ref.Hash())
 	if err != nil {
 		return nil, fmt.Errorf("read commit %s: %w", ref.Hash(), err)
 	}
@@ -113,7 +141,7 @@ func (w *Workspace) ReadModel() (*ModelAtHead, error) {
 		return head, nil
 	}
 	head.Dirty = true
-	blob, err := w.repo.BlobObject(entry.Hash)
+	blob, err := w.git().BlobObject(entry.Hash)
 	if err != nil {
 		return nil, fmt.Errorf("read %s at %s: %w", w.Model, ref.Hash().String()[:12], err)
 	}

@@ -67,8 +67,12 @@ func (c *config) inbox(ws *store.Workspace) *inbox.Inbox {
 // ledger is the operation on the workspace, as the configuration sets it up.
 func (c *config) ledger(ws *store.Workspace) *ledger.Ledger {
 	return ledger.New(ledger.Config{Workspace: ws, Inbox: c.inbox(ws), Options: optionsOf(c), Hooks: c.hooks(ws),
-		ApprovedBy: ws.Identity(), Remote: c.remoteOf()})
+		ApprovedBy: ws.Identity(), Remote: c.remoteOf(), Adopted: c.adopt()})
 }
+
+// adopt says whether planners write the inbox as other users (planner_group): plans are adopted
+// when previewed and only adopted plans are applied.
+func (c *config) adopt() bool { return c.v.GetString("planner_group") != "" }
 
 // file is the configuration file read ("" when none).
 func (c *config) file() string { return c.v.ConfigFileUsed() }

@@ -73,7 +73,7 @@ func daemonCmd() *cobra.Command {
 			}
 			logger := slog.New(handler)
 			led := ledger.New(ledger.Config{Workspace: ws, Inbox: cfg.inbox(ws), Options: optionsOf(cfg), Hooks: cfg.hooks(ws),
-				ApprovedBy: ws.Identity(), Remote: cfg.remoteOf(), Logger: logger})
+				ApprovedBy: ws.Identity(), Remote: cfg.remoteOf(), Logger: logger, Adopted: cfg.adopt()})
 			inbox := led.Inbox().Dir
 			configFile := cfg.file()
 			if configFile == "" {
@@ -87,7 +87,7 @@ func daemonCmd() *cobra.Command {
 				}
 				return optionsOf(fresh), nil
 			}
-			d := daemon.New(daemon.Config{Ledger: led, Reload: reload, ConfigFile: configFile, Logger: logger, Rescan: rescan,
+			d := daemon.New(daemon.Config{Ledger: led, Reload: reload, ConfigFile: configFile, Logger: logger, Rescan: rescan, Adopt: cfg.adopt(),
 				Remote: cfg.remoteOf(), FetchInterval: cfg.v.GetDuration("fetch_interval")})
 			ctx := context.Background()
 			signals := make(chan os.Signal, 2)
@@ -108,7 +108,7 @@ func daemonCmd() *cobra.Command {
 				fmt.Fprintf(out, `
 The sample plan is waiting: read its preview in
   %[1]s/plans/welcome.preview.md
-approve it by renaming it:
+approve it by renaming it (or: go run ./cmd/archiplan approve --repo %[1]s welcome):
   mv %[1]s/plans/welcome.json %[1]s/plans/welcome.approved
 then see the commit it made:
   git -C %[1]s log --stat -1

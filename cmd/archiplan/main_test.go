@@ -88,7 +88,7 @@ func waitfile(ts *testscript.TestScript, neg bool, args []string) {
 		matches, _ := filepath.Glob(pattern)
 		found := false
 		for _, m := range matches {
-			data, err := os.ReadFile(m)
+			data, err := readRegular(m)
 			if err == nil && (len(args) == 1 || strings.Contains(string(data), args[1])) || err != nil && len(args) == 1 {
 				found = true
 			}
@@ -104,6 +104,19 @@ func waitfile(ts *testscript.TestScript, neg bool, args []string) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// readRegular reads a file unless it is a link, a pipe or a device (a script may plant those on
+// purpose): waiting on one must not block or read /dev/zero forever.
+func readRegular(path string) ([]byte, error) {
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: not a regular file", path)
+	}
+	return os.ReadFile(path)
 }
 
 // waithead FILE: wait until FILE names the commit HEAD is at now (a preview following HEAD).

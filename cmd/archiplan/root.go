@@ -78,6 +78,8 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 	root.AddCommand(versionCmd(), synthCmd(), daemonCmd(), validateCmd(), previewCmd(), schemaCmd(),
 		initCmd(), applyCmd(), revertCmd(), logCmd(), statusCmd(), contextCmd(), promptCmd(), askCmd(), syncCmd(),
 		approveCmd(), rejectCmd())
+	root.AddCommand(renderCmd())
+	root.AddCommand(diffCmd())
 	return root
 }
 

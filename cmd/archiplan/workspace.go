@@ -6,7 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/user"
 	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -23,7 +27,8 @@ func workspaceError(err error) error {
 	case err == nil:
 		return nil
 	case errors.Is(err, ledger.ErrRefused), errors.Is(err, ledger.ErrConflict), errors.Is(err, ledger.ErrAlreadyReverted),
-		errors.Is(err, ledger.ErrNoSuchPlan), errors.Is(err, store.ErrDirty), errors.Is(err, inbox.ErrBadName):
+		errors.Is(err, ledger.ErrNoSuchPlan), errors.Is(err, store.ErrDirty), errors.Is(err, inbox.ErrBadName),
+		errors.Is(err, ledger.ErrBadInverse):
 		return codedError{exitRefused, err}
 	}
 	return codedError{exitNoUsable, err}
@@ -55,7 +60,7 @@ func (c *config) hooks(ws *store.Workspace) hooks.Runner {
 }
 
 func initCmd() *cobra.Command {
-	var model string
+	var model, plannerGroup string
 	c := &cobra.Command{
 		Use:   "init [DIR] [--model FILE]",
 		Short: "Make DIR a workspace: git repository, model (FILE, or the example), plans/, config, first commit",
@@ -83,10 +88,17 @@ func initCmd() *cobra.Command {
 				return codedError{exitNoUsable, err}
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "workspace %s: model %s, inbox plans/, HEAD %s\n", ws.Root, ws.Model, short(commit))
+			if plannerGroup != "" {
+				if err := sharePlannerInbox(ws, plannerGroup); err != nil {
+					return codedError{exitNoUsable, err}
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "inbox plans/ is sticky and writable by group %s; plans are adopted when previewed, and only adopted plans can be approved\n", plannerGroup)
+			}
 			return nil
 		},
 	}
 	c.Flags().StringVar(&model, "model", "", "the model to start from (default: the built-in example)")
+	c.Flags().StringVar(&plannerGroup, "planner-group", "", "planners write the inbox as this group and cannot approve their own plans (see the README's threat model)")
 	return c
 }
 
@@ -122,11 +134,24 @@ func applyCmd() *cobra.Command {
 			if err := led.Pull(context.Background()); err != nil {
 				fmt.Fprintln(cmd.ErrOrStderr(), "archiplan: pull:", err)
 			}
-			res, err := led.Apply(context.Background(), ledger.Request{Name: name, File: path, Raw: raw, Context: cx})
 			out := cmd.OutOrStdout()
 			box := cfg.inbox(ws)
 			abs, _ := filepath.Abs(path)
 			inInbox := filepath.Dir(abs) == box.Dir
+			var res *ledger.Result
+			if e, ferr := box.Find(name); inInbox && ferr == nil && e.File == filepath.Base(path) && e.State == inbox.Approved {
+				// an approval in the inbox applies only as the daemon would apply it: bound to the
+				// preview archiplan recorded (the file may have been swapped since the person read it)
+				res, err = led.Approve(context.Background(), e)
+				if errors.Is(err, ledger.ErrRepreview) {
+					return codedError{exitRefused, fmt.Errorf("%w: read its new preview (archiplan validate %s), then approve again", err, box.Path(inbox.PlanFile(name)))}
+				}
+				if errors.Is(err, ledger.ErrRefused) {
+					fmt.Fprintf(out, "not applied: %s (see %s)\n", res.Reason, box.Path(inbox.PreviewFile(name)))
+				}
+			} else {
+				res, err = led.Apply(context.Background(), ledger.Request{Name: name, File: path, Raw: raw, Context: cx})
+			}
 			if errors.Is(err, ledger.ErrAlreadyApplied) {
 				fmt.Fprintf(out, "%s was applied before, in commit %s; nothing to do\n", res.PlanID, short(res.Commit))
 				if inInbox {
@@ -146,6 +171,9 @@ func applyCmd() *cobra.Command {
 				box.Clear(name) // applied: its inbox files go, as when the daemon applies it
 			}
 			fmt.Fprintf(out, "applied %s in commit %s\n", res.PlanID, short(res.Commit))
+			if res.Warning != "" {
+				fmt.Fprintln(cmd.ErrOrStderr(), "archiplan: warning:", res.Warning)
+			}
 			if err := pushAfter(cmd, led); err != nil {
 				return err
 			}
@@ -280,4 +308,46 @@ func syncCmd() *cobra.Command {
 			return pushNow(cmd, led)
 		},
 	}
+}
+
+// sharePlannerInbox sets the inbox up for planners running as other users of group: sticky and
+// group-writable (a planner can add files, and rename or delete only its own), owned by this user;
+// and it turns adoption on in the configuration (planner_group), committed.
+func sharePlannerInbox(ws *store.Workspace, group string) error {
+	g, err := user.LookupGroup(group)
+	if err != nil {
+		return err
+	}
+	gid, err := strconv.Atoi(g.Gid)
+	if err != nil {
+		return err
+	}
+	dir := filepath.Join(ws.Root, "plans")
+	if err := os.Chown(dir, os.Getuid(), gid); err != nil {
+		return err
+	}
+	if err := os.Chmod(dir, 0o770|os.ModeSticky); err != nil {
+		return err
+	}
+	cfgPath := filepath.Join(ws.Root, ".archiplan.yaml")
+	data, err := os.ReadFile(cfgPath)
+	if err != nil {
+		return err
+	}
+	if strings.Contains(string(data), "planner_group:") {
+		return nil
+	}
+	data = append(data, []byte("# planners write the inbox as this group; only plans archiplan adopted can be approved\nplanner_group: "+group+"\n")...)
+	head, err := ws.Head()
+	if err != nil {
+		return err
+	}
+	lock, err := ws.Lock()
+	if err != nil {
+		return err
+	}
+	defer lock.Unlock()
+	_, err = ws.Publish(store.Change{Base: head, Files: map[string][]byte{".archiplan.yaml": data},
+		Message: "archiplan: planners write the inbox as group " + group + "\n", Author: ws.Identity(), When: time.Now()})
+	return err
 }

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"time"
 )
 
@@ -37,6 +38,8 @@ type Record struct {
 	Verdict       string `json:"verdict"`
 	Reason        string `json:"reason,omitempty"`
 	Summary       string `json:"summary,omitempty"` // the plan's summary, for listings
+	// Reviewer is the name a reviewer gave on the review page when approving ("" otherwise).
+	Reviewer string `json:"reviewer,omitempty"`
 	// Outputs are the files written, with their SHA-256: the preview on disk must still be these.
 	Outputs map[string]string `json:"outputs"`
 	Created []string          `json:"created,omitempty"` // ids the plan creates
@@ -199,6 +202,33 @@ func (b *Inbox) Approve(name string) error {
 		return fmt.Errorf("%s is rejected: rename it back to %s to preview it again, then approve", e.File, PlanFile(name))
 	}
 	return os.Rename(b.Path(e.File), b.Path(ApprovedFile(name)))
+}
+
+// ErrPreviewChanged means the preview was written again since the reviewer's page was drawn.
+var ErrPreviewChanged = errors.New("the preview changed since it was shown")
+
+// ApproveSeen approves NAME for a reviewer who saw the preview whose SHA-256 is previewSHA: only
+// if that is still the preview archiplan wrote, and the files on disk are still its own. The
+// reviewer's name (may be empty) is kept in the record, for the commit's Approved-By.
+func (b *Inbox) ApproveSeen(name, previewSHA, reviewer string) error {
+	rec, err := b.Record(name)
+	if err != nil {
+		return err
+	}
+	if rec.Outputs[PreviewFile(name)] != previewSHA {
+		return fmt.Errorf("%s: %w: read it again", name, ErrPreviewChanged)
+	}
+	if _, err := b.Verify(rec); err != nil {
+		return err
+	}
+	rec.Reviewer = strings.Join(strings.Fields(strings.NewReplacer("<", "", ">", "").Replace(reviewer)), " ")
+	if len(rec.Reviewer) > 100 {
+		rec.Reviewer = rec.Reviewer[:100]
+	}
+	if err := b.writeRecord(rec); err != nil {
+		return err
+	}
+	return b.Approve(name)
 }
 
 // Withdraw renames an approved plan back to NAME.json, so that it is previewed again: for an

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"unicode"
 
@@ -41,6 +42,7 @@ type Result struct {
 	Outputs  inbox.Outputs
 	Revalid  string // HEAD the plan was validated again on, when it moved since the preview
 	HookNote string // output of the hooks, for people
+	Warning  string // the apply is made, but something needs attention (git's index behind)
 }
 
 // Approve applies an approved plan of the inbox, if and only if it is the very plan previewed,
@@ -50,6 +52,11 @@ type Result struct {
 // is withdrawn (renamed back to NAME.json) and previewed again (ErrRepreview).
 func (l *Ledger) Approve(ctx context.Context, e inbox.Entry) (*Result, error) {
 	b := l.cfg.Inbox
+	if l.cfg.Adopted && inbox.Owner(e) != os.Getuid() {
+		raw, _ := b.ReadPlan(e)
+		return l.rejectEntry(e, l.outcomeOf(raw), VerdictRejected,
+			"this approval is a file archiplan did not adopt (a planner wrote it): in this workspace only a previewed plan, renamed by archiplan's user, is applied")
+	}
 	raw, err := b.ReadPlan(e)
 	if err != nil {
 		return l.rejectEntry(e, unreadable(raw, err), VerdictRejected, err.Error())
@@ -70,11 +77,19 @@ func (l *Ledger) Approve(ctx context.Context, e inbox.Entry) (*Result, error) {
 			"the preview on disk is not the one archiplan wrote, so what was read may have been a forgery ("+err.Error()+
 				"): rename it back to .json to preview it again, and read the new preview")
 	}
-	cx, cerr := b.ReadContext(e.Name)
-	scope := scopeHash(cx)
-	if cerr != nil {
-		scope = "unreadable"
+	if rec.Verdict == plans.VerdictInvalid {
+		// the person was shown a plan that would not apply: what they approved is that refusal
+		// (a plan not ready is refused by the apply, with its own code)
+		return l.rejectEntry(e, l.outcomeOf(raw), VerdictRejected,
+			"its preview said invalid: only a plan previewed as valid is applied (fix it, then read its new preview)")
 	}
+	cx, cerr := b.ReadContext(e.Name)
+	if cerr != nil {
+		// a scope that cannot be read is never taken for no scope
+		return l.rejectEntry(e, l.outcomeOf(raw), VerdictRejected,
+			"its context "+inbox.ContextFile(e.Name)+" cannot be read ("+cerr.Error()+"): a scoped plan is never applied unscoped")
+	}
+	scope := scopeHash(cx)
 	if PolicyHash(l.Options()) != rec.Policy || scope != rec.Scope {
 		what := "the policy"
 		if scope != rec.Scope {
@@ -86,7 +101,13 @@ func (l *Ledger) Approve(ctx context.Context, e inbox.Entry) (*Result, error) {
 		l.log.Info("approval withdrawn: previewed again", "plan", e.File, "changed", what)
 		return res, fmt.Errorf("%w: %s changed since the preview of %s", ErrRepreview, what, e.Name)
 	}
-	res, err = l.Apply(ctx, Request{Name: e.Name, File: e.File, Raw: raw, Record: rec, Approved: files, Context: cx})
+	req := Request{Name: e.Name, File: e.File, Raw: raw, Record: rec, Approved: files, Context: cx}
+	if rec.Reviewer != "" {
+		by := l.cfg.ApprovedBy
+		by.Name = fmt.Sprintf("%s (review page: %s)", by.Name, rec.Reviewer)
+		req.ApprovedBy = &by
+	}
+	res, err = l.Apply(ctx, req)
 	if err != nil && ctx.Err() != nil {
 		return res, fmt.Errorf("cancelled; the plan stays approved: %w", err) // not the plan's fault
 	}
@@ -202,6 +223,9 @@ func (l *Ledger) apply(ctx context.Context, req Request) (*Result, error) {
 	} else if dirty {
 		return refuse(nil, VerdictRejected, fmt.Sprintf("%s has uncommitted changes (saved from Archi?): commit or discard them first; they are left as they are", ws.Model))
 	}
+	if l.problem != nil {
+		return refuse(nil, VerdictRejected, fmt.Sprintf("the model at HEAD %s cannot be opened by Archi (%v): repair it first", short(head.Commit), l.problem))
+	}
 	rec := req.Record
 	if rec != nil && rec.Blob != head.Blob {
 		// HEAD moved since the preview: only commits that touched nothing the plan reads or changes
@@ -259,6 +283,11 @@ func (l *Ledger) apply(ctx context.Context, req Request) (*Result, error) {
 		undo()
 		return nil, err
 	}
+	// never commit a model archiplan could not read back
+	if err := archixml.CheckSize(data); err != nil {
+		undo()
+		return refuse(o, VerdictRejected, err.Error())
+	}
 	preview, report, pictures := l.approvedFiles(req, o, info)
 	files := archiveFiles(res.PlanID, req.Raw, preview, report, pictures, inv)
 	files[ws.Model] = data
@@ -272,9 +301,19 @@ func (l *Ledger) apply(ctx context.Context, req Request) (*Result, error) {
 		undo()
 		return refuse(o, VerdictStale, err.Error())
 	}
+	if errors.Is(err, store.ErrSymlink) && commit == "" {
+		undo() // a link where the apply writes (planted by a hook?): never written through
+		return refuse(o, VerdictRejected, "not applied: "+err.Error())
+	}
 	if err != nil && commit == "" {
 		undo()
 		return nil, err
+	}
+	if errors.Is(err, store.ErrIndexStale) {
+		// committed, and the work tree written; git's index is repaired by the next command
+		res.Warning = err.Error()
+		l.log.Warn("applied, but git's index is behind until the next archiplan command repairs it", "commit", short(commit), "err", err)
+		err = nil
 	}
 	// the model the apply made is the model at HEAD now: kept, never parsed again
 	l.model, l.blob, l.commit = m, store.BlobID(data), commit
@@ -356,7 +395,7 @@ func (l *Ledger) movedOver(rec *inbox.Record, head string) (*store.CommitInfo, e
 	}
 	// the commits since, the sides of merges included (a first-parent walk from a merge can miss
 	// the preview's commit and run to the root)
-	later, err := newChanges(ws, rec.Commit, head)
+	later, err := spanOf(ws, rec.Commit, head)
 	if err != nil {
 		return nil, err
 	}
@@ -401,5 +440,3 @@ func oneLine(s string) string {
 func signature(s store.Signature) string {
 	return oneLine(s.Name) + " <" + oneLine(s.Email) + ">"
 }
-
-var _ = archixml.Load

@@ -6,10 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"regexp"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/archiplan/archiplan/archixml"
 	"github.com/archiplan/archiplan/plans"
 	"github.com/archiplan/archiplan/store"
 )
@@ -88,6 +88,9 @@ func decodeInverse(raw []byte, id string) (*plans.Inverse, error) {
 		return nil, fmt.Errorf("read the inverse of %s: %w", id, err)
 	}
 	if err := validInverse(&inv); err != nil {
+		return nil, fmt.Errorf("%w: the inverse of %s: %v", ErrBadInverse, id, err)
+	}
+	if err := archixml.ValidateSteps(inv.Steps); err != nil {
 		return nil, fmt.Errorf("the inverse of %s: %w", id, err)
 	}
 	return &inv, nil
@@ -109,7 +112,9 @@ func archiveFiles(id string, raw, preview, report []byte, pictures map[string][]
 	return files
 }
 
-var attrName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.-]*(:[A-Za-z_][A-Za-z0-9_.-]*)?$`)
+// editedAttrs are the only attributes an apply sets or removes (archixml's edits), so the only
+// ones an inverse may put back: never an id, a type or a namespace.
+var editedAttrs = map[string]bool{"name": true, "value": true, "targetConnections": true}
 
 // validInverse checks every step of an inverse before it is used: a known op, an attribute name
 // that is a plain XML name (never a namespace declaration), values and removed nodes that are
@@ -136,7 +141,7 @@ func validInverse(inv *plans.Inverse) error {
 		}
 		switch s.Op {
 		case "attr":
-			if !attrName.MatchString(s.Key) || s.Key == "xmlns" || strings.HasPrefix(s.Key, "xmlns:") {
+			if !editedAttrs[s.Key] {
 				return bad("attribute %q is not one an edit sets", s.Key)
 			}
 		case "text":

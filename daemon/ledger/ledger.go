@@ -56,6 +56,10 @@ type Config struct {
 	Remote     Remote
 	Logger     *slog.Logger
 	Now        func() time.Time
+	// Adopted, when set, honours approvals only of plan files this process's user owns: plans the
+	// daemon adopted when it previewed them, which a planner writing into a sticky, group-writable
+	// inbox cannot rename. A planner's own NAME.approved is rejected.
+	Adopted bool
 }
 
 // Ledger applies, reverts and previews plans of one workspace. Its methods are safe for
@@ -71,6 +75,9 @@ type Ledger struct {
 	blob   string
 	commit string
 	clean  stamp // the model file when last seen equal to blob
+	// problem is why Archi could not open the model at HEAD (nil when it could): no plan is
+	// previewed valid or applied on such a model
+	problem error
 }
 
 // stamp is what the file system says of the model file: when it is unchanged, so is the file.
@@ -172,6 +179,7 @@ func (l *Ledger) head() (*Head, error) {
 		return nil, fmt.Errorf("load %s at %s: %w", ws.Model, short(at.Commit), err)
 	}
 	l.model, l.blob, l.commit = m, at.Blob, at.Commit
+	l.problem = archixml.Check(m)
 	if !at.Dirty {
 		l.clean = l.stampOf(at.Blob)
 	}
@@ -180,7 +188,7 @@ func (l *Ledger) head() (*Head, error) {
 }
 
 // forget drops the kept model: it was changed and not committed.
-func (l *Ledger) forget() { l.model, l.blob, l.commit = nil, "", "" }
+func (l *Ledger) forget() { l.model, l.blob, l.commit, l.problem = nil, "", "", nil }
 
 func (l *Ledger) stampOf(blob string) stamp {
 	fi, err := os.Stat(l.cfg.Workspace.ModelPath())

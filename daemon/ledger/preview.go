@@ -3,6 +3,7 @@ package ledger
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/archiplan/archiplan/daemon/inbox"
 	"github.com/archiplan/archiplan/plans"
@@ -16,7 +17,7 @@ type Checked struct {
 	Head    *Head
 	Policy  string // hash of the policy it was checked under
 	Scope   string // hash of its context file ("" without one)
-	pics    map[string][]byte
+	pics    *pictures
 }
 
 // Truncated says the plan looks cut off mid-write: worth waiting for before refusing it.
@@ -51,7 +52,18 @@ func (l *Ledger) Check(e inbox.Entry) (*Checked, error) {
 		opts.Scope, cerr = plans.ScopeFromContext(ctx)
 	}
 	c.Scope = scopeHash(ctx)
-	c.Outcome = plans.Check(raw, head.Model, opts)
+	pics := newPictures(e.Name)
+	c.Outcome = plans.CheckThen(raw, head.Model, opts, func(o *plans.Outcome) {
+		pics.changedViews(o, head.Model)
+		pics.draw(head.Model, true)
+	})
+	pics.draw(head.Model, false)
+	c.pics = pics
+	if l.problem != nil {
+		c.Outcome.Findings = append(c.Outcome.Findings, plans.Finding{Severity: plans.Error, Code: plans.ModelInvalid,
+			Message: fmt.Sprintf("the model at HEAD %s cannot be opened by Archi: %v", short(head.Commit), l.problem)})
+		c.Outcome.Verdict = plans.VerdictInvalid
+	}
 	if cerr != nil {
 		c.Outcome.Findings = append(c.Outcome.Findings, plans.Finding{Severity: plans.Error, Code: plans.PolicyOutOfScope,
 			Message: "the plan's context " + inbox.ContextFile(e.Name) + " cannot be read: " + cerr.Error()})
@@ -77,7 +89,18 @@ func (l *Ledger) Publish(c *Checked) (*inbox.Record, error) {
 	ws := l.cfg.Workspace
 	info := c.Head.Info(ws.Model)
 	file := c.Entry.File
-	out := inbox.Outputs{Preview: c.Outcome.Preview(file, info), Report: c.Outcome.Report(file, info).JSON(), Pictures: c.pics}
+	preview := c.Outcome.Preview(file, info)
+	if c.Outcome.Verdict == plans.VerdictValid {
+		preview = withNote(preview, fmt.Sprintf("To apply it, rename %s to %s (or run archiplan approve %s).",
+			plans.MDEscape(file), plans.MDEscape(inbox.ApprovedFile(c.Entry.Name)), c.Entry.Name))
+	}
+	var files map[string][]byte
+	if c.pics != nil {
+		var section string
+		files, section = c.pics.files()
+		preview = append(preview, section...)
+	}
+	out := inbox.Outputs{Preview: preview, Report: c.Outcome.Report(file, info).JSON(), Pictures: files}
 	rec := recordOf(c, file)
 	if err := l.cfg.Inbox.Publish(c.Entry.Name, out, rec); err != nil {
 		return nil, fmt.Errorf("publish the preview of %s: %w", file, err)
@@ -135,4 +158,13 @@ func summaryOf(o *plans.Outcome) string {
 		return ""
 	}
 	return o.Plan.Summary
+}
+
+// withNote puts a paragraph of archiplan's own under a preview's title.
+func withNote(preview []byte, note string) []byte {
+	s := string(preview)
+	if i := strings.Index(s, "\n\n"); i >= 0 {
+		return []byte(s[:i+2] + note + "\n\n" + s[i+2:])
+	}
+	return []byte(note + "\n\n" + s)
 }

@@ -16,6 +16,8 @@ var (
 	ErrNoSuchPlan = errors.New("no applied plan")
 	// ErrConflict means a later commit changed what the plan changed; revert names it.
 	ErrConflict = errors.New("a later commit changed the same objects")
+	// ErrBadInverse means an archived inverse is not one an apply writes: never used.
+	ErrBadInverse = errors.New("the archived inverse is not one archiplan wrote")
 	// ErrAlreadyReverted means the plan was reverted before.
 	ErrAlreadyReverted = errors.New("plan already reverted")
 )
@@ -90,8 +92,13 @@ func (l *Ledger) revert(target string) (*RevertResult, error) {
 		return nil, fmt.Errorf("%w: commit or discard them first", store.ErrDirty)
 	}
 	m := head.Model
+	problem := l.problem // a model Archi could not open before is not the revert's fault
+	others, dups := len(m.All(archixml.KindOther)), len(m.DuplicateIDs())
 	if err := plans.Revert(m, a.Inverse); err != nil {
 		l.forget()
+		if errors.Is(err, archixml.ErrBadStep) {
+			return nil, fmt.Errorf("%w: %v: nothing was committed", ErrBadInverse, err)
+		}
 		return nil, fmt.Errorf("%w: %v", ErrConflict, err)
 	}
 	data, err := m.Save()
@@ -101,8 +108,17 @@ func (l *Ledger) revert(target string) (*RevertResult, error) {
 	}
 	l.forget() // the model was changed; whatever happens next, HEAD is read again
 	// what is committed must be a model archiplan (and Archi) can read
-	if _, err := archixml.Load(data); err != nil {
+	back, err := archixml.Load(data)
+	if err != nil {
 		return nil, fmt.Errorf("the revert of %s would write a model that cannot be read (%v): nothing was committed", id, err)
+	}
+	// an inverse puts back what an apply changed: never an object of a type Archi does not know,
+	// never a second object with an id in use (a crafted inverse could try both)
+	if len(back.All(archixml.KindOther)) > others || len(back.DuplicateIDs()) > dups {
+		return nil, fmt.Errorf("%w: the revert of %s would add objects of unknown types or duplicate ids (a crafted inverse?): nothing was committed", ErrBadInverse, id)
+	}
+	if err := archixml.Check(back); err != nil && problem == nil {
+		return nil, fmt.Errorf("%w: the revert of %s would write a model Archi cannot open (%v): nothing was committed", ErrBadInverse, id, err)
 	}
 	files := map[string][]byte{ws.Model: data}
 	for _, f := range a.Files {

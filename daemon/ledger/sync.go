@@ -157,7 +157,7 @@ func rebase(ws *store.Workspace, r Remote, opts plans.Options, res *SyncResult) 
 			return "", "", fmt.Errorf("commit %s (%s) is not archiplan's: %w", store.Short(c.Hash), c.Subject, store.ErrDiverged)
 		}
 	}
-	theirs, err := newChanges(ws, base, remote)
+	theirs, err := spanOf(ws, base, remote)
 	if err != nil {
 		return "", "", err
 	}
@@ -211,10 +211,10 @@ func rebase(ws *store.Workspace, r Remote, opts plans.Options, res *SyncResult) 
 	return head, top, nil
 }
 
-// changes are the commits one history holds after a base (git rev-list base..head, the sides
+// commitSpan is the commits one history holds after a base (git rev-list base..head, the sides
 // of merges included), with what they changed: the one place sync and batch approvals ask
 // "did anything since then touch these objects?".
-type changes struct {
+type commitSpan struct {
 	ws      *store.Workspace
 	head    string
 	commits []store.CommitInfo // oldest first, each after its parents
@@ -222,12 +222,12 @@ type changes struct {
 	models  map[string]*archixml.Model
 }
 
-func newChanges(ws *store.Workspace, base, head string) (*changes, error) {
+func spanOf(ws *store.Workspace, base, head string) (*commitSpan, error) {
 	commits, err := ws.CommitsBetween(base, head)
 	if err != nil {
 		return nil, err
 	}
-	ch := &changes{ws: ws, head: head, commits: commits, blobs: map[string]string{}, models: map[string]*archixml.Model{}}
+	ch := &commitSpan{ws: ws, head: head, commits: commits, blobs: map[string]string{}, models: map[string]*archixml.Model{}}
 	for _, c := range commits {
 		ch.blobs[c.Hash] = c.ModelBlob
 	}
@@ -236,7 +236,7 @@ func newChanges(ws *store.Workspace, base, head string) (*changes, error) {
 
 // applied finds the commit that applied a plan (by its id, or the same bytes under another
 // name) among the new commits or in the archive at head; "" when none did.
-func (ch *changes) applied(id, digest string) (string, error) {
+func (ch *commitSpan) applied(id, digest string) (string, error) {
 	for _, c := range ch.commits {
 		if c.Trailers[store.TrailerPlanID] == id || c.Trailers[store.TrailerPlanSHA256] == digest {
 			return c.Hash, nil
@@ -258,7 +258,7 @@ func (ch *changes) applied(id, digest string) (string, error) {
 // the objects they record; any other by comparing the objects' XML with its parent's, and a merge
 // only where it differs from every parent (a change it took from one side is that side's
 // commit's, found on its own, or the base's).
-func (ch *changes) touching(ids []string) (*store.CommitInfo, error) {
+func (ch *commitSpan) touching(ids []string) (*store.CommitInfo, error) {
 	if len(ids) == 0 {
 		return nil, nil
 	}
@@ -324,7 +324,7 @@ func (ch *changes) touching(ids []string) (*store.CommitInfo, error) {
 	return nil, nil
 }
 
-func (ch *changes) blob(commit string) (string, error) {
+func (ch *commitSpan) blob(commit string) (string, error) {
 	if b, ok := ch.blobs[commit]; ok {
 		return b, nil
 	}
@@ -337,7 +337,7 @@ func (ch *changes) blob(commit string) (string, error) {
 }
 
 // model is the model at a commit, parsed once per blob; nil where there is none.
-func (ch *changes) model(commit, blob string) (*archixml.Model, error) {
+func (ch *commitSpan) model(commit, blob string) (*archixml.Model, error) {
 	if blob == "" {
 		return nil, nil
 	}
@@ -354,7 +354,7 @@ func (ch *changes) model(commit, blob string) (*archixml.Model, error) {
 
 // rerevert makes a local revert commit again on top of a commit, unless the remote changed what
 // the reverted plan changed.
-func rerevert(ws *store.Workspace, on string, c store.CommitInfo, theirs *changes) (string, *Dropped, error) {
+func rerevert(ws *store.Workspace, on string, c store.CommitInfo, theirs *commitSpan) (string, *Dropped, error) {
 	id, applied := c.Trailers[store.TrailerRevertsPlan], c.Trailers[store.TrailerRevertsCommit]
 	a, err := ReadArchive(ws, applied, id)
 	if err != nil {

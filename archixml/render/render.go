@@ -1,0 +1,425 @@
+package render
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/archiplan/archiplan/archixml"
+	"github.com/archiplan/archiplan/archixml/internal/diagram"
+)
+
+// Errors View returns.
+var (
+	ErrNoView    = errors.New("no such view")
+	ErrMalformed = errors.New("view cannot be read")
+)
+
+// Mark says how a drawn object is singled out, for pictures of a change.
+type Mark uint8
+
+// The marks. Added, moved or restyled objects are outlined in one colour, removed ones drawn
+// faintly in another, renamed ones outlined and tagged.
+const (
+	MarkNone    Mark = iota
+	MarkAdded        // new on the view: outlined
+	MarkChanged      // moved, resized or restyled: outlined
+	MarkRemoved      // gone after the change: drawn faintly
+	MarkRenamed      // its name changed: outlined, with a tag
+)
+
+var markNames = [...]string{"", "added", "changed", "removed", "renamed"}
+
+func (k Mark) String() string {
+	if int(k) < len(markNames) {
+		return markNames[k]
+	}
+	return ""
+}
+
+// Options change how a view is drawn. The zero Options draw the whole view as Archi shows it.
+type Options struct {
+	// Marks single out diagram objects and connections by id.
+	Marks map[string]Mark
+	// Focus crops the drawing to the box around these diagram objects and connections, with
+	// Margin (default 40) around it; ids not on the view are ignored, and none found draws all.
+	Focus  []string
+	Margin int
+}
+
+// Colours of marks.
+const (
+	markColour    = "#e8590c" // added, moved, restyled, renamed
+	removedColour = "#c92a2a" // removed, drawn faintly
+)
+
+// View draws the view with the given id as an SVG document, as Archi shows it.
+func View(m *archixml.Model, viewID string) ([]byte, error) {
+	return ViewWith(m, viewID, Options{})
+}
+
+// ViewWith draws a view as View does, with marks and cropping.
+func ViewWith(m *archixml.Model, viewID string, o Options) ([]byte, error) {
+	v, ok := m.Object(viewID)
+	if !ok || v.Kind() != archixml.KindView {
+		return nil, fmt.Errorf("render %q: %w", viewID, ErrNoView)
+	}
+	root, err := parseView(v)
+	if err != nil {
+		return nil, fmt.Errorf("render %q: %v: %w", viewID, err, ErrMalformed)
+	}
+	d := layout(m, root)
+	var b bytes.Buffer
+	d.write(&b, v, o)
+	return b.Bytes(), nil
+}
+
+// rect is an absolute rectangle.
+type rect struct{ x, y, w, h int }
+
+func (r rect) cx() int { return r.x + r.w/2 }
+func (r rect) cy() int { return r.y + r.h/2 }
+
+// obj is one diagram object, placed.
+type obj struct {
+	n       *diagram.Node
+	id      string
+	kind    string // element, group, note, reference, junction, sketch, canvas, image, object
+	class   string // the element's class for elements, the diagram object's class otherwise
+	concept archixml.Object
+	r       rect
+	figure  int // the type attribute: 0 the box with an icon, 1 the alternate figure
+	label   string
+}
+
+// conn is one connection, routed.
+type conn struct {
+	n        *diagram.Node
+	id       string
+	class    string // the relationship's class, or the connection's own class
+	concept  archixml.Object
+	src, tgt string
+	pts      []pt
+	done     bool
+	busy     bool
+}
+
+type pt struct{ x, y float64 }
+
+type drawing struct {
+	m       *archixml.Model
+	objs    []*obj
+	byID    map[string]*obj
+	conns   []*conn
+	connsBy map[string]*conn
+}
+
+func layout(m *archixml.Model, root *diagram.Node) *drawing {
+	d := &drawing{m: m, byID: map[string]*obj{}, connsBy: map[string]*conn{}}
+	var place func(n *diagram.Node, ox, oy int)
+	place = func(n *diagram.Node, ox, oy int) {
+		for _, k := range n.Kids {
+			switch {
+			case k.IsObject():
+				o := d.object(k, ox, oy)
+				d.objs = append(d.objs, o)
+				if o.id != "" {
+					d.byID[o.id] = o
+				}
+				place(k, o.r.x, o.r.y)
+			case k.IsConnection():
+				c := &conn{n: k, id: k.Attr("id"), src: k.Attr("source"), tgt: k.Attr("target"), class: k.Type}
+				if id := k.Concept(); id != "" {
+					if rel, ok := m.Object(id); ok {
+						c.concept = rel
+						c.class = rel.Class()
+					}
+				}
+				d.conns = append(d.conns, c)
+				if c.id != "" {
+					d.connsBy[c.id] = c
+				}
+			}
+		}
+	}
+	place(root, 0, 0)
+	for _, c := range d.conns {
+		d.route(c)
+	}
+	return d
+}
+
+func (d *drawing) object(n *diagram.Node, ox, oy int) *obj {
+	o := &obj{n: n, id: n.Attr("id"), class: n.Type}
+	o.figure, _ = strconv.Atoi(n.Attr("type"))
+	switch n.Type {
+	case "DiagramObject", "DiagramModelArchimateObject":
+		o.kind = "element"
+		if c, ok := d.m.Object(n.Concept()); ok {
+			o.concept = c
+			o.class = c.Class()
+			o.label = c.Name()
+		}
+		if o.class == "Junction" {
+			o.kind = "junction"
+		}
+	case "Group", "DiagramModelGroup":
+		o.kind, o.label = "group", n.Attr("name")
+	case "Note", "DiagramModelNote":
+		o.kind = "note"
+		if c := n.Kid("content"); c != nil {
+			o.label = c.Text
+		}
+	case "DiagramModelReference":
+		o.kind = "reference"
+		if v, ok := d.m.Object(n.Attr("model")); ok {
+			o.label = v.Name()
+		}
+	case "SketchModelSticky", "SketchModelActor":
+		o.kind, o.label = "sketch", n.Attr("name")
+		if c := n.Kid("content"); c != nil && o.label == "" {
+			o.label = c.Text
+		}
+	case "CanvasModelBlock", "CanvasModelSticky":
+		o.kind = "canvas"
+		if c := n.Kid("content"); c != nil {
+			o.label = c.Text
+		}
+	case "CanvasModelImage", "DiagramModelImage":
+		o.kind, o.label = "image", n.Attr("name")
+	default:
+		o.kind, o.label = "object", n.Attr("name")
+	}
+	if expr, ok := n.Feature("labelExpression"); ok {
+		o.label = d.expand(expr, o.concept, n)
+	}
+	x, y, w, h := 0, 0, -1, -1
+	if b := n.Kid("bounds"); b != nil {
+		x, y, w, h = num(b.Attr("x"), 0), num(b.Attr("y"), 0), num(b.Attr("width"), -1), num(b.Attr("height"), -1)
+	}
+	dw, dh := DefaultSize(o.class, o.figure)
+	if w < 0 {
+		w = dw
+	}
+	if h < 0 {
+		h = dh
+	}
+	o.r = rect{ox + x, oy + y, w, h}
+	return o
+}
+
+// expand evaluates the common forms of Archi's label expressions; what it does not know it drops.
+func (d *drawing) expand(expr string, c archixml.Object, n *diagram.Node) string {
+	var b strings.Builder
+	for {
+		i := strings.Index(expr, "${")
+		if i < 0 {
+			if j := strings.Index(expr, "$"); j >= 0 && strings.Contains(expr[j:], "{") {
+				// $view{...}, $model{...} and the like: not drawn
+				k := strings.Index(expr[j:], "}")
+				if k > 0 {
+					b.WriteString(expr[:j])
+					expr = expr[j+k+1:]
+					continue
+				}
+			}
+			b.WriteString(expr)
+			return strings.TrimSpace(b.String())
+		}
+		b.WriteString(expr[:i])
+		k := strings.Index(expr[i:], "}")
+		if k < 0 {
+			b.WriteString(expr[i:])
+			return strings.TrimSpace(b.String())
+		}
+		key := expr[i+2 : i+k]
+		expr = expr[i+k+1:]
+		switch {
+		case key == "name":
+			if c.Valid() {
+				b.WriteString(c.Name())
+			} else {
+				b.WriteString(n.Attr("name"))
+			}
+		case key == "type":
+			if c.Valid() && c.Type() != nil {
+				b.WriteString(c.Type().Label)
+			}
+		case key == "documentation":
+			if c.Valid() {
+				b.WriteString(c.Documentation())
+			}
+		case strings.HasPrefix(key, "property:"):
+			if c.Valid() {
+				v, _ := c.Property(strings.TrimPrefix(key, "property:"))
+				b.WriteString(v)
+			}
+		}
+	}
+}
+
+func num(s string, dflt int) int {
+	v, err := strconv.Atoi(s)
+	if err != nil {
+		return dflt
+	}
+	return v
+}
+
+// DefaultSize is the size Archi gives a diagram object of the class (an element class, or
+// "Group", "Note", "DiagramModelReference", ...) and figure type whose bounds say -1.
+func DefaultSize(class string, figure int) (w, h int) {
+	switch class {
+	case "Junction":
+		return 15, 15
+	case "Grouping", "Group", "DiagramModelGroup":
+		return 400, 140
+	case "Note", "DiagramModelNote":
+		return 185, 80
+	case "SketchModelActor":
+		return 75, 100
+	case "SketchModelSticky":
+		return 135, 70
+	case "DiagramModelImage", "CanvasModelImage":
+		return 200, 150
+	case "CanvasModelBlock", "CanvasModelSticky":
+		return 200, 200
+	case "BusinessFunction", "ApplicationFunction", "TechnologyFunction", "Principle":
+		if figure == 1 {
+			return 55, 55
+		}
+	}
+	return 120, 55
+}
+
+// route places a connection's points: from its source's border through its bendpoints to its
+// target's border. A connection may end on another connection, at that one's middle.
+func (d *drawing) route(c *conn) {
+	if c.done || c.busy {
+		return
+	}
+	c.busy = true
+	defer func() { c.busy, c.done = false, true }()
+	sr, sok := d.endRect(c.src)
+	tr, tok := d.endRect(c.tgt)
+	if !sok || !tok {
+		return
+	}
+	var bends []pt
+	bps := 0
+	for _, k := range c.n.Kids {
+		if k.Tag == "bendpoint" {
+			bps++
+		}
+	}
+	i := 0
+	for _, k := range c.n.Kids {
+		if k.Tag != "bendpoint" {
+			continue
+		}
+		i++
+		bends = append(bends, bendpoint(sr, tr, i, bps,
+			num(k.Attr("startX"), 0), num(k.Attr("startY"), 0), num(k.Attr("endX"), 0), num(k.Attr("endY"), 0)))
+	}
+	sref := pt{float64(tr.cx()), float64(tr.cy())}
+	tref := pt{float64(sr.cx()), float64(sr.cy())}
+	if len(bends) > 0 {
+		sref, tref = bends[0], bends[len(bends)-1]
+	}
+	c.pts = append(c.pts, d.anchor(c.src, sr, sref))
+	c.pts = append(c.pts, bends...)
+	c.pts = append(c.pts, d.anchor(c.tgt, tr, tref))
+}
+
+// bendpoint is Archi's DiagramModelUtils.getAbsoluteBendpointPositions for the i-th of n
+// bendpoints (1-based): the weighted mix of source centre plus start offset and target centre
+// plus end offset, with weight i/(n+1), in Archi's integer arithmetic.
+func bendpoint(s, t rect, i, n, startX, startY, endX, endY int) pt {
+	w := float64(i) / float64(n+1)
+	sx := float64(s.x+s.w/2+startX) * (1 - w)
+	sy := float64(s.y+s.h/2+startY) * (1 - w)
+	ex := float64(t.x+t.w/2+endX) * w
+	ey := float64(t.y+t.h/2+endY) * w
+	return pt{float64(int(sx + ex)), float64(int(sy + ey))}
+}
+
+// endRect is the rectangle a connection end attaches to: a diagram object's bounds, or a
+// point-sized box at the middle of a connection.
+func (d *drawing) endRect(id string) (rect, bool) {
+	if o, ok := d.byID[id]; ok {
+		return o.r, true
+	}
+	if c, ok := d.connsBy[id]; ok {
+		d.route(c)
+		if len(c.pts) < 2 {
+			return rect{}, false
+		}
+		p := midpoint(c.pts)
+		return rect{int(p.x), int(p.y), 0, 0}, true
+	}
+	return rect{}, false
+}
+
+// anchor is where the line towards ref leaves the end's figure: the border of its box (Archi's
+// chopbox anchor), or of its circle for junctions and round figures.
+func (d *drawing) anchor(id string, r rect, ref pt) pt {
+	c := pt{float64(r.x) + float64(r.w)/2, float64(r.y) + float64(r.h)/2}
+	if r.w == 0 || r.h == 0 {
+		return c
+	}
+	dx, dy := ref.x-c.x, ref.y-c.y
+	if dx == 0 && dy == 0 {
+		return c
+	}
+	if o, ok := d.byID[id]; ok && round(o) {
+		rx, ry := float64(r.w)/2, float64(r.h)/2
+		k := 1 / math.Sqrt(dx*dx/(rx*rx)+dy*dy/(ry*ry))
+		return pt{c.x + dx*k, c.y + dy*k}
+	}
+	k := math.Min(float64(r.w)/2/math.Abs(dx), float64(r.h)/2/math.Abs(dy))
+	return pt{c.x + dx*k, c.y + dy*k}
+}
+
+// round reports whether a figure is a circle or ellipse, whose anchor is on the curve.
+func round(o *obj) bool {
+	if o.kind == "junction" {
+		return true
+	}
+	if o.figure == 1 {
+		switch o.class {
+		case "Value", "BusinessInterface", "ApplicationInterface", "TechnologyInterface", "SystemSoftware":
+			return true
+		}
+	}
+	return false
+}
+
+// midpoint is the point halfway along a polyline.
+func midpoint(p []pt) pt {
+	return along(p, 0.5)
+}
+
+// along is the point at fraction f of a polyline's length.
+func along(p []pt, f float64) pt {
+	total := 0.0
+	for i := 1; i < len(p); i++ {
+		total += dist(p[i-1], p[i])
+	}
+	want := total * f
+	for i := 1; i < len(p); i++ {
+		l := dist(p[i-1], p[i])
+		if want <= l && l > 0 {
+			t := want / l
+			return pt{p[i-1].x + (p[i].x-p[i-1].x)*t, p[i-1].y + (p[i].y-p[i-1].y)*t}
+		}
+		want -= l
+	}
+	return p[len(p)-1]
+}
+
+func dist(a, b pt) float64 { return math.Hypot(b.x-a.x, b.y-a.y) }
+
+func parseView(v archixml.Object) (*diagram.Node, error) { return diagram.Parse(v.XML()) }

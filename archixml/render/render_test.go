@@ -1,0 +1,380 @@
+package render
+
+import (
+	"bytes"
+	"encoding/xml"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/archiplan/archiplan/archixml"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+// drawn is one <g data-id> of a rendered SVG.
+type drawn struct {
+	kind       string
+	x, y, w, h int
+	mark       string
+}
+
+// parseSVG parses an SVG strictly and returns its drawn objects by id, failing on any id drawn
+// twice and on any element outside SVG's vocabulary of shapes that could run script.
+func parseSVG(t testing.TB, svg []byte) map[string]drawn {
+	t.Helper()
+	d := xml.NewDecoder(bytes.NewReader(svg))
+	out := map[string]drawn{}
+	allowed := map[string]bool{"svg": true, "title": true, "g": true, "rect": true, "path": true, "ellipse": true,
+		"circle": true, "text": true, "tspan": true}
+	for {
+		tok, err := d.Token()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatalf("SVG is not well-formed XML: %v", err)
+		}
+		se, ok := tok.(xml.StartElement)
+		if !ok {
+			continue
+		}
+		if !allowed[se.Name.Local] {
+			t.Fatalf("SVG holds a <%s> element", se.Name.Local)
+		}
+		attr := map[string]string{}
+		for _, a := range se.Attr {
+			if strings.HasPrefix(strings.ToLower(a.Name.Local), "on") {
+				t.Fatalf("SVG holds an event attribute %s", a.Name.Local)
+			}
+			attr[a.Name.Local] = a.Value
+		}
+		id, ok := attr["data-id"]
+		if !ok {
+			continue
+		}
+		if _, dup := out[id]; dup {
+			t.Fatalf("%s drawn twice", id)
+		}
+		n := func(k string) int { v, _ := strconv.Atoi(attr[k]); return v }
+		out[id] = drawn{attr["data-kind"], n("data-x"), n("data-y"), n("data-w"), n("data-h"), attr["data-mark"]}
+	}
+	return out
+}
+
+// absBounds computes a diagram object's absolute bounds from the model's own API, independently of
+// the renderer's walk: its bounds plus its parents', Archi's default size for -1.
+func absBounds(o archixml.Object) (x, y, w, h int) {
+	b, _ := o.Bounds()
+	x, y, w, h = b.X, b.Y, b.Width, b.Height
+	class, fig := o.Class(), 0
+	if c, ok := o.Concept(); ok {
+		class = c.Class()
+	}
+	fig, _ = strconv.Atoi(o.Attr("type"))
+	dw, dh := DefaultSize(class, fig)
+	if w < 0 {
+		w = dw
+	}
+	if h < 0 {
+		h = dh
+	}
+	for p, ok := o.Parent(); ok && p.Kind() == archixml.KindDiagramObject; p, ok = p.Parent() {
+		pb, _ := p.Bounds()
+		x, y = x+pb.X, y+pb.Y
+	}
+	return
+}
+
+// checkView renders a view and checks that every diagram object and connection is drawn once,
+// with its id, at the bounds Archi stores.
+func checkView(t *testing.T, m *archixml.Model, v archixml.Object) []byte {
+	t.Helper()
+	svg, err := View(m, v.ID())
+	if err != nil {
+		t.Fatalf("view %s: %v", v.ID(), err)
+	}
+	got := parseSVG(t, svg)
+	objs, conns := v.DiagramObjects(), v.Connections()
+	for _, o := range objs {
+		g, ok := got[o.ID()]
+		if !ok {
+			t.Fatalf("view %q: diagram object %s not drawn", v.Name(), o.ID())
+		}
+		x, y, w, h := absBounds(o)
+		if g.x != x || g.y != y || g.w != w || g.h != h {
+			t.Errorf("view %q: %s drawn at %d,%d %dx%d, stored at %d,%d %dx%d", v.Name(), o.ID(), g.x, g.y, g.w, g.h, x, y, w, h)
+		}
+	}
+	for _, c := range conns {
+		if g, ok := got[c.ID()]; !ok || g.kind != "connection" {
+			t.Fatalf("view %q: connection %s not drawn", v.Name(), c.ID())
+		}
+	}
+	if len(got) != len(objs)+len(conns) {
+		t.Errorf("view %q: %d drawn, %d objects and %d connections", v.Name(), len(got), len(objs), len(conns))
+	}
+	return svg
+}
+
+func TestView_Corpus(t *testing.T) {
+	for _, path := range corpusFiles(t) {
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			data, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m, err := archixml.Load(data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m2, _ := archixml.Load(data)
+			for _, v := range m.Views() {
+				first := checkView(t, m, v)
+				again, err := View(m2, v.ID())
+				if err != nil || !bytes.Equal(first, again) {
+					t.Fatalf("view %q: two renderings differ (%v)", v.Name(), err)
+				}
+			}
+		})
+	}
+}
+
+func TestView_Showcase(t *testing.T) {
+	m, err := archixml.Load([]byte(showcaseXML()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	svg := checkView(t, m, m.Views()[0])
+	golden := filepath.Join("testdata", "showcase.svg")
+	if *update {
+		if err := os.WriteFile(golden, svg, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join("testdata", "showcase.archimate"), []byte(showcaseXML()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (run with -update to write it)", err)
+	}
+	if !bytes.Equal(svg, want) {
+		t.Errorf("showcase SVG differs from %s (run with -update after checking the picture)", golden)
+	}
+	// every relationship type and every element type is drawn
+	types := map[string]bool{}
+	for _, line := range strings.Split(string(svg), "\n") {
+		if i := strings.Index(line, `data-type="`); i >= 0 {
+			rest := line[i+len(`data-type="`):]
+			types[rest[:strings.IndexByte(rest, '"')]] = true
+		}
+	}
+	for _, ct := range append(append([]archixml.ConceptType{}, archixml.ElementTypes...), archixml.RelationshipTypes...) {
+		if !types[ct.Class] {
+			t.Errorf("showcase draws no %s", ct.Class)
+		}
+	}
+}
+
+// A model's text cannot add markup to the SVG: names, notes, ids and colours are escaped or checked.
+func TestView_Escaping(t *testing.T) {
+	nasty := []string{`<script>alert(1)</script>`, `]]><svg onload="alert(1)">`, `"' onmouseover="x`, `&amp; &lt;`, "a\x01b"}
+	for i, name := range nasty {
+		t.Run(strconv.Itoa(i), func(t *testing.T) {
+			x := esc(name)
+			model := fmt.Sprintf(`<?xml version="1.0" encoding="UTF-8"?>
+<archimate:model xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xmlns:archimate="http://www.archimatetool.com/archimate" name="%[1]s" id="m">
+  <folder name="B" id="f1" type="business">
+    <element xsi:type="archimate:BusinessActor" name="%[1]s" id="a"/>
+  </folder>
+  <folder name="Views" id="f2" type="diagrams">
+    <element xsi:type="archimate:ArchimateDiagramModel" name="%[1]s" id="v">
+      <child xsi:type="archimate:DiagramObject" id="o1" archimateElement="a" fillColor="%[1]s" font="1|%[1]s|9|0">
+        <bounds x="0" y="0" width="120" height="55"/>
+      </child>
+      <child xsi:type="archimate:Note" id="n1">
+        <bounds x="200" y="0" width="200" height="80"/>
+        <content>%[1]s</content>
+      </child>
+      <child xsi:type="archimate:Group" id="g1" name="%[1]s">
+        <bounds x="0" y="100" width="200" height="80"/>
+      </child>
+    </element>
+  </folder>
+</archimate:model>`, strings.ReplaceAll(x, "\x01", ""))
+			m, err := archixml.Load([]byte(model))
+			if err != nil {
+				t.Fatal(err)
+			}
+			svg := checkView(t, m, m.Views()[0])
+			// parseSVG refused any element or event attribute of the model's making; the bytes hold
+			// no tag and no CDATA end the model wrote
+			if bytes.Contains(svg, []byte("<script")) || bytes.Contains(svg, []byte("]]>")) || bytes.Count(svg, []byte("<svg")) != 1 {
+				t.Fatalf("markup from the model reached the SVG:\n%s", svg)
+			}
+			// the text itself is still there, as text
+			var texts []string
+			d := xml.NewDecoder(bytes.NewReader(svg))
+			for {
+				tok, err := d.Token()
+				if err != nil {
+					break
+				}
+				if cd, ok := tok.(xml.CharData); ok {
+					texts = append(texts, string(cd))
+				}
+			}
+			all := strings.Join(texts, "")
+			want := strings.ReplaceAll(strings.Join(strings.Fields(strings.ReplaceAll(name, "\x01", "")), ""), " ", "")
+			if !strings.Contains(strings.ReplaceAll(strings.ReplaceAll(all, " ", ""), "\n", ""), want) {
+				t.Errorf("the name %q is not drawn as text: %q", name, all)
+			}
+		})
+	}
+}
+
+// Archi's DiagramModelUtils.getAbsoluteBendpointPositions, worked by hand.
+func TestBendpoint(t *testing.T) {
+	src := rect{0, 0, 121, 55}     // centre 60,27 (integer halves)
+	tgt := rect{400, 200, 120, 55} // centre 460,227
+	tests := []struct {
+		i, n                       int
+		startX, startY, endX, endY int
+		want                       pt
+	}{
+		{1, 1, 0, 0, 0, 0, pt{260, 127}},        // halfway between the centres
+		{1, 1, 100, 0, -300, 0, pt{160, 127}},   // (60+100)/2 + (460-300)/2
+		{1, 2, 0, 0, 0, 0, pt{193, 93}},         // 60*2/3 + 460/3 = 193.3; 27*2/3 + 227/3 = 93.7: truncated
+		{2, 2, 0, 0, 0, 0, pt{326, 160}},        // 20 + 306.7; 9 + 151.3
+		{1, 3, -10, -10, -10, -10, pt{150, 67}}, // 50*3/4 + 450/4; 17*3/4 + 217/4
+	}
+	for _, tt := range tests {
+		got := bendpoint(src, tgt, tt.i, tt.n, tt.startX, tt.startY, tt.endX, tt.endY)
+		w := float64(tt.i) / float64(tt.n+1)
+		want := pt{float64(int(float64(60+tt.startX)*(1-w) + float64(460+tt.endX)*w)), float64(int(float64(27+tt.startY)*(1-w) + float64(227+tt.endY)*w))}
+		if got != want {
+			t.Errorf("bendpoint %d of %d %v: got %v, formula gives %v", tt.i, tt.n, tt, got, want)
+		}
+		if got != tt.want {
+			t.Errorf("bendpoint %d of %d: got %v, want %v", tt.i, tt.n, got, tt.want)
+		}
+	}
+}
+
+// Lines end on the borders of their objects, not at their centres.
+func TestView_ClippedAtBorders(t *testing.T) {
+	m, err := archixml.Load([]byte(showcaseXML()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := layoutOf(t, m, m.Views()[0].ID())
+	n := 0
+	for _, c := range d.conns {
+		s, ok1 := d.byID[c.src]
+		e, ok2 := d.byID[c.tgt]
+		if !ok1 || !ok2 || len(c.pts) < 2 {
+			continue
+		}
+		for _, end := range []struct {
+			p pt
+			r rect
+		}{{c.pts[0], s.r}, {c.pts[len(c.pts)-1], e.r}} {
+			onX := near(end.p.x, float64(end.r.x)) || near(end.p.x, float64(end.r.x+end.r.w))
+			onY := near(end.p.y, float64(end.r.y)) || near(end.p.y, float64(end.r.y+end.r.h))
+			inside := end.p.x >= float64(end.r.x)-0.5 && end.p.x <= float64(end.r.x+end.r.w)+0.5 &&
+				end.p.y >= float64(end.r.y)-0.5 && end.p.y <= float64(end.r.y+end.r.h)+0.5
+			if !(onX || onY) && !round(d.byID[c.src]) && !round(d.byID[c.tgt]) || !inside {
+				t.Errorf("connection %s ends at %v, not on the border of %v", c.id, end.p, end.r)
+			}
+			n++
+		}
+	}
+	if n == 0 {
+		t.Fatal("no connection checked")
+	}
+}
+
+func near(a, b float64) bool { return a-b < 0.51 && b-a < 0.51 }
+
+func layoutOf(t *testing.T, m *archixml.Model, viewID string) *drawing {
+	t.Helper()
+	v, _ := m.Object(viewID)
+	root, err := parseView(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return layout(m, root)
+}
+
+func TestViewWith_MarksAndFocus(t *testing.T) {
+	m := archixml.Example()
+	v := m.Views()[0]
+	objs := v.DiagramObjects()
+	conns := v.Connections()
+	marks := map[string]Mark{objs[0].ID(): MarkAdded, objs[1].ID(): MarkRemoved, objs[2].ID(): MarkRenamed, conns[0].ID(): MarkChanged}
+	svg, err := ViewWith(m, v.ID(), Options{Marks: marks, Focus: []string{objs[0].ID()}, Margin: 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := parseSVG(t, svg)
+	for id, mk := range marks {
+		if got[id].mark != mk.String() {
+			t.Errorf("%s marked %q, want %q", id, got[id].mark, mk)
+		}
+	}
+	x, y, w, h := absBounds(objs[0])
+	want := fmt.Sprintf(`viewBox="%d %d %d %d"`, x-20, y-20, w+40, h+40)
+	if !bytes.Contains(svg, []byte(want)) {
+		t.Errorf("focus on %s: no %s in\n%.300s", objs[0].ID(), want, svg)
+	}
+}
+
+func TestView_Errors(t *testing.T) {
+	m := archixml.Example()
+	for _, id := range []string{"nope", m.Elements()[0].ID()} {
+		if _, err := View(m, id); !errors.Is(err, ErrNoView) {
+			t.Errorf("View(%q) = %v, want ErrNoView", id, err)
+		}
+	}
+}
+
+// envPath reads a path from the environment; a relative one is taken from the module's root.
+func envPath(name string) string {
+	p := os.Getenv(name)
+	if p == "" || filepath.IsAbs(p) {
+		return p
+	}
+	dir, _ := os.Getwd()
+	for d := dir; ; d = filepath.Dir(d) {
+		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
+			return filepath.Join(d, p)
+		}
+		if filepath.Dir(d) == d {
+			return p
+		}
+	}
+}
+
+func corpusFiles(t testing.TB) []string {
+	t.Helper()
+	dir := envPath("ARCHIPLAN_CORPUS")
+	if dir == "" {
+		t.Skip("ARCHIPLAN_CORPUS not set")
+	}
+	var out []string
+	for _, sub := range []string{"archi", "realworld"} {
+		files, _ := filepath.Glob(filepath.Join(dir, sub, "*.archimate"))
+		out = append(out, files...)
+	}
+	if len(out) == 0 {
+		t.Fatalf("no models in %s", dir)
+	}
+	return out
+}

@@ -1,0 +1,408 @@
+package render
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/archiplan/archiplan/archixml"
+)
+
+// style is what the model says about an object's look, with Archi's defaults filled in.
+type style struct {
+	fill, line, font, fontColor string
+	fontSize                    float64
+	bold, italic                bool
+	alpha, lineAlpha            float64
+	lineWidth                   int
+	align, pos                  int // textAlignment 1 left, 2 centre, 4 right; textPosition 0 top, 1 middle, 2 bottom
+}
+
+const (
+	defaultFont     = "Segoe UI, Helvetica, Arial, sans-serif"
+	defaultFontSize = 12.0 // Archi's 9 pt at 96 dpi
+	padding         = 5
+)
+
+func (d *drawing) styleOf(o *obj) style {
+	n := o.n
+	s := style{fill: colour(n.Attr("fillColor"), DefaultFill(o.class)), font: defaultFont, fontSize: defaultFontSize,
+		fontColor: colour(n.Attr("fontColor"), "#000000"), alpha: 1, lineAlpha: 1, lineWidth: 1, align: 2, pos: 0}
+	switch o.kind {
+	case "note", "group", "canvas":
+		s.align = 1
+	}
+	if o.class == "Grouping" {
+		s.align = 1
+	}
+	if o.kind == "element" {
+		// Archi derives an element's line from its fill unless told not to
+		if v, ok := n.Feature("deriveElementLineColor"); ok && v == "false" {
+			s.line = colour(n.Attr("lineColor"), lineDefault)
+		} else {
+			s.line = derived(s.fill)
+		}
+	} else {
+		s.line = colour(n.Attr("lineColor"), lineDefault)
+	}
+	if o.kind == "junction" {
+		s.line = colour(n.Attr("lineColor"), "#000000")
+	}
+	if a := n.Attr("alpha"); a != "" {
+		s.alpha = float64(clamp(num(a, 255), 0, 255)) / 255
+	}
+	if a, ok := n.Feature("lineAlpha"); ok {
+		s.lineAlpha = float64(clamp(num(a, 255), 0, 255)) / 255
+	}
+	if w := n.Attr("lineWidth"); w != "" {
+		s.lineWidth = clamp(num(w, 1), 1, 3)
+	}
+	if a := n.Attr("textAlignment"); a != "" {
+		s.align = num(a, s.align)
+	}
+	if p := n.Attr("textPosition"); p != "" {
+		s.pos = num(p, s.pos)
+	}
+	s.applyFont(n.Attr("font"))
+	return s
+}
+
+// applyFont reads SWT's FontData string: "1|Segoe UI|9.0|1|WINDOWS|...": version, name, height in
+// points, style (1 bold, 2 italic).
+func (s *style) applyFont(f string) {
+	parts := strings.Split(f, "|")
+	if len(parts) < 4 {
+		return
+	}
+	if name := strings.TrimSpace(parts[1]); name != "" {
+		s.font = name + ", " + defaultFont
+	}
+	if h, err := strconv.ParseFloat(parts[2], 64); err == nil && h > 0 && h < 200 {
+		s.fontSize = h * 4 / 3
+	}
+	st := num(parts[3], 0)
+	s.bold, s.italic = st&1 != 0, st&2 != 0
+}
+
+func clamp(v, lo, hi int) int { return max(lo, min(v, hi)) }
+
+// colour accepts "#rrggbb" only: anything else a model holds falls back to the default, so no
+// attribute value reaches the SVG unchecked.
+func colour(v, dflt string) string {
+	if len(v) != 7 || v[0] != '#' {
+		return dflt
+	}
+	for _, c := range v[1:] {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+			return dflt
+		}
+	}
+	return strings.ToLower(v)
+}
+
+func rgb(c string) (r, g, b int) {
+	v, _ := strconv.ParseUint(c[1:], 16, 32)
+	return int(v >> 16 & 0xff), int(v >> 8 & 0xff), int(v & 0xff)
+}
+
+// derived is ColorFactory.getDerivedLineColor: the fill at 70 %.
+func derived(c string) string { return scaled(c, 0.7) }
+
+// darker is ColorFactory.getDarkerColor: the fill at 90 %.
+func darker(c string) string { return scaled(c, 0.9) }
+
+func scaled(c string, f float64) string {
+	r, g, b := rgb(c)
+	return fmt.Sprintf("#%02x%02x%02x", int(float64(r)*f), int(float64(g)*f), int(float64(b)*f))
+}
+
+// write emits the SVG document.
+func (d *drawing) write(b *bytes.Buffer, v archixml.Object, o Options) {
+	box, ok := d.extent(o.Focus)
+	if !ok {
+		box, _ = d.extent(nil)
+	}
+	margin := 10
+	if len(o.Focus) > 0 {
+		margin = o.Margin
+		if margin <= 0 {
+			margin = 40
+		}
+	}
+	x0, y0 := box.x-margin, box.y-margin
+	w, h := box.w+2*margin, box.h+2*margin
+	fmt.Fprintf(b, `<svg xmlns="http://www.w3.org/2000/svg" version="1.1" width="%d" height="%d" viewBox="%d %d %d %d" font-family="%s" font-size="%s" data-view="%s">`+"\n",
+		w, h, x0, y0, w, h, esc(defaultFont), f2(defaultFontSize), esc(v.ID()))
+	fmt.Fprintf(b, "<title>%s</title>\n", esc(v.Name()))
+	fmt.Fprintf(b, `<rect class="background" x="%d" y="%d" width="%d" height="%d" fill="#ffffff"/>`+"\n", x0, y0, w, h)
+	for _, ob := range d.objs {
+		d.writeObject(b, ob, o.Marks[ob.id])
+	}
+	for _, c := range d.conns {
+		d.writeConn(b, c, o.Marks[c.id])
+	}
+	b.WriteString("</svg>\n")
+}
+
+// extent is the box around the objects and connections with the given ids (all when ids is nil).
+func (d *drawing) extent(ids []string) (rect, bool) {
+	minX, minY, maxX, maxY := math.MaxInt, math.MaxInt, math.MinInt, math.MinInt
+	add := func(x, y int) {
+		minX, minY, maxX, maxY = min(minX, x), min(minY, y), max(maxX, x), max(maxY, y)
+	}
+	want := func(id string) bool { return true }
+	if ids != nil {
+		set := map[string]bool{}
+		for _, id := range ids {
+			set[id] = true
+		}
+		want = func(id string) bool { return set[id] }
+	}
+	for _, ob := range d.objs {
+		if want(ob.id) {
+			add(ob.r.x, ob.r.y)
+			add(ob.r.x+ob.r.w, ob.r.y+ob.r.h)
+		}
+	}
+	for _, c := range d.conns {
+		if want(c.id) {
+			for _, p := range c.pts {
+				add(int(math.Floor(p.x)), int(math.Floor(p.y)))
+				add(int(math.Ceil(p.x)), int(math.Ceil(p.y)))
+			}
+		}
+	}
+	if minX > maxX {
+		return rect{0, 0, 100, 100}, false
+	}
+	return rect{minX, minY, maxX - minX, maxY - minY}, true
+}
+
+func (d *drawing) writeObject(b *bytes.Buffer, o *obj, mark Mark) {
+	s := d.styleOf(o)
+	r := o.r
+	fmt.Fprintf(b, `<g data-id="%s" data-kind="%s" data-type="%s" data-x="%d" data-y="%d" data-w="%d" data-h="%d"`,
+		esc(o.id), o.kind, esc(o.class), r.x, r.y, r.w, r.h)
+	if mark == MarkRemoved {
+		b.WriteString(` opacity="0.35"`)
+	}
+	if mark != MarkNone {
+		fmt.Fprintf(b, ` data-mark="%s"`, mark)
+	}
+	b.WriteString(">\n")
+	paint := fmt.Sprintf(`fill="%s" stroke="%s" stroke-width="%d"`, s.fill, s.line, s.lineWidth)
+	if s.alpha < 1 {
+		paint += ` fill-opacity="` + f2(s.alpha) + `"`
+	}
+	if s.lineAlpha < 1 {
+		paint += ` stroke-opacity="` + f2(s.lineAlpha) + `"`
+	}
+	text := r // where the label goes
+	switch o.kind {
+	case "junction":
+		fill := s.fill
+		if o.concept.Valid() && o.concept.Attr("type") == "or" {
+			fill = "#ffffff"
+		}
+		fmt.Fprintf(b, `<ellipse cx="%s" cy="%s" rx="%s" ry="%s" fill="%s" stroke="%s"/>`+"\n",
+			f2(float64(r.x)+float64(r.w)/2), f2(float64(r.y)+float64(r.h)/2), f2(float64(r.w)/2), f2(float64(r.h)/2), fill, s.line)
+		o.label = ""
+	case "group":
+		text = d.tabbed(b, r, s, paint, false, o)
+	case "note":
+		bt := o.n.Attr("borderType")
+		switch bt {
+		case "1":
+			fmt.Fprintf(b, `<rect x="%d" y="%d" width="%d" height="%d" %s/>`+"\n", r.x, r.y, r.w, r.h, paint)
+		case "2":
+			fmt.Fprintf(b, `<rect x="%d" y="%d" width="%d" height="%d" fill="%s" stroke="none"/>`+"\n", r.x, r.y, r.w, r.h, s.fill)
+		default: // dog-eared
+			fmt.Fprintf(b, `<path d="M%d %dh%dv%dl-9 9h%dz" %s/>`+"\n", r.x, r.y, r.w, r.h-9, -(r.w - 9), paint)
+		}
+	case "element":
+		if o.class == "Grouping" {
+			text = d.tabbed(b, r, s, paint, true, o)
+			break
+		}
+		text = d.element(b, o, r, &s, paint)
+	case "reference":
+		fmt.Fprintf(b, `<rect x="%d" y="%d" width="%d" height="%d" %s/>`+"\n", r.x, r.y, r.w, r.h, paint)
+		writeIcon(b, "reference", r, s.line)
+	case "sketch":
+		if o.class == "SketchModelActor" {
+			k := min(float64(r.w)/15, float64(r.h-18)/12)
+			fmt.Fprintf(b, `<g fill="none" stroke="%s">`, s.line)
+			for _, p := range icons["actor"] {
+				fmt.Fprintf(b, `<path d="%s"/>`, scalePath(p, float64(r.x)+(float64(r.w)-15*k)/2, float64(r.y), k, k))
+			}
+			b.WriteString("</g>\n")
+			text = rect{r.x, r.y + r.h - 16, r.w, 16}
+			break
+		}
+		fmt.Fprintf(b, `<rect x="%d" y="%d" width="%d" height="%d" %s/>`+"\n", r.x, r.y, r.w, r.h, paint)
+	default:
+		fmt.Fprintf(b, `<rect x="%d" y="%d" width="%d" height="%d" %s/>`+"\n", r.x, r.y, r.w, r.h, paint)
+	}
+	if o.label != "" {
+		writeText(b, o.label, text, s, o.kind == "note" || o.kind == "canvas")
+	}
+	if mark != MarkNone {
+		c := markColour
+		if mark == MarkRemoved {
+			c = removedColour
+		}
+		fmt.Fprintf(b, `<rect class="mark" x="%d" y="%d" width="%d" height="%d" fill="none" stroke="%s" stroke-width="3" stroke-dasharray="6 3"/>`+"\n",
+			r.x-3, r.y-3, r.w+6, r.h+6, c)
+		if mark == MarkRenamed {
+			fmt.Fprintf(b, `<text class="mark" x="%d" y="%d" font-size="10" fill="%s">renamed</text>`+"\n", r.x, r.y-6, c)
+		}
+	}
+	b.WriteString("</g>\n")
+}
+
+// tabbed draws a group (a tab with the name over a box) or a Grouping (the same, dashed) and
+// returns where its label goes.
+func (d *drawing) tabbed(b *bytes.Buffer, r rect, s style, paint string, dashed bool, o *obj) rect {
+	tabH := 18
+	inset := 2.0
+	if dashed {
+		inset = 1.4
+	}
+	if o.kind == "group" && o.n.Attr("borderType") == "1" {
+		fmt.Fprintf(b, `<rect x="%d" y="%d" width="%d" height="%d" %s/>`+"\n", r.x, r.y, r.w, r.h, paint)
+		return rect{r.x, r.y, r.w, tabH + 4}
+	}
+	tabW := int(float64(r.w) / inset)
+	tw := textWidth(o.label, s) + 8
+	tabW = min(max(tabW, tw), r.w)
+	dash := ""
+	if dashed {
+		dash = ` stroke-dasharray="6 3"`
+		paint = strings.Replace(paint, `fill="`+s.fill+`"`, `fill="`+s.fill+`"`, 1)
+	}
+	tabFill := darker(s.fill)
+	if dashed {
+		tabFill = s.fill
+	}
+	fmt.Fprintf(b, `<rect x="%d" y="%d" width="%d" height="%d" %s%s/>`+"\n", r.x, r.y+tabH, r.w, r.h-tabH, paint, dash)
+	fmt.Fprintf(b, `<rect x="%d" y="%d" width="%d" height="%d" %s fill="%s"%s/>`+"\n", r.x, r.y, tabW, tabH,
+		strings.Replace(paint, `fill="`+s.fill+`"`, "", 1), tabFill, dash)
+	return rect{r.x, r.y - 1, tabW, tabH + 2*padding}
+}
+
+// element draws an ArchiMate element's figure and returns where its label goes.
+func (d *drawing) element(b *bytes.Buffer, o *obj, r rect, s *style, paint string) rect {
+	icon := iconOf[o.class]
+	if o.figure == 1 && icon != "" {
+		return d.alternate(b, o, icon, r, s, paint)
+	}
+	switch boxShape(o.class) {
+	case "round":
+		fmt.Fprintf(b, `<rect x="%d" y="%d" width="%d" height="%d" rx="10" ry="10" %s/>`+"\n", r.x, r.y, r.w, r.h, paint)
+	case "bevel":
+		k := min(10, r.w/4, r.h/4)
+		fmt.Fprintf(b, `<path d="M%d %dh%dl%d %dv%dl%d %dh%dl%d %dv%dz" %s/>`+"\n",
+			r.x+k, r.y, r.w-2*k, k, k, r.h-2*k, -k, k, -(r.w - 2*k), -k, -k, -(r.h - 2*k), paint)
+	default:
+		fmt.Fprintf(b, `<rect x="%d" y="%d" width="%d" height="%d" %s/>`+"\n", r.x, r.y, r.w, r.h, paint)
+	}
+	if icon != "" {
+		writeIcon(b, icon, r, s.line)
+	}
+	// the text keeps clear of the icon on both sides, as Archi centres it
+	if icon != "" && s.pos == 0 && s.align == 2 {
+		return rect{r.x + 17, r.y, r.w - 34, r.h}
+	}
+	if icon != "" && s.pos == 0 {
+		return rect{r.x, r.y, r.w - 17, r.h}
+	}
+	return r
+}
+
+// alternate draws the figure of type 1: the notation itself, stretched over the bounds for
+// shapes, kept in proportion with the name below for pictograms.
+func (d *drawing) alternate(b *bytes.Buffer, o *obj, icon string, r rect, s *style, paint string) rect {
+	x, y, w, h := float64(r.x), float64(r.y), float64(r.w), float64(r.h)
+	switch icon {
+	case "service":
+		rr := h / 2
+		fmt.Fprintf(b, `<rect x="%d" y="%d" width="%d" height="%d" rx="%s" ry="%s" %s/>`+"\n", r.x, r.y, r.w, r.h, f2(rr), f2(rr), paint)
+		return r
+	case "process":
+		a := math.Min(h/2, w/4)
+		fmt.Fprintf(b, `<path d="M%s %sh%sv%sl%s %sl%s %sv%sh%sz" %s/>`+"\n", f2(x), f2(y+h/4), f2(w-a), f2(-h/4), f2(a), f2(h/2),
+			f2(-a), f2(h/2), f2(-h/4), f2(-(w - a)), paint)
+		return rect{r.x, r.y, r.w - int(a)/2, r.h}
+	case "event":
+		a := math.Min(h/2, w/4)
+		fmt.Fprintf(b, `<path d="M%s %sh%sa%s %s 0 0 1 0 %sh%sa%s %s 0 0 0 0 %sz" %s/>`+"\n", f2(x), f2(y), f2(w-a), f2(a), f2(h/2), f2(h),
+			f2(-(w - a)), f2(a), f2(h/2), f2(-h), paint)
+		return rect{r.x + int(a), r.y, r.w - 2*int(a), r.h}
+	case "role":
+		a := math.Min(h/4, w/6)
+		fmt.Fprintf(b, `<path d="M%s %sh%sa%s %s 0 0 1 0 %sh%sa%s %s 0 0 1 0 %sz" %s/>`+"\n", f2(x+a), f2(y), f2(w-2*a), f2(a), f2(h/2), f2(h),
+			f2(-(w - 2*a)), f2(a), f2(h/2), f2(-h), paint)
+		fmt.Fprintf(b, `<path d="M%s %sa%s %s 0 0 0 0 %s" fill="none" stroke="%s"/>`+"\n", f2(x+w-a), f2(y), f2(a), f2(h/2), f2(h), s.line)
+		return rect{r.x + int(a), r.y, r.w - 3*int(a), r.h}
+	}
+	if altStretch[icon] {
+		fmt.Fprintf(b, `<g %s>`, paint)
+		for i, p := range icons[icon] {
+			attr := ""
+			if i > 0 && icon != "interaction" {
+				attr = ` fill="none"`
+			}
+			if strings.HasPrefix(p, "F") {
+				p, attr = p[1:], ` fill="`+s.line+`"`
+			}
+			fmt.Fprintf(b, `<path d="%s"%s/>`, scalePath(p, x, y, w/15, h/12), attr)
+		}
+		b.WriteString("</g>\n")
+		return r
+	}
+	// a pictogram in proportion, the name under it
+	k := math.Min(w/15, (h-18)/12)
+	if k <= 0 {
+		k = math.Min(w/15, h/12)
+	}
+	fmt.Fprintf(b, `<g %s>`, paint)
+	for i, p := range icons[icon] {
+		attr := ""
+		if i > 0 && icon != "collaboration" {
+			attr = ` fill="none"`
+		}
+		if strings.HasPrefix(p, "F") {
+			p, attr = p[1:], ` fill="`+s.line+`"`
+		}
+		if icon == "actor" && i == 1 {
+			attr = ` fill="none"`
+		}
+		fmt.Fprintf(b, `<path d="%s"%s/>`, scalePath(p, x+(w-15*k)/2, y, k, k), attr)
+	}
+	b.WriteString("</g>\n")
+	s.pos = 2
+	return rect{r.x, r.y + int(12*k), r.w, r.h - int(12*k)}
+}
+
+// writeIcon draws a notation icon in the figure's top right corner.
+func writeIcon(b *bytes.Buffer, icon string, r rect, line string) {
+	if r.w < 40 || r.h < 20 {
+		return
+	}
+	fmt.Fprintf(b, `<g class="icon" transform="translate(%d %d)" fill="none" stroke="#000000" stroke-width="1">`, r.x+r.w-20, r.y+5)
+	for _, p := range icons[icon] {
+		if strings.HasPrefix(p, "F") {
+			fmt.Fprintf(b, `<path d="%s" fill="#000000" stroke="none"/>`, p[1:])
+			continue
+		}
+		fmt.Fprintf(b, `<path d="%s"/>`, p)
+	}
+	b.WriteString("</g>\n")
+}
+
+// f2 formats a coordinate with at most two decimals.
+func f2(v float64) string {
+	return strconv.FormatFloat(math.Round(v*100)/100, 'f', -1, 64)
+}

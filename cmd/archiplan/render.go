@@ -1,0 +1,172 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/archiplan/archiplan/archixml"
+	"github.com/archiplan/archiplan/archixml/render"
+	"github.com/archiplan/archiplan/store"
+)
+
+func renderCmd() *cobra.Command {
+	var at, outDir string
+	c := &cobra.Command{
+		Use:   "render [VIEW...] [--at COMMIT] [-o DIR]",
+		Short: "Draw views as SVG, as Archi shows them: the named views (id or name) or all, at any commit",
+		RunE: func(cmd *cobra.Command, args []string) error {
+			_, ws, err := openWorkspace(cmd)
+			if err != nil {
+				return err
+			}
+			m, err := modelAt(ws, at)
+			if err != nil {
+				return err
+			}
+			views, err := pickViews(m, args)
+			if err != nil {
+				return err
+			}
+			if outDir == "" {
+				if len(views) != 1 {
+					return usageError{fmt.Errorf("%d views to draw: give -o DIR (or one VIEW for standard output)", len(views))}
+				}
+				svg, err := render.View(m, views[0].ID())
+				if err != nil {
+					return codedError{exitNoUsable, err}
+				}
+				_, err = cmd.OutOrStdout().Write(svg)
+				return err
+			}
+			if err := os.MkdirAll(outDir, 0o755); err != nil {
+				return codedError{exitNoUsable, err}
+			}
+			for _, v := range views {
+				svg, err := render.View(m, v.ID())
+				if err != nil {
+					return codedError{exitNoUsable, err}
+				}
+				path := filepath.Join(outDir, fileName(v.ID())+".svg")
+				if err := writeAtomic(path, svg); err != nil {
+					return codedError{exitNoUsable, err}
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "%s\t%s\n", path, oneLine(v.Name()))
+			}
+			return nil
+		},
+	}
+	c.Flags().StringVar(&at, "at", "", "the commit to draw the model at (default: the model file as it is)")
+	c.Flags().StringVarP(&outDir, "output", "o", "", "folder to write VIEW-ID.svg files into")
+	return c
+}
+
+// modelAt reads the model at a commit, or the model file in the work tree when rev is "".
+func modelAt(ws *store.Workspace, rev string) (*archixml.Model, error) {
+	var data []byte
+	if rev == "" {
+		var err error
+		if data, err = os.ReadFile(ws.ModelPath()); err != nil {
+			return nil, codedError{exitNoUsable, fmt.Errorf("read the model: %w", err)}
+		}
+	} else {
+		commit, err := ws.ResolveCommit(rev)
+		if err != nil {
+			return nil, usageError{err}
+		}
+		var ok bool
+		data, ok, err = ws.ModelAt(commit)
+		if err != nil {
+			return nil, codedError{exitNoUsable, err}
+		}
+		if !ok {
+			return nil, codedError{exitNoUsable, fmt.Errorf("no %s at %s: %w", ws.Model, store.Short(commit), store.ErrModelNotCommitted)}
+		}
+	}
+	m, err := archixml.Load(data)
+	if err != nil {
+		return nil, codedError{exitNoUsable, fmt.Errorf("%s: %w", ws.Model, err)}
+	}
+	return m, nil
+}
+
+// pickViews finds the views named by id or by name; none named means all.
+func pickViews(m *archixml.Model, names []string) ([]archixml.Object, error) {
+	all := m.Views()
+	if len(names) == 0 {
+		return all, nil
+	}
+	var out []archixml.Object
+	for _, n := range names {
+		if o, ok := m.Object(n); ok && o.Kind() == archixml.KindView {
+			out = append(out, o)
+			continue
+		}
+		var found []archixml.Object
+		for _, v := range all {
+			if v.Name() == n {
+				found = append(found, v)
+			}
+		}
+		switch len(found) {
+		case 0:
+			return nil, usageError{fmt.Errorf("no view %q: %w", n, render.ErrNoView)}
+		case 1:
+			out = append(out, found[0])
+		default:
+			return nil, usageError{fmt.Errorf("%d views are named %q: give the id", len(found), n)}
+		}
+	}
+	return out, nil
+}
+
+// fileName makes a view's id safe as a file name: Archi's ids are, a hand-edited model's may not be.
+func fileName(id string) string {
+	s := strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.' {
+			return r
+		}
+		return '_'
+	}, id)
+	s = strings.TrimLeft(s, ".")
+	if s == "" {
+		s = "view"
+	}
+	return s
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// writeAtomic writes a file by a temporary file in the same folder, synced and renamed, so a
+// reader sees the old picture or the new, never half of one.
+func writeAtomic(path string, data []byte) error {
+	if fi, err := os.Lstat(path); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+		return fmt.Errorf("write %s: %w", path, errSymlink)
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), ".render-*.tmp")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	defer os.Remove(f.Name())
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := os.Chmod(f.Name(), 0o644); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return os.Rename(f.Name(), path)
+}
+
+var errSymlink = errors.New("is a symbolic link")
