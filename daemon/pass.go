@@ -127,6 +127,9 @@ func (d *Daemon) preview(p inbox.Entry, head *ledger.Head, policy string) (time.
 		st.plan = stampOf(p.Info)
 	}
 	c, err := d.led.Check(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0, false // gone since the listing (a rename's event brings the next pass)
+	}
 	if err != nil {
 		d.log.Error("check", "plan", p.File, "err", err)
 		return d.cfg.Settle * 10, false

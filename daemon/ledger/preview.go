@@ -3,6 +3,7 @@ package ledger
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"strings"
 
 	"github.com/archiplan/archiplan/daemon/inbox"
@@ -41,6 +42,11 @@ func (l *Ledger) Check(e inbox.Entry) (*Checked, error) {
 	}
 	c := &Checked{Entry: e, Head: head, Policy: PolicyHash(l.cfg.Options)}
 	raw, err := l.cfg.Inbox.ReadPlan(e)
+	if errors.Is(err, fs.ErrNotExist) {
+		// renamed (approved, say) or removed since the listing: nothing to preview under this
+		// name, and a preview of nothing would bind a later approval to the wrong bytes
+		return nil, fmt.Errorf("%s: %w", e.File, err)
+	}
 	if err != nil {
 		c.Outcome = unreadable(raw, err)
 		return c, nil
