@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/archiplan/archiplan/archixml"
+	"github.com/archiplan/archiplan/daemon/ledger"
 	"github.com/archiplan/archiplan/store"
 )
 
@@ -34,6 +35,7 @@ func crashWorker(dir string) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 3
 	}
+	l := ledger.New(ledger.Config{Workspace: ws, ApprovedBy: store.Signature{Name: "crash", Email: "crash@test"}})
 	for {
 		files, _ := filepath.Glob(filepath.Join(dir, "plans", "p*.json"))
 		if len(files) == 0 {
@@ -46,9 +48,8 @@ func crashWorker(dir string) int {
 			continue
 		}
 		name := strings.TrimSuffix(filepath.Base(f), ".json")
-		_, err = Apply(context.Background(), ws, Request{Name: name, File: f, Raw: raw,
-			ApprovedBy: store.Signature{Name: "crash", Email: "crash@test"}})
-		if err != nil && !errors.Is(err, ErrAlreadyApplied) {
+		_, err = l.Apply(context.Background(), ledger.Request{Name: name, File: f, Raw: raw})
+		if err != nil && !errors.Is(err, ledger.ErrAlreadyApplied) {
 			if errors.Is(err, store.ErrLocked) {
 				continue
 			}
@@ -170,7 +171,7 @@ func checkAfterCrash(t *testing.T, ws *store.Workspace, dir string) int {
 	count := map[string]int{}
 	for _, c := range hist {
 		if id := c.Trailers[store.TrailerPlanID]; id != "" {
-			count[strings.SplitN(id, "-", 2)[0]]++
+			count[ledger.PlanName(id)]++
 		}
 	}
 	applied := 0

@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"os"
@@ -12,6 +13,9 @@ import (
 	"time"
 
 	"github.com/archiplan/archiplan/archixml"
+	"github.com/archiplan/archiplan/daemon/ledger"
+	lt "github.com/archiplan/archiplan/daemon/ledger/ledgertest"
+	"github.com/archiplan/archiplan/plans"
 	"github.com/archiplan/archiplan/store"
 )
 
@@ -66,7 +70,10 @@ func count(dir, pattern string) int {
 }
 
 // A burst: 1,000 plans dropped at once (more events than a small inotify queue holds) all get
-// previews, and 200 approvals in a burst all end applied or rejected, none lost, none twice.
+// previews, and 200 approvals landing at once all end applied or rejected, none lost, none twice:
+// approvals of plans that touch different elements all apply (each validated again on the HEAD
+// the others moved), and of those touching the same element the first applies and the rest are
+// rejected as stale, naming its commit.
 func TestDaemon_Burst(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a burst of 1000 plans")
@@ -74,13 +81,12 @@ func TestDaemon_Burst(t *testing.T) {
 	overflowing := smallQueue(t, 64)
 	dir := t.TempDir()
 	seed, _ := archixml.Example().Save()
-	ws, _, err := store.Init(dir, store.InitOptions{Model: "model.archimate", Inbox: "plans", Seed: seed,
-		Author: store.Signature{Name: "t", Email: "t@t"}})
+	ws, _, err := store.Init(dir, store.InitOptions{Model: "model.archimate", Inbox: "plans", Seed: seed, Author: lt.Signature})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var warnings, errs atomic.Int64
-	d := New(Config{Workspace: ws, Inbox: filepath.Join(dir, "plans"), ApprovedBy: store.Signature{Name: "t", Email: "t@t"},
+	d := New(Config{Ledger: lt.Ledger(ws),
 		Logger:   slog.New(countingHandler{slog.NewTextHandler(os.Stderr, nil), &warnings, &errs}),
 		Debounce: 50 * time.Millisecond, Rescan: 2 * time.Second, Settle: 100 * time.Millisecond})
 	if err := d.Open(context.Background()); err != nil {
@@ -117,46 +123,67 @@ func TestDaemon_Burst(t *testing.T) {
 		t.Log("this run, the small queue was not overrun")
 	}
 
-	// 200 approvals in a burst
-	for i := 0; i < 200; i++ {
+	// 200 approvals in a burst, all landing before the daemon looks (a person selecting 200 files
+	// and renaming them at once), all previewed against the same HEAD
+	const approvals = 200
+	d.mu.Lock()
+	for i := 0; i < approvals; i++ {
 		name := fmt.Sprintf("b%04d", i)
 		if err := os.Rename(filepath.Join(inbox, name+".json"), filepath.Join(inbox, name+".approved")); err != nil {
 			t.Fatal(err)
 		}
 	}
+	d.mu.Unlock()
 	waitFor(t, "200 approvals settled", 3*time.Minute, func() bool { return count(inbox, "b*.approved") == 0 })
-	applied := count(filepath.Join(dir, "plans", "applied"), "b*")
+	archived := count(filepath.Join(dir, filepath.FromSlash(ledger.ArchiveDir)), "b*")
 	rejected := count(inbox, "b*.rejected")
-	if applied+rejected != 200 {
-		t.Fatalf("%d applied + %d rejected, want 200", applied, rejected)
+	if archived+rejected != approvals {
+		t.Fatalf("%d applied + %d rejected, want %d", archived, rejected, approvals)
 	}
 	hist, _ := ws.History(nil)
-	seen := map[string]int{}
+	commitOf := map[string]string{} // NAME -> its apply commit
 	for _, c := range hist {
 		if id := c.Trailers[store.TrailerPlanID]; id != "" {
-			seen[strings.SplitN(id, "-", 2)[0]]++
+			name := ledger.PlanName(id)
+			if commitOf[name] != "" {
+				t.Fatalf("%s applied twice", name)
+			}
+			commitOf[name] = c.Hash
 		}
 	}
-	for name, k := range seen {
-		if k > 1 {
-			t.Fatalf("%s applied %d times", name, k)
-		}
+	if len(commitOf) != archived {
+		t.Fatalf("%d apply commits, %d archives", len(commitOf), archived)
 	}
-	if len(seen) != applied {
-		t.Fatalf("%d apply commits, %d archives", len(seen), applied)
-	}
-	// every rejection says why: stale, since each apply moved HEAD under the others' previews
-	for i := 0; i < 200; i++ {
-		name := fmt.Sprintf("b%04d", i)
-		if _, err := os.Stat(filepath.Join(inbox, name+".rejected")); err == nil {
+	// approvals are applied in the order of their names: on each element the first one applies
+	// (every element is a different one: all of those apply), the others are stale, naming it
+	winner := map[string]string{} // element id -> NAME of the plan applied on it
+	for i := 0; i < approvals; i++ {
+		name, el := fmt.Sprintf("b%04d", i), els[i%len(els)].ID()
+		_, rerr := os.Stat(filepath.Join(inbox, name+".rejected"))
+		first := winner[el] == ""
+		switch {
+		case first && commitOf[name] == "":
 			r, _ := os.ReadFile(filepath.Join(inbox, name+".report.json"))
-			if !strings.Contains(string(r), `"reason"`) {
-				t.Fatalf("%s rejected without a reason: %s", name, r)
+			t.Fatalf("%s, the first plan on element %s, was not applied: %s", name, el, r)
+		case first:
+			winner[el] = name
+		case commitOf[name] != "":
+			t.Fatalf("%s applied although %s changed element %s after its preview", name, winner[el], el)
+		case rerr != nil:
+			t.Fatalf("%s neither applied nor rejected", name)
+		default:
+			data, _ := os.ReadFile(filepath.Join(inbox, name+".report.json"))
+			var r plans.Report
+			if json.Unmarshal(data, &r) != nil || r.Verdict != ledger.VerdictStale || !strings.Contains(r.Reason, store.Short(commitOf[winner[el]])) {
+				t.Fatalf("%s rejected, but not as stale naming %s (commit %s): %s", name, winner[el], store.Short(commitOf[winner[el]]), data)
 			}
 		}
+	}
+	if len(winner) != len(els) || archived != len(els) {
+		t.Fatalf("%d plans applied on %d elements, want one on each of %d", archived, len(winner), len(els))
 	}
 	if errs.Load() > 0 {
 		t.Fatalf("%d errors logged", errs.Load())
 	}
-	t.Logf("200 approvals: %d applied, %d rejected (stale: HEAD moved since their previews)", applied, rejected)
+	t.Logf("200 approvals: %d applied (one per element), %d rejected as stale naming the commit that changed their element", archived, rejected)
 }

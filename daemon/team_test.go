@@ -12,7 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/archiplan/archiplan/archixml"
+	"github.com/archiplan/archiplan/daemon/ledger"
+	lt "github.com/archiplan/archiplan/daemon/ledger/ledgertest"
 	"github.com/archiplan/archiplan/plans"
 	"github.com/archiplan/archiplan/store"
 )
@@ -25,15 +26,17 @@ func TestTeam_ThreeDaemons(t *testing.T) {
 	if testing.Short() {
 		t.Skip("300 plans through three daemons")
 	}
-	bare, w := team(t, 3)
-	m, _ := archixml.Load(mustModel(t, w[0]))
-	els := m.Elements()
+	bare, w := lt.Team(t, 3)
+	els := lt.Elements(t, w[0])
 	var daemons []*Daemon
+	var ledgers []*ledger.Ledger
 	for i, ws := range w {
-		d := New(Config{Workspace: ws, Inbox: filepath.Join(ws.Root, "plans"), Remote: origin,
-			ApprovedBy: store.Signature{Name: fmt.Sprintf("team%d", i), Email: "t@t"},
-			Logger:     slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
-			Debounce:   20 * time.Millisecond, Settle: 20 * time.Millisecond, Rescan: time.Second, FetchInterval: 300 * time.Millisecond})
+		logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+		l := ledger.New(ledger.Config{Workspace: ws, Inbox: lt.Inbox(ws), Remote: lt.Origin,
+			ApprovedBy: store.Signature{Name: fmt.Sprintf("team%d", i), Email: "t@t"}, Logger: logger})
+		ledgers = append(ledgers, l)
+		d := New(Config{Ledger: l, Remote: lt.Origin, Logger: logger,
+			Debounce: 20 * time.Millisecond, Settle: 20 * time.Millisecond, Rescan: time.Second, FetchInterval: 300 * time.Millisecond})
 		if err := d.Open(context.Background()); err != nil {
 			t.Fatal(err)
 		}
@@ -48,7 +51,7 @@ func TestTeam_ThreeDaemons(t *testing.T) {
 			if k == 2 {
 				el = els[(i+5)%len(els)]
 			}
-			raw := rename(el.ID(), fmt.Sprintf("W%d %d", k, i))
+			raw := lt.Rename(el, fmt.Sprintf("W%d %d", k, i))
 			os.WriteFile(filepath.Join(ws.Root, "plans", name(k, i)+".json"), raw, 0o644)
 		}
 	}
@@ -62,7 +65,7 @@ func TestTeam_ThreeDaemons(t *testing.T) {
 	// rounds: in each, every workspace approves its next plan at once, previewed against the
 	// same remote head; the daemons race to push, and the losers rebase or are made stale
 	start := time.Now()
-	remoteHead := func() string { return gitIn(t, bare, "rev-parse", "main") }
+	remoteHead := func() string { return lt.Git(t, bare, "rev-parse", "main") }
 	for i := 0; i < per; i++ {
 		waitFor(t, fmt.Sprintf("round %d: everyone at the remote head with current previews", i), time.Minute, func() bool {
 			h := remoteHead()
@@ -104,26 +107,19 @@ func TestTeam_ThreeDaemons(t *testing.T) {
 		d.Close()
 	}
 	// nothing stays local: every workspace is at the remote's head once it has pushed and pulled
-	for _, ws := range w {
-		if _, err := Sync(context.Background(), ws, origin, plans.Options{}); err != nil {
+	for k, ws := range w {
+		if _, err := ledgers[k].Sync(context.Background()); err != nil {
 			t.Fatal(err)
 		}
-		if err := Pull(context.Background(), ws, origin); err != nil {
+		if err := ledgers[k].Pull(context.Background()); err != nil {
 			t.Fatal(err)
 		}
 		if a, b, _ := ws.AheadBehind("origin"); a != 0 || b != 0 {
 			t.Fatalf("%s: %d ahead, %d behind", ws.Root, a, b)
 		}
 	}
-	if merges := gitIn(t, bare, "log", "--merges", "--format=%H", "main"); merges != "" {
-		t.Fatalf("merge commits on the remote: %s", merges)
-	}
-	applied := map[string]int{}
-	for _, line := range strings.Split(gitIn(t, bare, "log", "--format=%(trailers:key=Plan-Id,valueonly)", "main"), "\n") {
-		if line = strings.TrimSpace(line); line != "" {
-			applied[PlanName(line)]++
-		}
-	}
+	lt.Linear(t, bare)
+	applied := lt.Applied(t, bare)
 	rejected, byRace, byPull := 0, 0, 0
 	for k, ws := range w {
 		for i := 0; i < per; i++ {
@@ -147,16 +143,16 @@ func TestTeam_ThreeDaemons(t *testing.T) {
 				switch {
 				case strings.Contains(r.Reason, "stale: remote commit"):
 					byRace++
-				case strings.Contains(r.Reason, "model changed since the preview"):
+				case strings.Contains(r.Reason, "since its preview"):
 					byPull++
 				}
 			}
 		}
 	}
-	t.Logf("300 approvals through 3 daemons in %s: %d applied (pushed), %d rejected with the reason (%d lost a push race on the same element, %d found the model moved when they pulled)",
+	t.Logf("300 approvals through 3 daemons in %s: %d applied (pushed), %d rejected with the reason (%d lost a push race on the same element, %d found their element changed since the preview when they pulled)",
 		took.Round(time.Millisecond), len(applied), rejected, byRace, byPull)
 	if byRace == 0 {
 		t.Log("no push race was lost on the same element this run")
 	}
-	checkRemoteModels(t, bare)
+	lt.CheckRemoteModels(t, bare)
 }

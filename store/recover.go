@@ -127,7 +127,7 @@ func (w *Workspace) Recover() (bool, error) {
 // holder of the lock calls it, so no live writer owns them.
 func (w *Workspace) cleanTemps() {
 	dirs := []string{filepath.Dir(w.ModelPath()), w.gitDir}
-	archives, _ := filepath.Glob(filepath.Join(w.Root, "plans", "applied", "*"))
+	archives, _ := filepath.Glob(filepath.Join(w.Root, ".archiplan", "applied", "*")) // ledger.ArchiveDir
 	objects, _ := filepath.Glob(filepath.Join(w.gitDir, "objects", "??"))
 	dirs = append(append(dirs, archives...), objects...)
 	for _, d := range dirs {

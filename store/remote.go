@@ -36,6 +36,11 @@ type RemoteState struct {
 	LastFetchError string    `json:"last_fetch_error,omitempty"`
 	LastPush       time.Time `json:"last_push,omitempty"`
 	LastPushError  string    `json:"last_push_error,omitempty"`
+	// Pushing is the commit a push was started with, and when, until it is known to have landed
+	// or failed: a process killed after the remote took the push but before it heard so finds it
+	// on the remote at the next fetch, and records the push then.
+	Pushing   string    `json:"pushing,omitempty"`
+	PushingAt time.Time `json:"pushing_at,omitempty"`
 }
 
 func (w *Workspace) remoteStatePath() string { return w.GitPath("archiplan-remote.json") }
@@ -128,11 +133,18 @@ func (w *Workspace) Fetch(ctx context.Context, remote string) error {
 	if errors.Is(err, git.NoErrAlreadyUpToDate) {
 		err = nil
 	}
+	landed := false
+	if err == nil {
+		landed = w.pushLanded(remote)
+	}
 	w.recordRemote(func(s *RemoteState) {
 		if err == nil {
 			s.LastFetch, s.LastFetchError = time.Now().UTC(), ""
 		} else {
 			s.LastFetchError = err.Error()
+		}
+		if landed && s.Pushing != "" {
+			s.LastPush, s.LastPushError, s.Pushing, s.PushingAt = s.PushingAt, "", "", time.Time{}
 		}
 	})
 	if err != nil {
@@ -160,7 +172,38 @@ func (w *Workspace) RemoteHead(remote string) (string, error) {
 	return ref.Hash().String(), nil
 }
 
-// AheadBehind counts the commits the branch has that the remote has not, and the other way.
+// pushLanded says whether the commit of a push whose outcome was never recorded is on the
+// remote's branch, as last fetched.
+func (w *Workspace) pushLanded(remote string) bool {
+	s := w.RemoteState()
+	if s.Pushing == "" {
+		return false
+	}
+	rh, err := w.RemoteHead(remote)
+	if err != nil || rh == "" {
+		return false
+	}
+	base, err := w.MergeBase(s.Pushing, rh)
+	return err == nil && base == s.Pushing
+}
+
+// NoteInSync records that the branch holds nothing the remote lacks (as last fetched), so that
+// no earlier push failure is shown as if it still mattered. It changes nothing otherwise.
+func (w *Workspace) NoteInSync(remote string) {
+	if ahead, _, err := w.AheadBehind(remote); err != nil || ahead != 0 {
+		return
+	}
+	landed := w.pushLanded(remote)
+	w.recordRemote(func(s *RemoteState) {
+		s.LastPushError = ""
+		if landed {
+			s.LastPush, s.Pushing, s.PushingAt = s.PushingAt, "", time.Time{}
+		}
+	})
+}
+
+// AheadBehind counts the commits the branch has that the remote has not, and the other way,
+// every commit counted (the sides of merges too), as git rev-list --count does.
 func (w *Workspace) AheadBehind(remote string) (ahead, behind int, err error) {
 	head, err := w.Head()
 	if err != nil {
@@ -170,15 +213,21 @@ func (w *Workspace) AheadBehind(remote string) (ahead, behind int, err error) {
 	if err != nil || rh == "" || head == "" {
 		return 0, 0, err
 	}
+	// one side is usually the other's ancestor: that side has nothing of its own, unwalked
 	base, err := w.MergeBase(head, rh)
 	if err != nil {
 		return 0, 0, err
 	}
-	if ahead, err = w.countFirstParent(head, base); err != nil {
-		return 0, 0, err
+	var mine, theirs []string
+	if base != head { // head is not an ancestor of the remote's: it has commits of its own
+		if mine, err = w.only(head, rh); err != nil {
+			return 0, 0, err
+		}
 	}
-	behind, err = w.countFirstParent(rh, base)
-	return ahead, behind, err
+	if base != rh {
+		theirs, err = w.only(rh, head)
+	}
+	return len(mine), len(theirs), err
 }
 
 // MergeBase is the newest commit both histories hold ("" when none).
@@ -198,34 +247,119 @@ func (w *Workspace) MergeBase(a, b string) (string, error) {
 	return bases[0].Hash.String(), nil
 }
 
-func (w *Workspace) countFirstParent(from, to string) (int, error) {
-	n := 0
-	for h := from; h != to && h != ""; n++ {
-		c, err := w.git().CommitObject(plumbing.NewHash(h))
-		if err != nil {
-			return 0, err
-		}
-		if len(c.ParentHashes) == 0 {
-			break
-		}
-		h = c.ParentHashes[0].String()
+// Parents are a commit's parents, in order.
+func (w *Workspace) Parents(commit string) ([]string, error) {
+	c, err := w.git().CommitObject(plumbing.NewHash(commit))
+	if err != nil {
+		return nil, fmt.Errorf("read commit %s: %w", short(commit), err)
 	}
-	return n, nil
+	var out []string
+	for _, p := range c.ParentHashes {
+		out = append(out, p.String())
+	}
+	return out, nil
 }
 
-// CommitsBetween lists the first-parent commits after base up to head, oldest first.
+// CommitsBetween lists the commits head holds that base does not (git rev-list base..head), the
+// sides of merges included, oldest first: every commit after its parents.
 func (w *Workspace) CommitsBetween(base, head string) ([]CommitInfo, error) {
-	hist, err := w.historyFrom(head, func(c CommitInfo) bool { return c.Parent == base || c.Hash == base })
+	hashes, err := w.only(head, base)
 	if err != nil {
 		return nil, err
 	}
-	if len(hist) > 0 && hist[len(hist)-1].Hash == base {
-		hist = hist[:len(hist)-1]
+	out := make([]CommitInfo, 0, len(hashes))
+	for _, h := range hashes {
+		info, err := w.Info(h)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, info)
 	}
-	for i, j := 0, len(hist)-1; i < j; i, j = i+1, j-1 {
-		hist[i], hist[j] = hist[j], hist[i]
+	return out, nil
+}
+
+// only lists the commits reachable from head and not from base, parents before children. The
+// common case, a straight line of single-parent commits from base to head, is read without
+// walking base's history.
+func (w *Workspace) only(head, base string) ([]string, error) {
+	if head == "" || head == base {
+		return nil, nil
 	}
-	return hist, nil
+	var line []string
+	for h := head; ; {
+		c, err := w.git().CommitObject(plumbing.NewHash(h))
+		if err != nil {
+			return nil, fmt.Errorf("read commit %s: %w", short(h), err)
+		}
+		if len(c.ParentHashes) != 1 {
+			break // a merge or the root: the general walk below
+		}
+		line = append(line, h)
+		h = c.ParentHashes[0].String()
+		if h == base {
+			for i, j := 0, len(line)-1; i < j; i, j = i+1, j-1 {
+				line[i], line[j] = line[j], line[i]
+			}
+			return line, nil
+		}
+	}
+	// every commit base holds
+	held := map[plumbing.Hash]bool{}
+	if base != "" {
+		stack := []plumbing.Hash{plumbing.NewHash(base)}
+		for len(stack) > 0 {
+			h := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			if held[h] {
+				continue
+			}
+			held[h] = true
+			c, err := w.git().CommitObject(h)
+			if err != nil {
+				return nil, fmt.Errorf("read commit %s: %w", short(h.String()), err)
+			}
+			stack = append(stack, c.ParentHashes...)
+		}
+	}
+	// head's commits base lacks, each after its parents (a depth-first walk, post-order)
+	var out []string
+	done := map[plumbing.Hash]bool{}
+	type frame struct {
+		h    plumbing.Hash
+		next int
+	}
+	parents := map[plumbing.Hash][]plumbing.Hash{}
+	stack := []frame{{h: plumbing.NewHash(head)}}
+	for len(stack) > 0 {
+		f := &stack[len(stack)-1]
+		if held[f.h] || done[f.h] && f.next == 0 {
+			stack = stack[:len(stack)-1]
+			continue
+		}
+		ps, ok := parents[f.h]
+		if !ok {
+			c, err := w.git().CommitObject(f.h)
+			if err != nil {
+				return nil, fmt.Errorf("read commit %s: %w", short(f.h.String()), err)
+			}
+			ps = c.ParentHashes
+			parents[f.h] = ps
+		}
+		if f.next < len(ps) {
+			p := ps[f.next]
+			f.next++
+			if !held[p] && !done[p] {
+				stack = append(stack, frame{h: p})
+			}
+			continue
+		}
+		if !done[f.h] {
+			done[f.h] = true
+			out = append(out, f.h.String())
+		}
+		stack = stack[:len(stack)-1]
+	}
+	return out, nil
 }
 
 // Push pushes the branch to the remote, never forcing: a remote that moved gives
@@ -240,6 +374,9 @@ func (w *Workspace) Push(ctx context.Context, remote string) error {
 		return err
 	}
 	spec := config.RefSpec(branch.String() + ":" + branch.String())
+	if head, herr := w.Head(); herr == nil {
+		w.recordRemote(func(s *RemoteState) { s.Pushing, s.PushingAt = head, time.Now().UTC() })
+	}
 	err = w.git().PushContext(ctx, &git.PushOptions{RemoteName: remote, RefSpecs: []config.RefSpec{spec}, Auth: auth})
 	if errors.Is(err, git.NoErrAlreadyUpToDate) {
 		err = nil
@@ -250,6 +387,7 @@ func (w *Workspace) Push(ctx context.Context, remote string) error {
 		} else {
 			s.LastPushError = err.Error()
 		}
+		s.Pushing, s.PushingAt = "", time.Time{}
 	})
 	switch {
 	case err == nil:

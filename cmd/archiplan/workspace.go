@@ -207,12 +207,22 @@ func pushNow(cmd *cobra.Command, led *ledger.Ledger) error {
 		for _, d := range res.Dropped {
 			fmt.Fprintf(out, "%s: %s\n", d.PlanID, d.Reason)
 		}
+		for _, id := range res.OnRemote {
+			fmt.Fprintf(out, "%s: the remote had applied it already; not applied again\n", id)
+		}
 		if len(res.Dropped) > 0 {
 			return silent{codedError{exitRefused, errors.New("stale after the remote moved")}}
 		}
 	}
-	if err != nil {
+	switch {
+	case err == nil:
+	case errors.Is(err, store.ErrUnreachable), errors.Is(err, store.ErrPushRejected), errors.Is(err, store.ErrLocked):
 		fmt.Fprintf(out, "not pushed (the commit stays local; archiplan pushes it later): %v\n", err)
+	default:
+		// not a moment's trouble (a diverged branch, history that cannot be read): retrying later
+		// does not help, a person must look
+		fmt.Fprintf(out, "not pushed: %v\n", err)
+		return silent{codedError{exitNoUsable, err}}
 	}
 	return nil
 }

@@ -394,19 +394,13 @@ func (l *Ledger) movedOver(rec *inbox.Record, head string) (*store.CommitInfo, e
 		info := store.CommitInfo{Hash: head, Subject: "history no longer holds the preview's commit " + short(rec.Commit)}
 		return &info, nil
 	}
-	later, err := ws.CommitsBetween(rec.Commit, head)
+	// the commits since, the sides of merges included (a first-parent walk from a merge can miss
+	// the preview's commit and run to the root)
+	later, err := spanOf(ws, rec.Commit, head)
 	if err != nil {
 		return nil, err
 	}
-	newest := make([]store.CommitInfo, len(later))
-	for i, c := range later {
-		newest[len(later)-1-i] = c
-	}
-	baseInfo, err := ws.Info(rec.Commit)
-	if err != nil {
-		return nil, err
-	}
-	return conflicting(ws, newest, baseInfo, rec.Reads)
+	return later.touching(rec.Reads)
 }
 
 // applyMessage is an apply commit's message. Nothing of the plan can add a line of its own: the

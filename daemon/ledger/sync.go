@@ -33,6 +33,9 @@ type SyncResult struct {
 	Pushed  bool
 	Rebased int       // local apply commits made again on top of the remote
 	Dropped []Dropped // plans rejected as stale
+	// OnRemote are plans applied locally that the remote had applied already (the same plan
+	// bytes, approved in another workspace): their local commits are gone, they stay applied once.
+	OnRemote []string
 }
 
 // maxPushTries bounds the fetch-rebase-push loop when other daemons keep winning the race.
@@ -66,7 +69,10 @@ func pullLocked(ctx context.Context, ws *store.Workspace, r Remote) error {
 		return err
 	}
 	if base == head { // only behind: fast-forward
-		return ws.MoveBranch(head, remote)
+		if err := ws.MoveBranch(head, remote); err != nil {
+			return err
+		}
+		ws.NoteInSync(r.Name)
 	}
 	return nil // ahead, or diverged: Sync pushes (and makes local plans again on top)
 }
@@ -95,7 +101,8 @@ func (l *Ledger) sync(ctx context.Context) (*SyncResult, error) {
 			return res, err
 		}
 		if remote, _ := ws.RemoteHead(r.Name); remote != "" && ahead == 0 {
-			return res, nil // nothing of ours to push
+			ws.NoteInSync(r.Name) // nothing of ours to push: no earlier failure stands
+			return res, nil
 		}
 		err = ws.Push(ctx, r.Name)
 		if err == nil {
@@ -109,58 +116,57 @@ func (l *Ledger) sync(ctx context.Context) (*SyncResult, error) {
 			return res, err
 		}
 		n := len(res.Dropped)
-		if err := rebase(ws, r, opts, res); err != nil {
+		from, top, err := rebase(ws, r, opts, res)
+		if err != nil {
 			return res, err
 		}
-		// each dropped plan's outcome is written before the push that decides the rest: a crash
-		// in between leaves it rejected (or, rebased again, rejected again), never lost
+		// each dropped plan's outcome is written before its commit leaves the branch, and so
+		// before the push that decides the rest: a crash anywhere in between leaves it rejected
+		// (and, while its commit is still here, dropped and rejected again by the next sync),
+		// never lost
 		l.rejectDropped(res.Dropped[n:])
+		if err := ws.MoveBranch(from, top); err != nil {
+			return res, err
+		}
 	}
 	return res, fmt.Errorf("push %s: still rejected after %d tries: %w", r.Name, maxPushTries, store.ErrPushRejected)
 }
 
-// rebase makes the local apply commits again on top of the remote's branch, then moves the
-// branch there.
-func rebase(ws *store.Workspace, r Remote, opts plans.Options, res *SyncResult) error {
+// rebase makes the local apply commits again on top of the remote's branch, and returns the
+// branch's commit and the commit it is to move to; the caller records the outcome of each
+// dropped plan, then moves the branch.
+func rebase(ws *store.Workspace, r Remote, opts plans.Options, res *SyncResult) (from, top string, err error) {
 	head, err := ws.Head()
 	if err != nil {
-		return err
+		return "", "", err
 	}
 	remote, err := ws.RemoteHead(r.Name)
 	if err != nil || remote == "" {
-		return err
+		return head, head, err
 	}
 	base, err := ws.MergeBase(head, remote)
 	if err != nil {
-		return err
+		return "", "", err
 	}
 	local, err := ws.CommitsBetween(base, head)
 	if err != nil {
-		return err
+		return "", "", err
 	}
 	for _, c := range local {
 		if c.Trailers[store.TrailerPlanID] == "" && c.Trailers[store.TrailerRevertsPlan] == "" {
-			return fmt.Errorf("commit %s (%s) is not archiplan's: %w", store.Short(c.Hash), c.Subject, store.ErrDiverged)
+			return "", "", fmt.Errorf("commit %s (%s) is not archiplan's: %w", store.Short(c.Hash), c.Subject, store.ErrDiverged)
 		}
 	}
-	theirs, err := ws.CommitsBetween(base, remote)
+	theirs, err := spanOf(ws, base, remote)
 	if err != nil {
-		return err
+		return "", "", err
 	}
-	newest := make([]store.CommitInfo, len(theirs)) // newest first, as conflicting wants
-	for i, c := range theirs {
-		newest[len(theirs)-1-i] = c
-	}
-	baseInfo, err := ws.Info(base)
-	if err != nil {
-		return err
-	}
-	top := remote
+	top = remote
 	for _, c := range local {
 		if c.Trailers[store.TrailerRevertsPlan] != "" {
-			next, dropped, err := rerevert(ws, top, c, newest, baseInfo)
+			next, dropped, err := rerevert(ws, top, c, theirs)
 			if err != nil {
-				return err
+				return "", "", err
 			}
 			if dropped != nil {
 				res.Dropped = append(res.Dropped, *dropped)
@@ -173,11 +179,18 @@ func rebase(ws *store.Workspace, r Remote, opts plans.Options, res *SyncResult) 
 		id := c.Trailers[store.TrailerPlanID]
 		a, err := ReadArchive(ws, c.Hash, id)
 		if err != nil {
-			return err
+			return "", "", err
 		}
 		raw := a.Plan
-		if conflict, err := conflicting(ws, newest, baseInfo, a.Inverse.Touched); err != nil {
-			return err
+		if on, err := theirs.applied(id, plans.SHA256(raw)); err != nil {
+			return "", "", err
+		} else if on != "" {
+			// approved in another workspace too, and applied there first: applied once is enough
+			res.OnRemote = append(res.OnRemote, id)
+			continue
+		}
+		if conflict, err := theirs.touching(a.Inverse.Touched); err != nil {
+			return "", "", err
 		} else if conflict != nil {
 			res.Dropped = append(res.Dropped, Dropped{PlanID: id, Raw: raw,
 				Reason: fmt.Sprintf("stale: remote commit %s (%s) changed what this plan changes", store.Short(conflict.Hash), conflict.Subject)})
@@ -185,7 +198,7 @@ func rebase(ws *store.Workspace, r Remote, opts plans.Options, res *SyncResult) 
 		}
 		next, why, err := reapply(ws, top, c, a, opts)
 		if err != nil {
-			return err
+			return "", "", err
 		}
 		if next == "" {
 			res.Dropped = append(res.Dropped, Dropped{PlanID: id, Raw: raw,
@@ -195,18 +208,159 @@ func rebase(ws *store.Workspace, r Remote, opts plans.Options, res *SyncResult) 
 		top = next
 		res.Rebased++
 	}
-	return ws.MoveBranch(head, top)
+	return head, top, nil
+}
+
+// commitSpan is the commits one history holds after a base (git rev-list base..head, the sides
+// of merges included), with what they changed: the one place sync and batch approvals ask
+// "did anything since then touch these objects?".
+type commitSpan struct {
+	ws      *store.Workspace
+	head    string
+	commits []store.CommitInfo // oldest first, each after its parents
+	blobs   map[string]string  // commit -> the model's blob there
+	models  map[string]*archixml.Model
+}
+
+func spanOf(ws *store.Workspace, base, head string) (*commitSpan, error) {
+	commits, err := ws.CommitsBetween(base, head)
+	if err != nil {
+		return nil, err
+	}
+	ch := &commitSpan{ws: ws, head: head, commits: commits, blobs: map[string]string{}, models: map[string]*archixml.Model{}}
+	for _, c := range commits {
+		ch.blobs[c.Hash] = c.ModelBlob
+	}
+	return ch, nil
+}
+
+// applied finds the commit that applied a plan (by its id, or the same bytes under another
+// name) among the new commits or in the archive at head; "" when none did.
+func (ch *commitSpan) applied(id, digest string) (string, error) {
+	for _, c := range ch.commits {
+		if c.Trailers[store.TrailerPlanID] == id || c.Trailers[store.TrailerPlanSHA256] == digest {
+			return c.Hash, nil
+		}
+	}
+	names, err := ch.ws.DirAt(ch.head, ArchiveDir)
+	if err != nil {
+		return "", err
+	}
+	for _, n := range names {
+		if n == id || strings.HasSuffix(n, "-"+digest[:12]) {
+			return ch.head, nil
+		}
+	}
+	return "", nil
+}
+
+// touching finds the oldest new commit that changed one of the objects: archiplan's commits by
+// the objects they record; any other by comparing the objects' XML with its parent's, and a merge
+// only where it differs from every parent (a change it took from one side is that side's
+// commit's, found on its own, or the base's).
+func (ch *commitSpan) touching(ids []string) (*store.CommitInfo, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	touched := map[string]bool{}
+	for _, id := range ids {
+		touched[id] = true
+	}
+	for i, c := range ch.commits {
+		if c.Trailers[store.TrailerPlanID] != "" || c.Trailers[store.TrailerRevertsPlan] != "" {
+			rec, err := recordedTouched(ch.ws, c)
+			if err != nil {
+				return nil, err
+			}
+			for _, id := range rec {
+				if touched[id] {
+					return &ch.commits[i], nil
+				}
+			}
+			continue
+		}
+		parents, err := ch.ws.Parents(c.Hash)
+		if err != nil {
+			return nil, err
+		}
+		after, err := ch.model(c.Hash, c.ModelBlob)
+		if err != nil {
+			return nil, err
+		}
+		var befores []*archixml.Model
+		same := false
+		for _, p := range parents {
+			blob, err := ch.blob(p)
+			if err != nil {
+				return nil, err
+			}
+			if blob == c.ModelBlob {
+				same = true // the model of one parent, unchanged
+				break
+			}
+			before, err := ch.model(p, blob)
+			if err != nil {
+				return nil, err
+			}
+			befores = append(befores, before)
+		}
+		if same {
+			continue
+		}
+		for id := range touched {
+			y, okY := objectXML(after, id)
+			changed := true
+			for _, before := range befores {
+				if x, okX := objectXML(before, id); okX == okY && x == y {
+					changed = false
+					break
+				}
+			}
+			if changed {
+				return &ch.commits[i], nil
+			}
+		}
+	}
+	return nil, nil
+}
+
+func (ch *commitSpan) blob(commit string) (string, error) {
+	if b, ok := ch.blobs[commit]; ok {
+		return b, nil
+	}
+	info, err := ch.ws.Info(commit)
+	if err != nil {
+		return "", err
+	}
+	ch.blobs[commit] = info.ModelBlob
+	return info.ModelBlob, nil
+}
+
+// model is the model at a commit, parsed once per blob; nil where there is none.
+func (ch *commitSpan) model(commit, blob string) (*archixml.Model, error) {
+	if blob == "" {
+		return nil, nil
+	}
+	if m, ok := ch.models[blob]; ok {
+		return m, nil
+	}
+	m, err := modelAt(ch.ws, commit)
+	if err != nil {
+		return nil, err
+	}
+	ch.models[blob] = m
+	return m, nil
 }
 
 // rerevert makes a local revert commit again on top of a commit, unless the remote changed what
 // the reverted plan changed.
-func rerevert(ws *store.Workspace, on string, c store.CommitInfo, theirs []store.CommitInfo, base store.CommitInfo) (string, *Dropped, error) {
+func rerevert(ws *store.Workspace, on string, c store.CommitInfo, theirs *commitSpan) (string, *Dropped, error) {
 	id, applied := c.Trailers[store.TrailerRevertsPlan], c.Trailers[store.TrailerRevertsCommit]
 	a, err := ReadArchive(ws, applied, id)
 	if err != nil {
 		return "", nil, err
 	}
-	if conflict, err := conflicting(ws, theirs, base, a.Inverse.Touched); err != nil {
+	if conflict, err := theirs.touching(a.Inverse.Touched); err != nil {
 		return "", nil, err
 	} else if conflict != nil {
 		return "", &Dropped{PlanID: id, Reason: fmt.Sprintf("the revert of %s is stale: remote commit %s (%s) changed what it changed",
