@@ -251,7 +251,7 @@ func (e *engine) resolve(i int, field, value string, kinds ...archixml.Kind) (ar
 	}
 	o, ok := e.m.Object(id)
 	if !ok {
-		e.errorf(i, field, RefNotFound, value, "%s %q is not an id in the model nor a ref_id declared earlier", field, value)
+		e.errorf(i, field, RefNotFound, value, "%s %q is not an id in the model nor a ref_id declared earlier%s", field, value, e.named(value))
 		return archixml.Object{}, false
 	}
 	kindOK := false
@@ -263,7 +263,8 @@ func (e *engine) resolve(i int, field, value string, kinds ...archixml.Kind) (ar
 		}
 	}
 	if !kindOK {
-		e.errorf(i, field, RefWrongKind, value, "%s %q is a %s (%s %q), not a %s", field, value, o.Kind(), o.Class(), o.Name(), strings.Join(names, " or "))
+		e.errorf(i, field, RefWrongKind, value, "%s %q is %s (%s %q), not %s", field, value, article(o.Kind().String()), o.Class(), o.Name(),
+			article(strings.Join(names, " or ")))
 		return archixml.Object{}, false
 	}
 	e.remember(o)
@@ -391,4 +392,32 @@ func intOr(p *int, d int) int {
 		return d
 	}
 	return *p
+}
+
+// article puts "a" or "an" before a word.
+func article(w string) string {
+	if w != "" && strings.ContainsRune("aeiouAEIOU", rune(w[0])) {
+		return "an " + w
+	}
+	return "a " + w
+}
+
+// named suggests the ids of what a value names, when a planner wrote a name where an id belongs.
+func (e *engine) named(value string) string {
+	var found []string
+	for _, k := range []archixml.Kind{archixml.KindElement, archixml.KindView, archixml.KindRelationship, archixml.KindFolder} {
+		for _, o := range e.m.All(k) {
+			if o.Name() == value && len(found) < 3 {
+				label := o.Class()
+				if t := o.Type(); t != nil {
+					label = t.Label
+				}
+				found = append(found, fmt.Sprintf("%s (%s %q)", o.ID(), label, o.Name()))
+			}
+		}
+	}
+	if len(found) == 0 {
+		return ""
+	}
+	return "; it is a name: did you mean " + strings.Join(found, " or ") + "?"
 }

@@ -242,7 +242,7 @@ func (e *engine) relAllowed(i int, t *archixml.ConceptType, src, tgt archixml.Ob
 			labels = []string{"none"}
 		}
 		e.errorf(i, "relationship_type", RelNotAllowed, t.Label,
-			"ArchiMate 3.2 does not allow %s from %s to %s; allowed: %s", t.Label, src.Class(), tgt.Class(), strings.Join(labels, ", "))
+			"ArchiMate 3.2 does not allow %s from %s to %s; allowed: %s", t.Label, labelOf(src), labelOf(tgt), strings.Join(labels, ", "))
 		return false
 	}
 	if err := e.m.CheckJunction(t.Class, src.ID(), tgt.ID()); err != nil {
@@ -456,4 +456,12 @@ func (e *engine) placement(i int, a Action, v archixml.Object, size archixml.Bou
 	b := archixml.Bounds{X: intOr(a.X, 0), Y: intOr(a.Y, 0), Width: intOr(a.Width, size.Width), Height: intOr(a.Height, size.Height)}
 	r.After = fmt.Sprintf("at %d,%d size %dx%d", b.X, b.Y, b.Width, b.Height)
 	return parent, &b, true
+}
+
+// labelOf is a concept's type as jArchi and planners write it ("Business Actor").
+func labelOf(o archixml.Object) string {
+	if t := o.Type(); t != nil && t.Label != "" {
+		return t.Label
+	}
+	return o.Class()
 }

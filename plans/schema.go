@@ -184,7 +184,11 @@ func decodePlan0(obj []byte) (*Plan, int, []Finding) {
 		return nil, dropped, append(fs, newFinding(SchemaVersionMissing, -1, "/schema_version", "",
 			"schema_version is missing: write %q", schemas.Latest))
 	}
-	version, _ := v.(string)
+	version, isString := v.(string)
+	if !isString {
+		return nil, dropped, append(fs, newFinding(SchemaVersionUnknown, -1, "/schema_version", snippetOf(v),
+			"schema_version must be a string such as %q, not %s", schemas.Latest, snippetOf(v)))
+	}
 	if schemas.Plan(version) == nil {
 		return nil, dropped, append(fs, newFinding(SchemaVersionUnknown, -1, "/schema_version", snippetOf(v),
 			"schema_version %s is not one archiplan knows (%s)", snippetOf(v), strings.Join(schemas.Versions, ", ")))
