@@ -235,4 +235,7 @@ func (d *Daemon) push(applied string) {
 	for _, dr := range res.Dropped {
 		d.log.Info("made stale by the remote", "plan", dr.PlanID, "reason", dr.Reason)
 	}
+	for _, id := range res.OnRemote {
+		d.log.Info("already applied on the remote; not applied again", "plan", id)
+	}
 }
