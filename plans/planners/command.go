@@ -5,12 +5,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
+	"github.com/archiplan/archiplan/internal/proc"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 )
 
 // maxAnswer bounds what archiplan reads of an answer; a plan is far smaller.
@@ -49,34 +47,22 @@ func (c *command) run(ctx context.Context) (string, error) {
 		f.Close()
 		c.schemaFile = f.Name()
 	}
-	ctx, cancel := withTimeout(ctx, c.cfg.Timeout)
-	defer cancel()
-	cmd := exec.Command(c.cfg.Command[0], c.cfg.Command[1:]...)
-	cmd.Dir = c.cfg.Dir
-	cmd.Env = append(os.Environ(), "ARCHIPLAN_OUTPUT_SCHEMA="+c.schemaFile)
-	cmd.Stdin = strings.NewReader(c.conversation.String())
-	var out, errOut bytes.Buffer
-	cmd.Stdout = &limitedBuffer{b: &out}
-	cmd.Stderr = &limitedBuffer{b: &errOut}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
-		return "", fmt.Errorf("start %s: %v: %w", filepath.Base(c.cfg.Command[0]), err, ErrPlanner)
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	select {
-	case err := <-done:
-		if err != nil {
-			return "", fmt.Errorf("%s: %v: %s: %w", filepath.Base(c.cfg.Command[0]), err, lastLine(errOut.String()), ErrPlanner)
-		}
-	case <-ctx.Done():
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		<-done
-		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			return "", fmt.Errorf("%s after %s: %w", filepath.Base(c.cfg.Command[0]), c.cfg.Timeout, ErrTimeout)
-		}
+	// the one runner for commands archiplan does not trust to behave: own process group, all it
+	// started killed at the end, output capped, no wait on a pipe a child keeps
+	res, err := proc.Run(ctx, proc.Spec{Path: c.cfg.Command[0], Args: c.cfg.Command[1:], Dir: c.cfg.Dir,
+		Env: append(os.Environ(), "ARCHIPLAN_OUTPUT_SCHEMA="+c.schemaFile), Stdin: strings.NewReader(c.conversation.String()),
+		Timeout: c.cfg.Timeout, MaxOutput: maxAnswer})
+	switch {
+	case errors.Is(err, proc.ErrTimeout):
+		return "", fmt.Errorf("%s after %s: %w", filepath.Base(c.cfg.Command[0]), c.cfg.Timeout, ErrTimeout)
+	case errors.Is(err, proc.ErrCanceled):
 		return "", ctx.Err()
+	case err != nil:
+		return "", fmt.Errorf("start %s: %v: %w", filepath.Base(c.cfg.Command[0]), err, ErrPlanner)
+	case res.ExitCode != 0:
+		return "", fmt.Errorf("%s: exit status %d: %s: %w", filepath.Base(c.cfg.Command[0]), res.ExitCode, lastLine(string(res.Stderr)), ErrPlanner)
 	}
+	out := bytes.NewBuffer(res.Stdout)
 	answer := out.String()
 	c.conversation.WriteString("\n\n## Your answer\n\n")
 	c.conversation.WriteString(answer)
@@ -100,18 +86,3 @@ func lastLine(s string) string {
 	}
 	return s
 }
-
-type limitedBuffer struct{ b *bytes.Buffer }
-
-func (l *limitedBuffer) Write(p []byte) (int, error) {
-	if room := maxAnswer - l.b.Len(); room > 0 {
-		if len(p) > room {
-			l.b.Write(p[:room])
-		} else {
-			l.b.Write(p)
-		}
-	}
-	return len(p), nil
-}
-
-var _ io.Writer = (*limitedBuffer)(nil)
