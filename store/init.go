@@ -104,7 +104,20 @@ func Init(dir string, o InitOptions) (*Workspace, string, error) {
 		}
 		files[".gitignore"] = append(ignore, []byte("# Archi's backups of the model\n*.bak\n")...)
 	}
+	var attrs []byte
+	if head != "" {
+		attrs, _, _ = ws.FileAt(head, ".gitattributes")
+	}
+	if !strings.Contains(string(attrs), "diff="+DiffDriver) {
+		if len(attrs) > 0 && !strings.HasSuffix(string(attrs), "\n") {
+			attrs = append(attrs, '\n')
+		}
+		files[".gitattributes"] = append(attrs, []byte("# git log -p shows changes to the model in words (archiplan textconv)\n*.archimate diff="+DiffDriver+"\n")...)
+	}
 	if err := os.MkdirAll(filepath.Join(ws.Root, filepath.FromSlash(o.Inbox)), 0o755); err != nil {
+		return nil, "", err
+	}
+	if err := ws.setDiffDriver(); err != nil {
 		return nil, "", err
 	}
 	if len(files) == 0 {
@@ -112,6 +125,27 @@ func Init(dir string, o InitOptions) (*Workspace, string, error) {
 	}
 	commit, err := ws.Publish(Change{Base: head, Files: files, Message: "archiplan: init workspace\n", Author: o.Author, When: time.Now()})
 	return ws, commit, err
+}
+
+// DiffDriver is the git diff driver init registers for .archimate files.
+const DiffDriver = "archimate"
+
+// diffTextconv turns a model into words for git's diffs; where archiplan is not on the PATH (or
+// cannot read the file) git shows the XML, as without it.
+const diffTextconv = `sh -c 'archiplan textconv "$0" 2>/dev/null || cat "$0"'`
+
+// setDiffDriver registers the text conversion in the repository's own git configuration.
+func (w *Workspace) setDiffDriver() error {
+	cfg, err := w.git().Config()
+	if err != nil {
+		return err
+	}
+	sec := cfg.Raw.Section("diff").Subsection(DiffDriver)
+	if sec.Option("textconv") == diffTextconv {
+		return nil
+	}
+	sec.SetOption("textconv", diffTextconv)
+	return w.git().SetConfig(cfg)
 }
 
 // Identity is who approves on this machine: GIT_AUTHOR_NAME and GIT_AUTHOR_EMAIL, else git's

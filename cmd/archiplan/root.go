@@ -80,6 +80,7 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 		approveCmd(), rejectCmd(), mcpCmd())
 	root.AddCommand(renderCmd())
 	root.AddCommand(diffCmd())
+	root.AddCommand(textconvCmd())
 	return root
 }
 
