@@ -19,9 +19,9 @@ import (
 // `git log -p` says what changed instead of showing XML.
 func textconvCmd() *cobra.Command {
 	return &cobra.Command{
-		Use:    "textconv FILE",
-		Short:  "A model in words, one line per object (git's diff text conversion for .archimate files)",
-		Args:   exactArgs(1),
+		Use:   "textconv FILE",
+		Short: "A model in words, one line per object (git's diff text conversion for .archimate files)",
+		Args:  exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			data, err := inbox.ReadFile(args[0], int64(archixml.MaxModelBytes))
 			if err != nil {
