@@ -154,8 +154,9 @@ func Survivors(cookie string) []int {
 }
 
 func killCookie(cookie string) {
-	// a process may fork while it is being swept: sweep until a pass finds nothing (bounded)
-	for i := 0; i < 10; i++ {
+	// a process may fork while it is being swept, and a killed one lives on until the kernel has
+	// delivered the signal: sweep until a pass finds nothing alive (bounded, about 2 s)
+	for i := 0; i < 200; i++ {
 		n := 0
 		forCookie(cookie, func(pid int) {
 			n++
@@ -164,6 +165,7 @@ func killCookie(cookie string) {
 		if n == 0 {
 			return
 		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }
 
