@@ -134,7 +134,11 @@ func statusCmd() *cobra.Command {
 				fmt.Fprintln(out, "finished an apply a crash had interrupted")
 			}
 			for _, p := range st.Plans {
-				line := fmt.Sprintf("  %-10s %s", p.State, p.File)
+				file := p.File
+				if inbox.NameOf(file) == "" {
+					file = strconv.Quote(file) // a name that is not safe is shown, never obeyed by the terminal
+				}
+				line := fmt.Sprintf("  %-10s %s", p.State, file)
 				if p.Verdict != "" {
 					line += "  " + p.Verdict
 				}
