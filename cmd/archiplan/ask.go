@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -79,7 +78,7 @@ func promptCmd() *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var ctx *plans.PlanningContext
 			if contextFile != "" {
-				data, err := os.ReadFile(contextFile)
+				data, err := inbox.ReadFile(contextFile, inbox.MaxContextBytes) // often a NAME.context.json of the inbox: read as inbox files are
 				if err != nil {
 					return usageError{err}
 				}
