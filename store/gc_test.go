@@ -54,3 +54,37 @@ func TestWorkspace_SurvivesGC(t *testing.T) {
 		t.Fatalf("HEAD's model is %q", got)
 	}
 }
+
+// A daemon's pass, the review page and a team's sync read one Workspace at once, while git repacks
+// under it: go-git fills its pack index lazily and without a lock, so the lookups take turns (run
+// with -race; a "concurrent map iteration and map write" crashed the team test before).
+func TestWorkspace_ConcurrentReads(t *testing.T) {
+	ws, dir := newRepo(t)
+	for i := 1; i <= 5; i++ {
+		if _, err := publish(t, ws, i); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run(t, dir, "gc", "--prune=now", "--quiet")
+	done := make(chan error, 8)
+	for g := 0; g < 8; g++ {
+		go func() {
+			for i := 0; i < 30; i++ {
+				if _, err := ws.History(nil); err != nil {
+					done <- err
+					return
+				}
+				if _, err := ws.ReadModel(); err != nil {
+					done <- err
+					return
+				}
+			}
+			done <- nil
+		}()
+	}
+	for g := 0; g < 8; g++ {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
+}

@@ -32,6 +32,11 @@ type reloadingStorage struct {
 	*filesystem.Storage
 	gitDir string
 
+	// lookups takes turns on the shared storage: go-git fills its pack index maps lazily, without a
+	// lock, and a daemon's pass, the review page and a test may read one workspace at once
+	// (a "concurrent map iteration and map write" in findObjectInPackfile crashed the team test)
+	lookups sync.Mutex
+
 	mu     sync.Mutex // the fallback: one lookup at a time
 	fresh  *filesystem.Storage
 	stamp  time.Time // objects/pack's modification time when fresh was opened
@@ -59,7 +64,9 @@ func (s *reloadingStorage) again(read func(st *filesystem.Storage) error) error 
 }
 
 func (s *reloadingStorage) EncodedObject(t plumbing.ObjectType, h plumbing.Hash) (plumbing.EncodedObject, error) {
+	s.lookups.Lock()
 	o, err := s.Storage.EncodedObject(t, h)
+	s.lookups.Unlock()
 	if err == nil || !missing(err) || t == plumbing.AnyObject {
 		return o, err
 	}
@@ -74,7 +81,9 @@ func (s *reloadingStorage) EncodedObject(t plumbing.ObjectType, h plumbing.Hash)
 }
 
 func (s *reloadingStorage) EncodedObjectSize(h plumbing.Hash) (int64, error) {
+	s.lookups.Lock()
 	n, err := s.Storage.EncodedObjectSize(h)
+	s.lookups.Unlock()
 	if err == nil || !missing(err) {
 		return n, err
 	}
@@ -86,6 +95,13 @@ func (s *reloadingStorage) EncodedObjectSize(h plumbing.Hash) (int64, error) {
 		return 0, err
 	}
 	return n, nil
+}
+
+// HasEncodedObject asks the shared storage, taking turns as every lookup does.
+func (s *reloadingStorage) HasEncodedObject(h plumbing.Hash) error {
+	s.lookups.Lock()
+	defer s.lookups.Unlock()
+	return s.Storage.HasEncodedObject(h)
 }
 
 // missing is an object not found, or a pack file gone from under its index.
