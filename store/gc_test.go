@@ -125,7 +125,7 @@ func TestWorkspace_ConcurrentFetch(t *testing.T) {
 			}
 		}
 	}
-	go read(func() error { _, err := ws.ReadModel(); return err }) // the daemon's pass
+	go read(func() error { _, err := ws.ReadModel(); return err })  // the daemon's pass
 	go read(func() error { _, err := ws.History(nil); return err }) // the review page
 	go read(func() error {
 		rh, err := ws.RemoteHead("origin")
