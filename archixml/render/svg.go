@@ -144,7 +144,9 @@ func (d *drawing) write(b *bytes.Buffer, v archixml.Object, o Options) {
 		d.writeObject(b, ob, o.Marks[ob.id])
 	}
 	for _, c := range d.conns {
-		d.writeConn(b, c, o.Marks[c.id])
+		if !d.hiddenConn(c) {
+			d.writeConn(b, c, o.Marks[c.id])
+		}
 	}
 	b.WriteString("</svg>\n")
 }
@@ -170,7 +172,7 @@ func (d *drawing) extent(ids []string) (rect, bool) {
 		}
 	}
 	for _, c := range d.conns {
-		if want(c.id) {
+		if want(c.id) && !d.hiddenConn(c) {
 			for _, p := range c.pts {
 				add(int(math.Floor(p.x)), int(math.Floor(p.y)))
 				add(int(math.Ceil(p.x)), int(math.Ceil(p.y)))
