@@ -20,10 +20,10 @@ import (
 var ranges = [][2]rune{{0x20, 0x17f}, {0x2010, 0x2044}, {0x20ac, 0x20ac}}
 
 type font struct {
-	upem                       int
-	ascent, descent, lineGap   int
-	advance                    []uint16 // by glyph
-	glyph                      map[rune]int
+	upem                     int
+	ascent, descent, lineGap int
+	advance                  []uint16 // by glyph
+	glyph                    map[rune]int
 }
 
 func main() {
