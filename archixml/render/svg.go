@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/archiplan/archiplan/archixml"
+	"github.com/archiplan/archiplan/archixml/internal/diagram"
 )
 
 // style is what the model says about an object's look, with Archi's defaults filled in.
@@ -228,7 +229,7 @@ func (d *drawing) writeObject(b *bytes.Buffer, o *obj, mark Mark) {
 	switch o.kind {
 	case "junction":
 		cx, cy, rx, ry := f2(float64(r.x)+float64(r.w)/2), f2(float64(r.y)+float64(r.h)/2), f2(float64(r.w)/2), f2(float64(r.h)/2)
-		if o.concept.Valid() && o.concept.Attr("type") == "or" {
+		if orJunction(o.concept) {
 			// an OR junction is a hollow circle in the line colour
 			fmt.Fprintf(b, `<ellipse cx="%s" cy="%s" rx="%s" ry="%s" fill="none" stroke="%s" stroke-width="%d"/>`+"\n", cx, cy,
 				f2(float64(r.w)/2-0.5), f2(float64(r.h)/2-0.5), s.line, s.lineWidth)
@@ -478,4 +479,14 @@ func writeIcon(b *bytes.Buffer, icon string, r rect, line string) {
 // f2 formats a coordinate with at most two decimals.
 func f2(v float64) string {
 	return strconv.FormatFloat(math.Round(v*100)/100, 'f', -1, 64)
+}
+
+// orJunction reports whether a junction is an OR junction (its own type attribute, which a
+// namespace-blind lookup would confuse with xsi:type).
+func orJunction(c archixml.Object) bool {
+	if !c.Valid() {
+		return false
+	}
+	n, err := diagram.Parse(c.XML())
+	return err == nil && n.Attr("type") == "or"
 }
