@@ -10,43 +10,20 @@ import (
 
 // ViewSummary is one view with its viewpoint as Archi names it and what it holds.
 type ViewSummary struct {
-	ID            string        `json:"id"`
-	Name          string        `json:"name"`
-	Folder        string        `json:"folder"`
-	Type          string        `json:"type"` // ArchiMate View, Sketch, Canvas
-	Viewpoint     ViewpointName `json:"viewpoint"`
-	Elements      int           `json:"elements"`      // diagram objects showing elements
-	Relationships int           `json:"relationships"` // connections showing relationships
-	Groups        int           `json:"groups"`
-	Notes         int           `json:"notes"`
-	References    int           `json:"references"` // view references
-	Objects       int           `json:"objects"`    // every diagram object
+	ID        string        `json:"id"`
+	Name      string        `json:"name"`
+	Folder    string        `json:"folder"`
+	Type      string        `json:"type"` // ArchiMate View, Sketch, Canvas
+	Viewpoint ViewpointName `json:"viewpoint"`
+	plans.ViewCounts
+	Objects int `json:"objects"` // every diagram object
 }
 
 // Summary counts what a view holds.
 func Summary(v archixml.Object) ViewSummary {
-	s := ViewSummary{ID: v.ID(), Name: v.Name(), Folder: v.FolderPath(), Type: viewKind(v), Viewpoint: ViewpointOf(v)}
-	for _, d := range v.DiagramObjects() {
-		s.Objects++
-		switch d.Class() {
-		case "DiagramModelGroup":
-			s.Groups++
-		case "DiagramModelNote":
-			s.Notes++
-		case "DiagramModelReference":
-			s.References++
-		default:
-			if _, ok := d.Concept(); ok {
-				s.Elements++
-			}
-		}
-	}
-	for _, c := range v.Connections() {
-		if _, ok := c.Concept(); ok {
-			s.Relationships++
-		}
-	}
-	return s
+	counts, n := plans.CountView(v)
+	return ViewSummary{ID: v.ID(), Name: v.Name(), Folder: v.FolderPath(), Type: viewKind(v), Viewpoint: ViewpointOf(v),
+		ViewCounts: counts, Objects: n}
 }
 
 // ViewsResult lists every view, by folder and name.
