@@ -108,9 +108,9 @@ type ContextFolder struct {
 // counted; Contents is set for the views that matter most to the request (the scope's view, the
 // views showing what the intent names) while the budget allows.
 type ContextView struct {
-	ID        string        `json:"id"`
-	Name      string        `json:"name"`
-	Folder    string        `json:"folder"`
+	ID        string `json:"id"`
+	Name      string `json:"name"`
+	Folder    string `json:"folder"`
 	Viewpoint string `json:"viewpoint,omitempty"` // Archi's id of the viewpoint (old numbers mapped); none: no viewpoint
 	// ViewpointName is the viewpoint as Archi shows it ("None": every element type is allowed)
 	ViewpointName string        `json:"viewpoint_name"`
