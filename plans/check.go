@@ -87,6 +87,9 @@ func run(raw []byte, m *archixml.Model, opts Options) (*Outcome, *engine) {
 	eng.run()
 	o.Findings = append(o.Findings, eng.findings...)
 	o.Results = eng.results
+	if !hasErrors(eng.findings) {
+		o.Findings = append(o.Findings, eng.archiFindings()...)
+	}
 	o.names = eng.names
 	sortFindings(o.Findings)
 	switch {
@@ -137,4 +140,13 @@ func (o *Outcome) Reads() []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+func hasErrors(fs []Finding) bool {
+	for _, f := range fs {
+		if f.Severity == Error {
+			return true
+		}
+	}
+	return false
 }
