@@ -399,3 +399,19 @@ func TestMCP_InspectorCLI(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A NAME is taken in any state of its plan: pending, approved (either spelling), rejected, or with
+// a context waiting. submit_plan never writes NAME.json beside an approval, where it could be
+// taken for what the person approved.
+func TestSubmitPlan_TakenInAnyState(t *testing.T) {
+	for _, f := range []string{"x.json", "x.approved", "x.json.approved", "x.rejected", "x.context.json"} {
+		dir := t.TempDir()
+		os.WriteFile(filepath.Join(dir, f), []byte("{}"), 0o644)
+		if _, err := submitPlan(dir, "x", []byte(`{"summary":"new"}`), nil); !errors.Is(err, ErrPlanExists) {
+			t.Errorf("with %s in the inbox: %v", f, err)
+		}
+		if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+			t.Errorf("with %s in the inbox, it now holds %d files", f, len(entries))
+		}
+	}
+}
