@@ -72,3 +72,22 @@ test: ./q -run X
 		t.Fatal("a line that is no field was accepted")
 	}
 }
+
+// A filter that runs no test (or, on subtests, only their parent) is caught before it is trusted.
+func TestRanTests(t *testing.T) {
+	out := "=== RUN   TestScripts\n    --- PASS: TestScripts/apply (1.00s)\n--- PASS: TestScripts (1.00s)\n"
+	for _, c := range []struct {
+		args []string
+		out  string
+		want bool
+	}{
+		{[]string{"./p", "-run", "^TestScripts$/^apply$"}, out, true},
+		{[]string{"./p", "-run", "^TestScripts$/^nothing$"}, "--- PASS: TestScripts (0.00s)\n", false},
+		{[]string{"./p", "-run", "^TestX$"}, "ok  \tp\t0.1s [no tests to run]\n", false},
+		{[]string{"./p"}, "--- PASS: TestY (0.00s)\n", true},
+	} {
+		if got := ranTests(c.args, c.out); got != c.want {
+			t.Errorf("ranTests(%q) = %v", c.args, got)
+		}
+	}
+}

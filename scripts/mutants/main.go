@@ -54,6 +54,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	timeout := fs.Duration("timeout", 10*time.Minute, "go test -timeout for each test command")
 	keep := fs.Bool("keep", false, "keep the temporary copy (its path is printed)")
 	out := fs.String("o", "", "also write the results as tab-separated lines to this file")
+	every := fs.Bool("every", false, "run every test command of each mutant: killed only when each one fails (to check that the end-to-end tests bite as well as the narrow ones)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -126,9 +127,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 				}
 				done[key] = true
 				t0 := time.Now()
-				failed, _, outp := goTest(tmp, env, t, *timeout)
+				failed, _, outp := goTest(tmp, env, append([]string{"-v"}, t...), *timeout)
 				if failed {
 					fmt.Fprintf(stderr, "mutants: the tests fail without a mutant: go test %s\n%s\n", key, tail(outp, 40))
+					return 2
+				}
+				if !ranTests(t, outp) {
+					fmt.Fprintf(stderr, "mutants: go test %s runs no test: a filter that matches nothing kills nothing\n", key)
 					return 2
 				}
 				fmt.Fprintf(stdout, "baseline ok  %6.1fs  go test %s\n", time.Since(t0).Seconds(), key)
@@ -138,7 +143,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 
 	var results []result
 	for i, m := range ms {
-		r := mutate(tmp, env, m, *timeout)
+		r := mutate(tmp, env, m, *timeout, *every)
 		results = append(results, r)
 		by := r.by
 		if r.timeout {
@@ -185,7 +190,7 @@ func sum(rs []result) time.Duration {
 }
 
 // mutate puts one mutant into the copy, runs its tests, and puts the file back.
-func mutate(tmp string, env []string, m Mutant, timeout time.Duration) result {
+func mutate(tmp string, env []string, m Mutant, timeout time.Duration, every bool) result {
 	r := result{m: m, outcome: Survived}
 	t0 := time.Now()
 	defer func() { r.took = time.Since(t0) }()
@@ -204,23 +209,53 @@ func mutate(tmp string, env []string, m Mutant, timeout time.Duration) result {
 		r.outcome, r.by = Invalid, err.Error()
 		return r
 	}
+	var by []string
 	for _, t := range m.Tests {
 		failed, timedOut, outp := goTest(tmp, env, t, timeout)
-		if !failed {
-			continue
-		}
-		if buildFailed(outp) {
+		if failed && buildFailed(outp) {
 			r.outcome, r.by = Invalid, "does not build: "+firstErrorLine(outp)
 			return r
 		}
-		r.outcome, r.timeout = Killed, timedOut
-		r.by = "go test " + strings.Join(t, " ")
-		if names := failedTests(outp); len(names) > 0 {
-			r.by += " (" + strings.Join(names, ", ") + ")"
+		if !failed {
+			if every {
+				r.outcome, r.by = Survived, "go test "+strings.Join(t, " ")+" passes"
+				return r
+			}
+			continue
 		}
-		return r
+		r.timeout = r.timeout || timedOut
+		b := "go test " + strings.Join(t, " ")
+		if names := failedTests(outp); len(names) > 0 {
+			b += " (" + strings.Join(names, ", ") + ")"
+		}
+		by = append(by, b)
+		if !every {
+			break
+		}
+	}
+	if len(by) > 0 {
+		r.outcome, r.by = Killed, strings.Join(by, "; ")
 	}
 	return r
+}
+
+var passRE = regexp.MustCompile(`(?m)^\s*--- PASS: (\S+)`)
+
+// ranTests says whether a verbose run of a test command ran a test its filter names: a test at
+// least as deep as the filter (a filter on subtests must run a subtest).
+func ranTests(args []string, out string) bool {
+	depth := 0
+	for i, a := range args {
+		if a == "-run" && i+1 < len(args) {
+			depth = strings.Count(args[i+1], "/")
+		}
+	}
+	for _, m := range passRE.FindAllStringSubmatch(out, -1) {
+		if strings.Count(m[1], "/") >= depth {
+			return true
+		}
+	}
+	return false
 }
 
 // goTest runs one test command in the copy: whether it failed, whether it timed out, its output.
