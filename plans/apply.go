@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/archiplan/archiplan/archixml"
+	"github.com/archiplan/archiplan/schemas"
 )
 
 // Inverse is what undoes an applied plan: the journal of its edits, and the ids it touched (what
@@ -42,13 +43,9 @@ func Apply(raw []byte, m *archixml.Model, opts Options) (*Outcome, *Inverse, err
 	seen := map[string]bool{}
 	for _, r := range o.Results {
 		changed := r.Created
-		switch r.Op {
-		case "create_relationship", "add_to_view", "create_element", "create_view", "create_folder",
-			"create_note", "create_group", "add_connection_to_view":
-			// the ends of a new relationship, or the element put on a view, do not change
-		default:
+		if op, _ := schemas.OpByName(schemas.Newest, r.Op); op.Effect.Changes {
 			changed = append(append([]string(nil), r.touched...), r.Created...)
-		}
+		} // else it changes only what it creates: the ends of a new relationship, or the element put on a view, do not change
 		for _, ids := range [][]string{changed, r.changed} {
 			for _, id := range ids {
 				if !seen[id] {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/archiplan/archiplan/archixml"
+	"github.com/archiplan/archiplan/schemas"
 )
 
 // Policy limits what plans in a workspace may do. The zero Policy allows everything.
@@ -30,7 +31,7 @@ type Options struct {
 // after values, the ids it creates and what a delete takes with it.
 type ActionResult struct {
 	Index       int               `json:"index"`
-	Op          string            `json:"op"`
+	Op          schemas.OpName    `json:"op"`
 	Description string            `json:"description"`
 	Before      string            `json:"before,omitempty"`
 	After       string            `json:"after,omitempty"`
@@ -189,7 +190,7 @@ func (e *engine) run() {
 			}
 		}
 		if r.Description == "" {
-			r.Description = a.Op + " (not possible, see errors)"
+			r.Description = string(a.Op) + " (not possible, see errors)"
 		}
 		ids := append([]string(nil), r.touched...)
 		for _, ed := range r.edges {
@@ -376,12 +377,12 @@ func label(o archixml.Object) string {
 }
 
 func (e *engine) action(i int, a Action, r *ActionResult) {
-	if !e.policyOp(i, a.Op) {
+	if !e.policyOp(i, string(a.Op)) {
 		return
 	}
 	h, ok := handlers[a.Op]
 	if !ok {
-		e.errorf(i, "op", SchemaUnknownOp, a.Op, "unknown op %q", a.Op)
+		e.errorf(i, "op", SchemaUnknownOp, string(a.Op), "unknown op %q", a.Op)
 		return
 	}
 	h(e, i, a, r)

@@ -61,7 +61,7 @@ func (o *Outcome) Report(file string, model ModelInfo) *Report {
 		r.Plan.SchemaVersion, r.Plan.Status, r.Plan.Summary = o.Plan.SchemaVersion, o.Plan.Status, o.Plan.Summary
 	}
 	for _, a := range o.Results {
-		r.Actions = append(r.Actions, ReportAction{Index: a.Index, Op: a.Op, Description: a.Description, Created: a.Created})
+		r.Actions = append(r.Actions, ReportAction{Index: a.Index, Op: string(a.Op), Description: a.Description, Created: a.Created})
 	}
 	return r
 }
