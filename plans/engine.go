@@ -42,6 +42,7 @@ type ActionResult struct {
 	touched []string
 	edges   []edge
 	changed []string // diagram components and folders the action changes (for revert's conflict check)
+	steps   [][2]int // the ranges of the journal its edits recorded (the table test holds them to its op's Effect)
 }
 
 type edge struct {
@@ -108,7 +109,9 @@ func (e *engine) drawConnections() {
 			if !ok {
 				continue
 			}
+			start := e.m.Steps()
 			conns, err := e.m.ConnectOnView(v, nr.id)
+			r.steps = append(r.steps, [2]int{start, e.m.Steps()})
 			if err != nil || len(conns) == 0 {
 				continue
 			}
@@ -178,7 +181,9 @@ func (e *engine) run() {
 	for i, a := range e.p.Actions {
 		n := len(e.findings)
 		r := ActionResult{Index: i, Op: a.Op}
+		start := e.m.Steps()
 		e.action(i, a, &r)
+		r.steps = append(r.steps, [2]int{start, e.m.Steps()})
 		for _, f := range e.findings[n:] {
 			if f.Severity == Error {
 				r.Failed = true
