@@ -177,7 +177,7 @@ func (e *engine) createRelationship(i int, a Action, r *ActionResult) {
 	}
 	var existing archixml.Object
 	for _, rel := range e.m.RelationshipsOf(src.ID()) {
-		if rel.Class() == t.Class && rel.SourceID() == src.ID() && rel.TargetID() == tgt.ID() {
+		if rel.Class() == t.Class && rel.SourceID() == src.ID() && rel.TargetID() == tgt.ID() && sameRelAttrs(rel, a) {
 			existing = rel
 			if a.OnDuplicate == nil || *a.OnDuplicate == "create" {
 				e.errorf(i, "relationship_type", DuplicateRel, rel.ID(), "%s already has %s %s to %s", label(src), t.Label, rel.ID(), label(tgt))
@@ -204,6 +204,19 @@ func (e *engine) createRelationship(i int, a Action, r *ActionResult) {
 	r.edges = []edge{{id: id, typ: t.Label, src: src.ID(), tgt: tgt.ID()}}
 	e.setRelAttrs(i, a, id, r)
 	e.extrasOnCreate(i, a, id, r)
+}
+
+// sameRelAttrs says whether an existing relationship has the access type and influence strength
+// an action asks for (Archi's defaults when it names none): only then is it a duplicate.
+func sameRelAttrs(rel archixml.Object, a Action) bool {
+	access := "write"
+	if a.AccessType != nil {
+		access = *a.AccessType
+	}
+	if rel.Class() == "AccessRelationship" && rel.Attr("accessType") != archixml.AccessTypes[access] {
+		return false
+	}
+	return rel.Class() != "InfluenceRelationship" || rel.Attr("strength") == str(a.InfluenceStrength)
 }
 
 // relAllowed checks a relationship of type t between src and tgt against the ArchiMate 3.2 table

@@ -233,6 +233,14 @@ func (e *engine) addConnection(i int, a Action, r *ActionResult) {
 		return
 	}
 	if len(conns) == 0 {
+		if drawn := e.m.ConnectionsOnView(v.ID(), rel.ID()); len(drawn) > 0 {
+			e.errorf(i, "relationship_id", ConnectionExists, drawn[0], "every pair of objects for %s on view %q is joined already; nothing is drawn", label(rel), v.Name())
+			if a.RefID != nil {
+				e.refs[*a.RefID] = drawn[0]
+			}
+			r.Description += " (joined already: skipped)"
+			return
+		}
 		e.errorf(i, "relationship_id", ConnectionNotAllowed, rel.ID(), "view %q shows no pair of objects for %s that is not joined already", v.Name(), label(rel))
 		return
 	}
@@ -248,6 +256,15 @@ func (e *engine) addConnection(i int, a Action, r *ActionResult) {
 
 // connectObjects draws one connection between two diagram objects, of relationship relID or plain.
 func (e *engine) connectObjects(i int, a Action, src, tgt archixml.Object, relID string, r *ActionResult) {
+	if id, ok := e.m.ConnectionBetween(src.ID(), tgt.ID(), relID); ok {
+		// drawn already (by add_to_view, an earlier action or the model): never a second line
+		e.errorf(i, "source_object_id", ConnectionExists, id, "%s and %s are joined already by connection %s; nothing is drawn", diagramLabel(src), diagramLabel(tgt), id)
+		if a.RefID != nil {
+			e.refs[*a.RefID] = id
+		}
+		r.Description += " (joined already: skipped)"
+		return
+	}
 	id, err := e.m.ConnectObjects(src.ID(), tgt.ID(), relID)
 	if err != nil {
 		e.errorf(i, "source_object_id", ConnectionNotAllowed, src.ID(), "%v", err)

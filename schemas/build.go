@@ -183,6 +183,8 @@ func BuildReport() []byte {
 				}},
 				{"required", []string{"index", "op", "description"}},
 			}}}},
+			{"refs", obj{{"type", "object"}, {"description", "each ref_id the plan declares, with the id it names (created, or reused)"},
+				{"additionalProperties", obj{{"type", "string"}}}}},
 		}},
 		{"required", []string{"format_version", "plan", "verdict", "errors", "warnings", "actions"}},
 	}
