@@ -179,4 +179,3 @@ func archiveFiles(id string, raw, preview, report []byte, pictures map[string][]
 	}
 	return files
 }
-
