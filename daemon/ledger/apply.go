@@ -423,6 +423,13 @@ func applyMessage(o *plans.Outcome, id, digest, base string, by store.Signature,
 	fmt.Fprintf(&b, "plan: %s\n\n", summary)
 	for _, r := range o.Results {
 		fmt.Fprintf(&b, "- %s\n", oneLine(r.Description))
+		for _, g := range r.Given {
+			if g.Key != "" {
+				fmt.Fprintf(&b, "  %s: %s = %s\n", g.Field, oneLine(g.Key), oneLine(g.Value))
+			} else {
+				fmt.Fprintf(&b, "  %s: %s\n", g.Field, oneLine(g.Value))
+			}
+		}
 	}
 	if revalid != "" && rec != nil {
 		fmt.Fprintf(&b, "\nPreviewed at %s; HEAD moved since only through commits that touched nothing this plan reads or changes, so it was validated again on %s and shows the same changes.\n",
