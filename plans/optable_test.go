@@ -254,3 +254,30 @@ func shownValues(f schemas.Field, v any, refs map[string]string) []string {
 	}
 	return []string{fmt.Sprint(v)}
 }
+
+// The README's op tables name every field of every op, as the table has them.
+func TestOpTable_READMEFields(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join("..", "README.md"))
+	must(t, err)
+	rows := map[string]string{}
+	for _, line := range strings.Split(string(readme), "\n") {
+		if strings.HasPrefix(line, "| `") {
+			name, _, _ := strings.Cut(strings.TrimPrefix(line, "| `"), "`")
+			if _, seen := rows[name]; !seen { // the op tables come first
+				rows[name] = line
+			}
+		}
+	}
+	for _, op := range schemas.Ops {
+		row, ok := rows[string(op.Name)]
+		if !ok {
+			t.Errorf("the README has no row for %s", op.Name)
+			continue
+		}
+		for _, f := range op.Fields {
+			if !strings.Contains(row, "`"+f.Name+"`") {
+				t.Errorf("the README's row of %s does not name %s", op.Name, f.Name)
+			}
+		}
+	}
+}
