@@ -151,8 +151,10 @@ func verdictWords(o *Outcome) string {
 			return "the planner refused; nothing to apply"
 		}
 		return "the planner needs answers; nothing to apply"
+	case VerdictInvalid:
+		return fmt.Sprintf("%d error(s) to fix before it can be applied", len(o.Errors()))
 	}
-	return fmt.Sprintf("%d error(s) to fix before it can be applied", len(o.Errors()))
+	return "not applied (the reason is above)"
 }
 
 func writeFindings(b *strings.Builder, fs []Finding) {

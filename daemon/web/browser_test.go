@@ -219,28 +219,28 @@ func TestBrowser_Approve(t *testing.T) {
 	waitFor(t, "the inbox cleared", func() bool { return !e.exists("rename.approved") })
 }
 
-// A preview that changed after the page was drawn refuses the approval: the page says so as soon
-// as it changes, and the approval it still sends is refused and renames nothing.
+// A plan rewritten after the page was drawn refuses the approval: archiplan rejects the new bytes
+// (a NAME's plan is fixed at its first valid preview), the page says so as soon as it changes,
+// and the approval it still sends is refused and renames nothing.
 func TestBrowser_PreviewChanged(t *testing.T) {
 	e := newEnv(t)
 	b := newBrowser(t)
 	e.drop("p.json", renamePlan("Rename Customer to Client", customer, "Client"))
 	e.previewed("p")
 	b.open(t, e, "/plan/p")
-	before := e.read("p.preview.md")
-	// the planner rewrites its plan: archiplan previews it again
+	// the planner rewrites its plan: archiplan rejects it
 	e.drop("p.json", renamePlan("Rename Customer to Churned", customer, "Churned"))
-	waitFor(t, "the new preview", func() bool {
-		return e.read("p.preview.md") != before && strings.Contains(e.read("p.preview.md"), "Churned")
+	waitFor(t, "the rejection", func() bool {
+		return e.exists("p.rejected") && strings.Contains(e.read("p.report.json"), "PLAN_CHANGED_AFTER_PREVIEW")
 	})
 	b.do(t, chromedp.WaitVisible(chromedp.ID("changed")))
 	if status := b.submit(t, "#approve"); status != 409 {
 		t.Fatalf("approve after the change: HTTP %d", status)
 	}
-	if got := b.text(t, "#result"); !strings.Contains(got, "preview changed") {
+	if got := b.text(t, "#result"); !strings.Contains(got, "not waiting for a decision") {
 		t.Fatalf("refusal: %q", got)
 	}
-	if !e.exists("p.json") || e.exists("p.approved") || len(e.history()) != 1 {
+	if e.exists("p.json") || e.exists("p.approved") || len(e.history()) != 1 {
 		t.Fatal("a refused approval renamed or applied the plan")
 	}
 }
