@@ -163,7 +163,7 @@ func askCmd() *cobra.Command {
 					return codedError{exitNoUsable, fmt.Errorf("ask the planner: %w", err)}
 				}
 				plan = plans.NormalizeStrict([]byte(answer))
-				o = plans.Check(plan, m, opts)
+				o = plans.CheckModel(plan, m, opts)
 				fmt.Fprintf(out, "answer %d: %s (%d error(s))\n", try, o.Verdict, len(o.Errors()))
 				if len(o.Errors()) == 0 || try >= attempts {
 					break

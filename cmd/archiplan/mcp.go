@@ -385,7 +385,7 @@ func (s *mcpServer) check(plan any, scope string) (*plans.Outcome, plans.ModelIn
 			return nil, info, nil, err
 		}
 	}
-	return plans.Check(raw, m, opts), info, ctxJSON, nil
+	return plans.CheckModel(raw, m, opts), info, ctxJSON, nil
 }
 
 func (s *mcpServer) toolValidate(_ context.Context, _ *mcp.CallToolRequest, a validArgs) (*mcp.CallToolResult, any, error) {

@@ -134,12 +134,7 @@ func short12(h string) string {
 
 // unreadable is the outcome of a plan file that could not be read.
 func unreadable(raw []byte, err error) *plans.Outcome {
-	code := plans.ExtractNotRegular
-	if errors.Is(err, inbox.ErrTooLarge) {
-		code = plans.ExtractTooLarge
-	}
-	return &plans.Outcome{SHA256: plans.SHA256(raw), Verdict: plans.VerdictInvalid,
-		Findings: []plans.Finding{{Severity: plans.Error, Code: code, Message: err.Error()}}}
+	return plans.Unreadable(raw, errors.Is(err, inbox.ErrTooLarge), err)
 }
 
 // Publish writes a checked plan's preview, report and pictures, and records what it wrote and
