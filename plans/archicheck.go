@@ -93,9 +93,9 @@ func finding(c Code, o archixml.Object, view string, format string, args ...any)
 var nestingTypes = map[string]bool{"CompositionRelationship": true, "AggregationRelationship": true, "AssignmentRelationship": true,
 	"RealizationRelationship": true, "SpecializationRelationship": true, "AccessRelationship": true}
 
-// CheckModel runs Archi's checkers on a model, as its Validator does, and returns what they find
+// ValidateModel runs Archi's checkers on a model, as its Validator does, and returns what they find
 // ordered by severity (errors first), code and object.
-func CheckModel(m *archixml.Model) []ModelFinding {
+func ValidateModel(m *archixml.Model) []ModelFinding {
 	var out []ModelFinding
 	elements, rels := m.Elements(), m.Relationships()
 	var views []archixml.Object

@@ -120,3 +120,24 @@ func RefuseModel(raw []byte, err error) *Outcome {
 	return &Outcome{SHA256: SHA256(raw), Verdict: VerdictInvalid,
 		Findings: []Finding{newFinding(ModelInvalid, -1, "", "", "%s", fmt.Sprint(err))}}
 }
+
+// CheckModel checks a plan as Check does, against a model the caller loaded itself (the command
+// line, MCP): on a model Archi cannot open the outcome is RefuseModel's, as the daemon's is, so a
+// plan has one outcome whatever the front end.
+func CheckModel(raw []byte, m *archixml.Model, opts Options) *Outcome {
+	if err := archixml.Check(m); err != nil {
+		return RefuseModel(raw, fmt.Errorf("the model cannot be opened by Archi: %w", err))
+	}
+	return Check(raw, m, opts)
+}
+
+// Unreadable is the outcome of a plan file that was not read (a link, a folder, a special file,
+// or one over the size cap): invalid, with one finding saying why, whatever the front end.
+func Unreadable(raw []byte, tooLarge bool, err error) *Outcome {
+	code := ExtractNotRegular
+	if tooLarge {
+		code = ExtractTooLarge
+	}
+	return &Outcome{SHA256: SHA256(raw), Verdict: VerdictInvalid,
+		Findings: []Finding{{Severity: Error, Code: code, Message: err.Error()}}}
+}

@@ -164,8 +164,10 @@ func verdictWords(o *Outcome) string {
 			return "the planner refused; nothing to apply"
 		}
 		return "the planner needs answers; nothing to apply"
+	case VerdictInvalid:
+		return fmt.Sprintf("%d error(s) to fix before it can be applied", len(o.Errors()))
 	}
-	return fmt.Sprintf("%d error(s) to fix before it can be applied", len(o.Errors()))
+	return "not applied (the reason is above)"
 }
 
 func writeFindings(b *strings.Builder, fs []Finding) {
@@ -221,7 +223,7 @@ func MDEscape(s string) string {
 			b.WriteString(" ↵ ")
 		case r == '\t':
 			b.WriteByte(' ')
-		case r < 0x20 || r == 0x7f || r >= 0x80 && r < 0xa0 || r == 0x2028 || r == 0x2029 || r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069:
+		case hidden(r):
 			// control and bidirectional characters could hide or reorder text: shown, not obeyed
 			fmt.Fprintf(&b, "\\u{%04x}", r)
 		case r < 0x80 && strings.ContainsRune("\\`*_{}[]()#!|~.:", r):
@@ -311,6 +313,25 @@ func (o *Outcome) mermaid() string {
 }
 
 func mermaidText(s string) string {
-	return strings.NewReplacer(`"`, "#quot;", "<", "#lt;", ">", "#gt;", "&", "#amp;", "\n", " ", "\r", " ", "[", "(", "]", ")",
+	s = strings.NewReplacer(`"`, "#quot;", "<", "#lt;", ">", "#gt;", "&", "#amp;", "\n", " ", "\r", " ", "[", "(", "]", ")",
 		"|", "/", "`", "'", "\\", "/").Replace(clip(s, 60))
+	if strings.IndexFunc(s, hidden) < 0 {
+		return s
+	}
+	// shown as every other text of a preview shows them, never obeyed
+	var b strings.Builder
+	for _, r := range s {
+		if hidden(r) {
+			fmt.Fprintf(&b, "\\u{%04x}", r)
+		} else {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// hidden says whether a character could hide or reorder text (controls, line and paragraph
+// separators, bidirectional overrides and isolates): a preview shows its code instead.
+func hidden(r rune) bool {
+	return r < 0x20 || r == 0x7f || r >= 0x80 && r < 0xa0 || r == 0x2028 || r == 0x2029 || r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069
 }

@@ -149,7 +149,7 @@ func askCmd() *cobra.Command {
 			var o *plans.Outcome
 			judge := func(n int, answer string) (string, bool) {
 				plan = plans.NormalizeStrict([]byte(answer))
-				o = plans.Check(plan, m, opts)
+				o = plans.CheckModel(plan, m, opts)
 				fmt.Fprintf(out, "answer %d: %s (%d error(s))\n", n, o.Verdict, len(o.Errors()))
 				return plans.FollowUp(o), len(o.Errors()) == 0
 			}

@@ -18,8 +18,16 @@ import (
 	"github.com/archiplan/archiplan/store"
 )
 
+// envKeys are the settings an ARCHIPLAN_* environment variable may override (ARCHIPLAN_ and the
+// key in capitals, "." as "_"): how long and how much, never where, who or what is allowed. The
+// model, the inbox, the review page's address and http_remote, the policy, strict, the planner's
+// kind, command, base URL and key variable, the planner group and the remote are read from
+// .archiplan.yaml (and flags) only, so that an environment (a service unit's, a shell's) cannot
+// open the page beyond loopback, loosen the policy, or run another planner.
+var envKeys = []string{"planner.model", "planner.timeout", "planner.max_attempts", "planner.max_input", "hooks.timeout", "fetch_interval"}
+
 // config is the workspace's configuration: .archiplan.yaml at the repository's root (or
-// --config), ARCHIPLAN_* environment variables, then flags.
+// --config), the ARCHIPLAN_* environment variables of envKeys, then flags.
 type config struct {
 	v    *viper.Viper
 	repo string
@@ -31,7 +39,9 @@ func newConfig(cmd *cobra.Command) (*config, error) {
 	v.SetDefault("inbox", "plans")
 	v.SetEnvPrefix("ARCHIPLAN")
 	v.SetEnvKeyReplacer(strings.NewReplacer(".", "_"))
-	v.AutomaticEnv()
+	for _, k := range envKeys {
+		_ = v.BindEnv(k) // only these: see envKeys
+	}
 	repo, _ := cmd.Flags().GetString("repo")
 	if repo == "" {
 		repo = "."

@@ -100,7 +100,8 @@ a person approves, as with every plan.`,
 			}
 			s := &mcpServer{cfg: cfg, root: ws.Root,
 				inbox: filepath.Join(ws.Root, filepath.FromSlash(cfg.v.GetString("inbox")))}
-			t := &mcp.IOTransport{Reader: io.NopCloser(cmd.InOrStdin()), Writer: nopWriteCloser{cmd.OutOrStdout()}}
+			in, out := newMCPGuard(cmd.InOrStdin(), cmd.OutOrStdout())
+			t := &mcp.IOTransport{Reader: in, Writer: out}
 			if err := s.server().Run(cmd.Context(), t); err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
 				return codedError{exitNoUsable, fmt.Errorf("mcp: %w", err)}
 			}
@@ -225,7 +226,7 @@ func (s *mcpServer) check(plan any, scope string) (*plans.Outcome, plans.ModelIn
 			return nil, info, nil, err
 		}
 	}
-	return plans.Check(raw, m, opts), info, ctxJSON, nil
+	return plans.CheckModel(raw, m, opts), info, ctxJSON, nil
 }
 
 func (s *mcpServer) toolValidate(_ context.Context, _ *mcp.CallToolRequest, a validArgs) (*mcp.CallToolResult, any, error) {

@@ -71,13 +71,18 @@ func (l *Ledger) Approve(ctx context.Context, e inbox.Entry) (*Result, error) {
 		return l.rejectEntry(e, l.outcomeOf(raw), VerdictRejected,
 			"the plan changed after its preview: approve only what was previewed (rename it back to .json to preview it again)")
 	}
+	if fx, err := b.Fixed(e.Name); err != nil || fx != nil && fx.PlanSHA256 != rec.PlanSHA256 {
+		// the record is of other bytes than the NAME's first valid preview showed
+		return l.rejectEntry(e, l.outcomeOf(raw), VerdictRejected,
+			"the plan changed after "+e.Name+" was previewed valid ("+string(plans.PlanChangedAfterPreview)+"): submit it under a new name")
+	}
 	files, err := b.Verify(rec)
 	if err != nil {
 		return l.rejectEntry(e, l.outcomeOf(raw), VerdictRejected,
 			"the preview on disk is not the one archiplan wrote, so what was read may have been a forgery ("+err.Error()+
 				"): rename it back to .json to preview it again, and read the new preview")
 	}
-	if rec.Verdict == plans.VerdictInvalid {
+	if rec.Verdict != plans.VerdictValid && rec.Verdict != plans.VerdictNotReady {
 		// the person was shown a plan that would not apply: what they approved is that refusal
 		// (a plan not ready is refused by the apply, with its own code)
 		return l.rejectEntry(e, l.outcomeOf(raw), VerdictRejected,

@@ -34,7 +34,8 @@ type env struct {
 	inbox    string
 	daemon   *daemon.Daemon
 	srv      *Server
-	base     string // http://127.0.0.1:PORT
+	root     string // http://127.0.0.1:PORT
+	base     string // root and the session's path: where the pages are
 	operator store.Signature
 }
 
@@ -67,7 +68,8 @@ func newEnv(t *testing.T) *env {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { e.srv.Close() })
-	e.base = strings.TrimSuffix(e.srv.URL(), "/?token="+e.srv.Token())
+	e.root = strings.TrimSuffix(e.srv.URL(), "/?token="+e.srv.Token())
+	e.base = e.root + e.srv.Base()
 	return e
 }
 
@@ -111,15 +113,14 @@ func waitFor(t *testing.T, what string, done func() bool) {
 // previewed waits until the daemon has previewed plan NAME: outputs on disk, and its record.
 func (e *env) previewed(name string) {
 	e.t.Helper()
-	box := inbox.New(e.inbox, e.ws.GitPath("archiplan/inbox"))
+	// the state the page reads, not only the files: the record is written after them, and a page
+	// drawn in between would bind an approval to a preview the daemon is still recording
 	waitFor(e.t, name+" previewed", func() bool {
-		// the record is written last: with it, and the outputs it names on disk, the preview is whole
-		rec, err := box.Record(name)
-		if err != nil {
+		if !e.exists(name+".report.json") || !e.exists(name+".preview.md") {
 			return false
 		}
-		_, err = box.Verify(rec)
-		return err == nil
+		p, err := e.srv.cfg.Backend.Plan(name)
+		return err == nil && p.State == StatePreviewed && p.PreviewSHA256 == inbox.Hash([]byte(e.read(name+".preview.md")))
 	})
 }
 
@@ -133,8 +134,8 @@ func (e *env) history() []store.CommitInfo {
 	return h
 }
 
-// client is an HTTP client that holds the token's cookie, as a browser would after opening the
-// printed address.
+// client is an HTTP client, after opening the login address as a browser would: it keeps no
+// cookie (none is set); the session is the path of e.base.
 func (e *env) client() *http.Client {
 	e.t.Helper()
 	jar, _ := cookiejar.New(nil)
@@ -155,7 +156,7 @@ func (e *env) post(c *http.Client, path string, form url.Values, header map[stri
 	e.t.Helper()
 	req, _ := http.NewRequest(http.MethodPost, e.base+path, strings.NewReader(form.Encode()))
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	req.Header.Set("Origin", e.base)
+	req.Header.Set("Origin", e.root)
 	for k, v := range header {
 		if v == "" {
 			req.Header.Del(k)

@@ -33,10 +33,11 @@ type common struct {
 	Nav      string
 	CSRF     string
 	Operator string
+	Base     string // the session's path: every link is relative to it
 }
 
 func (s *Server) common(title, nav string) common {
-	return common{Title: title, Nav: nav, CSRF: s.csrf, Operator: s.cfg.Operator}
+	return common{Title: title, Nav: nav, CSRF: s.csrf, Operator: s.cfg.Operator, Base: s.base}
 }
 
 // statusOf is the HTTP status of a backend's error: 404 for what is not there (or could not be
@@ -100,7 +101,7 @@ func (s *Server) plan(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	preview, used := markdown(p.Preview, p.Name, p.Pictures)
+	preview, used := markdown(p.Preview, s.base, p.Name, p.Pictures)
 	var more []string // pictures the preview's text does not show
 	for _, f := range p.Pictures {
 		if !used[f] {

@@ -65,8 +65,9 @@ func (p *pages) execute(w io.Writer, name string, data any) error {
 // markdown renders a preview's Markdown as HTML for the page: tables as GitHub draws them; raw
 // HTML is dropped and dangerous link targets emptied (goldmark's safe default), though previews
 // escape everything anyway. An image may only show one of the plan's own pictures, served by the
-// page; any other image target is emptied. used says which pictures the preview showed.
-func markdown(src []byte, name string, pictures []string) (html template.HTML, used map[string]bool) {
+// page under the session path base; any other image target is emptied. used says which pictures
+// the preview showed.
+func markdown(src []byte, base, name string, pictures []string) (html template.HTML, used map[string]bool) {
 	used = map[string]bool{}
 	known := map[string]bool{}
 	for _, p := range pictures {
@@ -75,7 +76,7 @@ func markdown(src []byte, name string, pictures []string) (html template.HTML, u
 	rewrite := imageRewriter(func(dest string) string {
 		if known[dest] {
 			used[dest] = true
-			return "/plan/" + url.PathEscape(name) + "/picture/" + url.PathEscape(dest)
+			return base + "/plan/" + url.PathEscape(name) + "/picture/" + url.PathEscape(dest)
 		}
 		return ""
 	})

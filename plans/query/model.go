@@ -158,7 +158,7 @@ type CheckResult struct {
 
 // Check runs Archi's checks on the model.
 func Check(m *archixml.Model) *CheckResult {
-	res := &CheckResult{FormatVersion: FormatVersion, Findings: nonNil(plans.CheckModel(m)), Checks: plans.ArchiChecks}
+	res := &CheckResult{FormatVersion: FormatVersion, Findings: nonNil(plans.ValidateModel(m)), Checks: plans.ArchiChecks}
 	for _, f := range res.Findings {
 		switch f.Severity {
 		case plans.Error:

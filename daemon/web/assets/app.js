@@ -3,6 +3,7 @@
 // preview it shows is no longer the one on disk.
 "use strict";
 (function () {
+  const base = document.body.dataset.base || "";
   const status = document.getElementById("live-status");
   const say = (t) => { if (status) status.textContent = t; };
   let busy = false, again = false;
@@ -18,7 +19,7 @@
   }
 
   async function checkPlan(plan) {
-    const res = await fetch("/plan/" + encodeURIComponent(plan.dataset.plan) + "/state", { credentials: "same-origin", cache: "no-store" });
+    const res = await fetch(base + "/plan/" + encodeURIComponent(plan.dataset.plan) + "/state", { credentials: "same-origin", cache: "no-store" });
     if (!res.ok) return;
     const st = await res.json();
     if (st.state !== plan.dataset.state || st.preview_sha256 !== plan.dataset.previewSha256) {
@@ -44,7 +45,7 @@
   }
 
   if (!window.EventSource) return;
-  const es = new EventSource("/events");
+  const es = new EventSource(base + "/events");
   // on every (re)connect: catch up with what changed while no stream was open
   es.addEventListener("open", () => { say("live"); document.body.dataset.live = "open"; update(); });
   es.addEventListener("change", update);
