@@ -102,7 +102,7 @@ func TestBrowser_PicturesLegible(t *testing.T) {
 	if i < 0 {
 		t.Fatalf("no pictures in the preview:\n%s", md)
 	}
-	if title := strings.SplitN(md[i+5:], "\n", 2)[0]; !strings.Contains(title, strings.Fields(view.Name()+" x")[0]) {
+	if title := strings.SplitN(md[i+5:], "\n", 2)[0]; !strings.Contains(title, strings.Fields(view.Name() + " x")[0]) {
 		t.Errorf("the first view drawn is %q, not the plan's %q", title, view.Name())
 	}
 	b.open(t, e, "/plan/legible")
