@@ -39,7 +39,9 @@ type pictures struct {
 	focus  []string               // the marked ids, for cropping
 }
 
-// drawnView is one side of a view: whole and cropped to the change.
+// drawnView is one side of a view: cropped to the change, and whole on the side linked. Every
+// change is marked, so the crop holds all of them: two crops that are the same mean a view that
+// looks the same.
 type drawnView struct{ whole, cropped []byte }
 
 func newPictures(name string) *pictures {
@@ -139,11 +141,9 @@ func (p *pictures) draw(m *archixml.Model, after bool) {
 		if _, ok := m.Object(id); !ok {
 			continue // a view the plan creates has no before, one it deletes no after
 		}
-		whole, err := render.ViewWith(m, id, render.Options{Marks: p.marks})
-		if err != nil {
-			continue
-		}
-		cropped, err := render.ViewWith(m, id, render.Options{Marks: p.marks, Focus: p.focus, Margin: cropMargin})
+		// the whole view is linked from the after side (the before side when the plan deletes it)
+		_, hasAfter := p.after[id]
+		cropped, whole, err := render.ViewAndCrop(m, id, render.Options{Marks: p.marks, Focus: p.focus, Margin: cropMargin}, after || !hasAfter)
 		if err != nil {
 			continue
 		}
@@ -163,7 +163,7 @@ func (p *pictures) files() (map[string][]byte, string) {
 		switch {
 		case !hasA && !hasB:
 			continue
-		case hasA && hasB && bytes.Equal(a.whole, b.whole):
+		case hasA && hasB && bytes.Equal(a.cropped, b.cropped):
 			same++ // drawn the same before and after: nothing to see
 			continue
 		}
