@@ -139,13 +139,24 @@ func (m *Model) AddToViewIn(viewID, parentID, elementID string, bounds *Bounds) 
 	if err != nil {
 		return "", nil, err
 	}
-	b := DefaultSize
-	if bounds != nil {
+	b := m.typicalSize(v, elementID)
+	switch {
+	case bounds != nil:
 		b = *bounds
-	} else if near, ok := m.placeNear(parent, elementID, DefaultSize); ok {
-		b = near
-	} else {
-		b = m.freeCell(parent)
+	case parentID == "":
+		if holder, near, ok := m.placeInHolder(v, elementID, b); ok {
+			parent, b = holder, near
+		} else if near, ok := m.placeNear(parent, elementID, b, nil); ok {
+			b = near
+		} else {
+			b = m.freeCellSized(parent, b)
+		}
+	default:
+		if near, ok := m.placeNear(parent, elementID, b, nil); ok {
+			b = near
+		} else {
+			b = m.freeCellSized(parent, b)
+		}
 	}
 	id := m.newID("diagram-object", viewID, elementID)
 	obj := newEl("child", "xsi:type", "archimate:DiagramObject", "id", id, "archimateElement", elementID)
@@ -182,6 +193,9 @@ func (m *Model) AddToViewIn(viewID, parentID, elementID string, bounds *Bounds) 
 			pairs = pairs[:1]
 		}
 		for _, p := range pairs {
+			if nested(p[0], p[1]) {
+				continue // Archi hides a connection between an object and the one it sits in
+			}
 			cid := m.connect(p[0], p[1], relID)
 			conns = append(conns, cid)
 		}
@@ -226,8 +240,18 @@ func (m *Model) connect(src, tgt *etree.Element, relID string) string {
 	return cid
 }
 
+// nested reports whether one diagram object sits directly in the other: Archi hides a connection
+// between the two (DiagramModelUtils.shouldBeHiddenConnection, with its default preferences), so
+// none is drawn.
+func nested(a, b *etree.Element) bool {
+	return a != b && (a.Parent() == b || b.Parent() == a)
+}
+
 // freeCell finds the first grid cell on a view that overlaps none of its top-level objects.
-func (m *Model) freeCell(v *etree.Element) Bounds {
+func (m *Model) freeCell(v *etree.Element) Bounds { return m.freeCellSized(v, DefaultSize) }
+
+// freeCellSized is freeCell for an object of the size: cells as large as it, with gaps.
+func (m *Model) freeCellSized(v *etree.Element, size Bounds) Bounds {
 	var taken []Bounds
 	for _, t := range v.Child {
 		if c, ok := t.(*etree.Element); ok && c.Tag == "child" {
@@ -236,9 +260,10 @@ func (m *Model) freeCell(v *etree.Element) Bounds {
 			}
 		}
 	}
-	const cols, cellW, cellH, margin = 10, 144, 80, 12
+	const cols, margin = 10, 12
+	cellW, cellH := max(144, size.Width+24), max(80, size.Height+25)
 	for i := 0; ; i++ {
-		c := Bounds{X: margin + (i%cols)*cellW, Y: margin + (i/cols)*cellH, Width: DefaultSize.Width, Height: DefaultSize.Height}
+		c := Bounds{X: margin + (i%cols)*cellW, Y: margin + (i/cols)*cellH, Width: size.Width, Height: size.Height}
 		free := true
 		for _, b := range taken {
 			if c.X < b.X+b.Width && b.X < c.X+c.Width && c.Y < b.Y+b.Height && b.Y < c.Y+c.Height {
@@ -306,7 +331,7 @@ func (m *Model) ConnectOnView(viewID, relID string) ([]string, error) {
 				continue // a relationship of an element with itself joins each object to itself
 			}
 			key := [2]string{so.SelectAttrValue("id", ""), to.SelectAttrValue("id", "")}
-			if joined[key] {
+			if joined[key] || nested(so, to) {
 				continue
 			}
 			joined[key] = true

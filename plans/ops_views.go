@@ -179,7 +179,8 @@ func (e *engine) addToView(i int, a Action, r *ActionResult) {
 		e.refFor(i, a, obj)
 		if o, ok := e.m.Object(obj); ok && b == nil {
 			bb, _ := o.Bounds()
-			r.After = fmt.Sprintf("at %d,%d size %dx%d (beside what it is related to on the view, else on the first free grid cell)", bb.X, bb.Y, bb.Width, bb.Height)
+			r.After = fmt.Sprintf("at %d,%d size %dx%d%s (beside what it is related to on the view, else on the first free grid cell)",
+				bb.X, bb.Y, bb.Width, bb.Height, archixml.PlacedIn(o))
 		}
 		r.Created = append([]string{obj}, conns...)
 		if len(conns) > 0 {

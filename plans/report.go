@@ -101,9 +101,9 @@ func (o *Outcome) Preview(file string, model ModelInfo) []byte {
 		w("| Status | %s |\n", o.Plan.Status)
 		w("| Schema | %s |\n", o.Plan.SchemaVersion)
 	}
-	w("| Plan file | %s (sha256 %s) |\n", MDEscape(file), short(o.SHA256))
+	w("| Plan file | %s (sha256 %s) |\n", MDCode(file), short(o.SHA256))
 	if model.Path != "" {
-		w("| Model | %s at commit %s, blob %s |\n", MDEscape(model.Path), MDEscape(short(model.Commit)), MDEscape(short(model.Blob)))
+		w("| Model | %s at commit %s, blob %s |\n", MDCode(model.Path), MDCode(short(model.Commit)), MDCode(short(model.Blob)))
 	}
 	w("\n")
 	if o.Plan != nil && len(o.Plan.Questions) > 0 {
@@ -128,7 +128,7 @@ func (o *Outcome) Preview(file string, model ModelInfo) []byte {
 			if r.Failed {
 				mark = " ❌"
 			}
-			w("- **\\[%d\\]** %s%s\n", r.Index, MDEscape(r.Description), mark)
+			w("- **\\[%d\\]** %s%s\n", r.Index, MDProse(r.Description), mark)
 			switch {
 			case r.Before != "":
 				w("  - before: %s\n  - after: %s\n", quoteOrNone(r.Before), quoteOrNone(r.After))
@@ -140,7 +140,7 @@ func (o *Outcome) Preview(file string, model ModelInfo) []byte {
 			}
 			if r.Deleted != nil {
 				for _, id := range r.Deleted.Relationships {
-					w("  - also deletes relationship %s\n", MDEscape(id))
+					w("  - also deletes relationship %s\n", MDCode(id))
 				}
 				if n := len(r.Deleted.DiagramObjects); n > 0 {
 					w("  - removes %d diagram object(s) and %d connection(s) from views\n", n, len(r.Deleted.Connections))
@@ -200,6 +200,71 @@ func short(s string) string {
 		return "-"
 	}
 	return s
+}
+
+// MDCode shows an id or a file name as a code span, readable in a terminal, when it is made of
+// letters, digits, '.', '_', '-' and '/' only (nothing a code span could end or Markdown could
+// read); anything else is escaped as MDEscape does.
+func MDCode(s string) string {
+	if !codeSafe(s) {
+		return MDEscape(s)
+	}
+	return "`" + s + "`"
+}
+
+func codeSafe(s string) bool {
+	if s == "" || len(s) > 200 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-' || c == '/') {
+			return false
+		}
+	}
+	return true
+}
+
+// MDProse escapes a sentence archiplan wrote (an action's description) as MDEscape does, but
+// shows the ids in it, written "(id)" after a space, as code spans: "(`id-3f2a…`)" reads better
+// in a terminal than "\(id\-3f2a…\)". Only a '(' at the start or after a space is left bare, so
+// no "](" can form; what is not an id is escaped.
+func MDProse(s string) string {
+	var b strings.Builder
+	for {
+		i := strings.Index(s, "(")
+		for i > 0 && s[i-1] != ' ' {
+			j := strings.Index(s[i+1:], "(")
+			if j < 0 {
+				i = -1
+				break
+			}
+			i += 1 + j
+		}
+		if i < 0 {
+			b.WriteString(MDEscape(s))
+			return b.String()
+		}
+		k := strings.IndexByte(s[i:], ')')
+		tok := ""
+		if k > 0 {
+			tok = s[i+1 : i+k]
+		}
+		if !idLike(tok) {
+			b.WriteString(MDEscape(s[:i+1]))
+			s = s[i+1:]
+			continue
+		}
+		b.WriteString(MDEscape(s[:i]))
+		b.WriteString("(`" + tok + "`)")
+		s = s[i+k+1:]
+	}
+}
+
+// idLike: a token made for code (Archi's "id-…" and UUIDs, archiplan's ref ids): code-safe,
+// at least 6 long, with a digit or a '-' or '_' in it.
+func idLike(s string) bool {
+	return len(s) >= 6 && codeSafe(s) && strings.ContainsAny(s, "0123456789-_") && !strings.Contains(s, "/")
 }
 
 // MDEscape keeps text from a plan (or a model, a hook, a file name) from becoming markup in a

@@ -77,6 +77,31 @@ func ViewWith(m *archixml.Model, viewID string, o Options) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
+// ViewAndCrop draws a view once and writes it cropped to o.Focus, and also whole (without
+// Focus) when whole is true: what a preview shows, for the cost of one layout.
+func ViewAndCrop(m *archixml.Model, viewID string, o Options, whole bool) (cropped, full []byte, err error) {
+	v, ok := m.Object(viewID)
+	if !ok || v.Kind() != archixml.KindView {
+		return nil, nil, fmt.Errorf("render %q: %w", viewID, ErrNoView)
+	}
+	root, err := parseView(v)
+	if err != nil {
+		return nil, nil, fmt.Errorf("render %q: %v: %w", viewID, err, ErrMalformed)
+	}
+	d := layout(m, root)
+	var b bytes.Buffer
+	d.write(&b, v, o)
+	cropped = bytes.Clone(b.Bytes())
+	if whole {
+		b.Reset()
+		all := o
+		all.Focus, all.Margin = nil, 0
+		d.write(&b, v, all)
+		full = b.Bytes()
+	}
+	return cropped, full, nil
+}
+
 // rect is an absolute rectangle.
 type rect struct{ x, y, w, h int }
 

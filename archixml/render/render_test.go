@@ -402,12 +402,31 @@ func TestViewWith_MarksAndFocus(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := parseSVG(t, svg)
+	x, y, w, h := absBounds(objs[0])
+	box := [4]int{x - 20, y - 20, w + 40, h + 40}
+	left := 0
 	for id, mk := range marks {
-		if got[id].mark != mk.String() {
+		g, drawn := got[id]
+		if drawn && g.mark != mk.String() {
 			t.Errorf("%s marked %q, want %q", id, got[id].mark, mk)
 		}
+		if o, ok := m.Object(id); ok && o.Kind() == archixml.KindDiagramObject {
+			ox, oy, ow, oh := absBounds(o)
+			outside := ox > box[0]+box[2] || oy > box[1]+box[3] || ox+ow < box[0] || oy+oh < box[1]
+			if drawn == outside {
+				t.Errorf("%s at %d,%d %dx%d drawn=%v in a picture cropped to %v", id, ox, oy, ow, oh, drawn, box)
+			}
+			if outside {
+				left++
+			}
+		}
 	}
-	x, y, w, h := absBounds(objs[0])
+	if _, ok := got[objs[0].ID()]; !ok {
+		t.Error("the focused object is not drawn")
+	}
+	if left == 0 {
+		t.Error("nothing lies outside the crop: the test proves nothing about cropping")
+	}
 	want := fmt.Sprintf(`viewBox="%d %d %d %d"`, x-20, y-20, w+40, h+40)
 	if !bytes.Contains(svg, []byte(want)) {
 		t.Errorf("focus on %s: no %s in\n%.300s", objs[0].ID(), want, svg)

@@ -156,15 +156,37 @@ func (d *drawing) write(b *bytes.Buffer, v archixml.Object, o Options) {
 		w, h, x0, y0, w, h, esc(defaultFont), f2(defaultFontSize), esc(v.ID()))
 	fmt.Fprintf(b, "<title>%s</title>\n", esc(v.Name()))
 	fmt.Fprintf(b, `<rect class="background" x="%d" y="%d" width="%d" height="%d" fill="#ffffff"/>`+"\n", x0, y0, w, h)
+	// a cropped picture leaves out what lies wholly outside it
+	view := rect{x0, y0, w, h}
+	cropped := len(o.Focus) > 0 && ok
 	for _, ob := range d.objs {
-		d.writeObject(b, ob, o.Marks[ob.id])
+		if !cropped || meets(ob.r, view) {
+			d.writeObject(b, ob, o.Marks[ob.id])
+		}
 	}
 	for _, c := range d.conns {
-		if !d.hiddenConn(c) {
+		if !d.hiddenConn(c) && (!cropped || meets(boxOf(c.pts), view)) {
 			d.writeConn(b, c, o.Marks[c.id])
 		}
 	}
 	b.WriteString("</svg>\n")
+}
+
+// meets reports whether two rectangles overlap or touch.
+func meets(a, b rect) bool {
+	return a.x <= b.x+b.w && b.x <= a.x+a.w && a.y <= b.y+b.h && b.y <= a.y+a.h
+}
+
+// boxOf is the box around a polyline (a label may reach a little beyond it).
+func boxOf(p []pt) rect {
+	if len(p) == 0 {
+		return rect{math.MinInt / 4, math.MinInt / 4, 0, 0}
+	}
+	x0, y0, x1, y1 := p[0].x, p[0].y, p[0].x, p[0].y
+	for _, q := range p[1:] {
+		x0, y0, x1, y1 = math.Min(x0, q.x), math.Min(y0, q.y), math.Max(x1, q.x), math.Max(y1, q.y)
+	}
+	return rect{int(x0) - 40, int(y0) - 20, int(x1-x0) + 80, int(y1-y0) + 40}
 }
 
 // extent is the box around the objects and connections with the given ids (all when ids is nil).

@@ -41,11 +41,17 @@ type env struct {
 
 func newEnv(t *testing.T) *env {
 	t.Helper()
-	dir := t.TempDir()
 	seed, err := archixml.Example().Save()
 	if err != nil {
 		t.Fatal(err)
 	}
+	return newEnvWith(t, seed)
+}
+
+// newEnvWith is newEnv on a model of the test's choosing.
+func newEnvWith(t *testing.T, seed []byte) *env {
+	t.Helper()
+	dir := t.TempDir()
 	op := store.Signature{Name: "Daemon Operator", Email: "ops@example.org"}
 	ws, _, err := store.Init(dir, store.InitOptions{Model: "model.archimate", Inbox: "plans", Seed: seed, Author: op})
 	if err != nil {

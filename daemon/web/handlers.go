@@ -29,15 +29,28 @@ func (s *Server) routes() {
 
 // common is what every page's layout needs.
 type common struct {
-	Title    string
-	Nav      string
-	CSRF     string
-	Operator string
-	Base     string // the session's path: every link is relative to it
+	Title     string
+	Nav       string
+	CSRF      string
+	Operator  string
+	Base      string // the session's path: every link is relative to it
+	Workspace string // the workspace's folder name, named on every page
+	Model     string // the model's path in it
+}
+
+// Placed is what a Backend may also tell: the workspace (its folder's name) and the model (its
+// path there) the page is about, named on every page so that a person with two pages open
+// knows which one decides what.
+type Placed interface {
+	Where() (workspace, model string)
 }
 
 func (s *Server) common(title, nav string) common {
-	return common{Title: title, Nav: nav, CSRF: s.csrf, Operator: s.cfg.Operator, Base: s.base}
+	c := common{Title: title, Nav: nav, CSRF: s.csrf, Operator: s.cfg.Operator, Base: s.base}
+	if p, ok := s.cfg.Backend.(Placed); ok {
+		c.Workspace, c.Model = p.Where()
+	}
+	return c
 }
 
 // statusOf is the HTTP status of a backend's error: 404 for what is not there (or could not be

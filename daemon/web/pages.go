@@ -92,11 +92,39 @@ func markdown(src []byte, base, name string, pictures []string) (html template.H
 // imageRewriter sets every image's target to what the function makes of it.
 type imageRewriter func(dest string) string
 
-func (f imageRewriter) Transform(doc *ast.Document, _ text.Reader, _ parser.Context) {
+// Transform rewrites images and links (a link may only lead to one of the plan's own pictures,
+// as the whole view does; any other target is emptied), and leaves the Mermaid diagram out: the
+// page draws no Mermaid (that would take a script it does not load), and shows the pictures.
+func (f imageRewriter) Transform(doc *ast.Document, reader text.Reader, _ parser.Context) {
+	var drop []ast.Node
 	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
-		if img, ok := n.(*ast.Image); ok && entering {
-			img.Destination = []byte(f(string(img.Destination)))
+		if !entering {
+			return ast.WalkContinue, nil
+		}
+		switch n := n.(type) {
+		case *ast.Image:
+			n.Destination = []byte(f(string(n.Destination)))
+		case *ast.Link:
+			n.Destination = []byte(f(string(n.Destination)))
+		case *ast.FencedCodeBlock:
+			if string(n.Language(reader.Source())) == "mermaid" {
+				// with the heading and words that introduce it, when they are just before it
+				intro := []ast.Node{}
+				for p := n.PreviousSibling(); p != nil && len(intro) < 4; p = p.PreviousSibling() {
+					intro = append(intro, p)
+					if h, ok := p.(*ast.Heading); ok && h.Level == 2 {
+						drop = append(drop, intro...)
+						break
+					}
+				}
+				drop = append(drop, n)
+			}
 		}
 		return ast.WalkContinue, nil
 	})
+	for _, n := range drop {
+		if p := n.Parent(); p != nil {
+			p.RemoveChild(p, n)
+		}
+	}
 }
