@@ -15,6 +15,7 @@ import (
 	"github.com/archiplan/archiplan/plans"
 	"github.com/archiplan/archiplan/plans/planners"
 	"github.com/archiplan/archiplan/schemas"
+	"github.com/archiplan/archiplan/store"
 )
 
 func contextFlags(c *cobra.Command) {
@@ -124,81 +125,96 @@ func askCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if cfg.v.GetString("planner.kind") == "" {
-				// the workspace cannot answer an ask: not the caller's wrong usage
-				return codedError{exitNoUsable, errors.New("no planner configured: set planner.kind (command, codex or openai) in .archiplan.yaml")}
-			}
-			strict, _ := schemas.StrictJSON(schemas.Latest)
-			p, err := planners.New(planners.Config{
-				Kind: cfg.v.GetString("planner.kind"), Command: cfg.v.GetStringSlice("planner.command"),
-				Model: cfg.v.GetString("planner.model"), BaseURL: cfg.v.GetString("planner.base_url"),
-				APIKeyEnv: cfg.v.GetString("planner.api_key_env"), Store: cfg.v.GetBool("planner.store"), Schema: strict,
-				Timeout: cfg.v.GetDuration("planner.timeout"), Dir: ws.Root,
-				MaxInput: cfg.v.GetInt("planner.max_input"), Instructions: plans.StablePrompt(),
-				Progress: func(s string) { fmt.Fprintln(cmd.ErrOrStderr(), s) }})
-			if err != nil {
-				return usageError{err}
-			}
-			defer p.Close()
-			attempts := cfg.v.GetInt("planner.max_attempts")
-			if attempts <= 0 {
-				attempts = 3
-			}
-			scope, _ := plans.ScopeFromContext(pctx.JSON())
-			opts := optionsOf(cfg)
-			opts.Scope = scope
-			out := cmd.OutOrStdout()
-			ctx := context.Background()
-			prompt := plans.BuildPrompt(args[0], pctx)
-			fmt.Fprintf(cmd.ErrOrStderr(), "asking the %s planner: %d characters, %d elements, %d omitted\n",
-				cfg.v.GetString("planner.kind"), len(prompt), len(pctx.Elements), pctx.Omitted.Elements)
-			answer, err := p.Ask(ctx, prompt)
-			var plan []byte
-			var o *plans.Outcome
-			for try := 1; ; try++ {
-				if errors.Is(err, planners.ErrPromptTooLarge) {
-					return codedError{exitNoUsable, fmt.Errorf("ask the planner: %w: lower --max-chars or --max-elements, narrow --scope, or set planner.max_input", err)}
-				}
-				if err != nil {
-					return codedError{exitNoUsable, fmt.Errorf("ask the planner: %w", err)}
-				}
-				plan = plans.NormalizeStrict([]byte(answer))
-				o = plans.Check(plan, m, opts)
-				fmt.Fprintf(out, "answer %d: %s (%d error(s))\n", try, o.Verdict, len(o.Errors()))
-				if len(o.Errors()) == 0 || try >= attempts {
-					break
-				}
-				fmt.Fprintf(cmd.ErrOrStderr(), "asking again with the errors (answer %d of %d)\n", try+1, attempts)
-				answer, err = p.Again(ctx, plans.FollowUp(o))
-			}
 			if name == "" {
 				name = slug(args[0])
 			}
-			box := cfg.inbox(ws)
-			if name, err = box.FreeName(name); err != nil {
-				return usageError{err}
-			}
-			// the context first: the daemon judges the plan against it the moment the plan lands
-			if err := box.WriteContext(name, pctx.JSON()); err != nil {
-				return codedError{exitNoUsable, err}
-			}
-			if err := box.Submit(name, plan); err != nil {
-				return codedError{exitNoUsable, err}
-			}
-			rel, _ := filepath.Rel(ws.Root, box.Path(inbox.PlanFile(name)))
-			fmt.Fprintf(out, "landed %s: %s\n", rel, o.Verdict)
-			for _, f := range o.Errors() {
-				fmt.Fprintf(out, "  error %s: %s\n", f.Code, f.Message)
-			}
-			if o.Verdict == plans.VerdictInvalid {
-				return silent{codedError{exitRefused, errors.New("the plan that landed is invalid")}}
-			}
-			return nil
+			scope, _ := cmd.Flags().GetString("scope")
+			_, err = askPlanner(cmd, cfg, ws, m, pctx, plans.BuildPrompt(args[0], pctx), name,
+				&inbox.Conversation{Intent: args[0], Scope: scope})
+			return err
 		},
 	}
 	c.Flags().StringVar(&name, "name", "", "the plan's NAME (default: from the intent)")
 	contextFlags(c)
 	return c
+}
+
+// askPlanner asks the configured planner with prompt, asks again with the errors while the answer
+// is invalid, and lands the last answer in the inbox under a free name made from name, with its
+// context first; conv, completed with the planner and the name, is recorded beside the preview
+// records. It returns the NAME the plan landed under.
+func askPlanner(cmd *cobra.Command, cfg *config, ws *store.Workspace, m *archixml.Model, pctx *plans.PlanningContext,
+	prompt, name string, conv *inbox.Conversation) (string, error) {
+	if cfg.v.GetString("planner.kind") == "" {
+		// the workspace cannot answer an ask: not the caller's wrong usage
+		return "", codedError{exitNoUsable, errors.New("no planner configured: set planner.kind (command, codex or openai) in .archiplan.yaml")}
+	}
+	strict, _ := schemas.StrictJSON(schemas.Latest)
+	p, err := planners.New(planners.Config{
+		Kind: cfg.v.GetString("planner.kind"), Command: cfg.v.GetStringSlice("planner.command"),
+		Model: cfg.v.GetString("planner.model"), BaseURL: cfg.v.GetString("planner.base_url"),
+		APIKeyEnv: cfg.v.GetString("planner.api_key_env"), Store: cfg.v.GetBool("planner.store"), Schema: strict,
+		Timeout: cfg.v.GetDuration("planner.timeout"), Dir: ws.Root,
+		MaxInput: cfg.v.GetInt("planner.max_input"), Instructions: plans.StablePrompt(),
+		Progress: func(s string) { fmt.Fprintln(cmd.ErrOrStderr(), s) }})
+	if err != nil {
+		return "", usageError{err}
+	}
+	defer p.Close()
+	attempts := cfg.v.GetInt("planner.max_attempts")
+	if attempts <= 0 {
+		attempts = 3
+	}
+	scope, _ := plans.ScopeFromContext(pctx.JSON())
+	opts := optionsOf(cfg)
+	opts.Scope = scope
+	out := cmd.OutOrStdout()
+	ctx := context.Background()
+	fmt.Fprintf(cmd.ErrOrStderr(), "asking the %s planner: %d characters, %d elements, %d omitted\n",
+		cfg.v.GetString("planner.kind"), len(prompt), len(pctx.Elements), pctx.Omitted.Elements)
+	answer, err := p.Ask(ctx, prompt)
+	var plan []byte
+	var o *plans.Outcome
+	for try := 1; ; try++ {
+		if errors.Is(err, planners.ErrPromptTooLarge) {
+			return "", codedError{exitNoUsable, fmt.Errorf("ask the planner: %w: lower --max-chars or --max-elements, narrow --scope, or set planner.max_input", err)}
+		}
+		if err != nil {
+			return "", codedError{exitNoUsable, fmt.Errorf("ask the planner: %w", err)}
+		}
+		plan = plans.NormalizeStrict([]byte(answer))
+		o = plans.Check(plan, m, opts)
+		fmt.Fprintf(out, "answer %d: %s (%d error(s))\n", try, o.Verdict, len(o.Errors()))
+		if len(o.Errors()) == 0 || try >= attempts {
+			break
+		}
+		fmt.Fprintf(cmd.ErrOrStderr(), "asking again with the errors (answer %d of %d)\n", try+1, attempts)
+		answer, err = p.Again(ctx, plans.FollowUp(o))
+	}
+	box := cfg.inbox(ws)
+	if name, err = box.FreeName(name); err != nil {
+		return "", usageError{err}
+	}
+	conv.Name, conv.Planner, conv.Model = name, cfg.v.GetString("planner.kind"), cfg.v.GetString("planner.model")
+	if err := box.SaveConversation(conv); err != nil {
+		return "", codedError{exitNoUsable, err}
+	}
+	// the context first: the daemon judges the plan against it the moment the plan lands
+	if err := box.WriteContext(name, pctx.JSON()); err != nil {
+		return "", codedError{exitNoUsable, err}
+	}
+	if err := box.Submit(name, plan); err != nil {
+		return "", codedError{exitNoUsable, err}
+	}
+	rel, _ := filepath.Rel(ws.Root, box.Path(inbox.PlanFile(name)))
+	fmt.Fprintf(out, "landed %s: %s\n", rel, o.Verdict)
+	for _, f := range o.Errors() {
+		fmt.Fprintf(out, "  error %s: %s\n", f.Code, f.Message)
+	}
+	if o.Verdict == plans.VerdictInvalid {
+		return name, silent{codedError{exitRefused, errors.New("the plan that landed is invalid")}}
+	}
+	return name, nil
 }
 
 var nonWord = regexp.MustCompile(`[^a-z0-9]+`)
