@@ -536,7 +536,7 @@ func (b *builder) assemble(o ContextOptions, policy Policy, order []archixml.Obj
 	c.AllowedOps = policy.AllowedOps
 	if len(c.AllowedOps) == 0 {
 		for _, op := range schemas.OpsOf(schemas.Latest) {
-			c.AllowedOps = append(c.AllowedOps, op.Name)
+			c.AllowedOps = append(c.AllowedOps, string(op.Name))
 		}
 	}
 	c.AllowedElementTypes = labelsOf(archixml.ElementTypes, policy.AllowedElementTypes)

@@ -76,7 +76,7 @@ func SchemaSummary() string {
 	b.WriteString("Each action is an object with \"op\" and the fields of its op (optional ones in brackets):\n\n")
 	for _, op := range schemas.OpsOf(schemas.Latest) {
 		var fields []string
-		for _, f := range op.Fields {
+		for _, f := range op.FieldsOf(schemas.Latest) {
 			name := f.Name
 			if !f.Required {
 				name = "[" + name + "]"

@@ -22,6 +22,7 @@ var (
 func answerCmd() *cobra.Command {
 	var answers []string
 	var noAsk bool
+	var planner string
 	c := &cobra.Command{
 		Use:   "answer NAME --answer TEXT [--answer TEXT...] [--no-ask]",
 		Short: "Answer a plan's questions: the answers are kept, and the configured planner is asked again (the new plan lands under a linked NAME)",
@@ -77,7 +78,10 @@ and shown in status, on the review page and in the MCP context for that plan.`,
 			}
 			out := cmd.OutOrStdout()
 			fmt.Fprintf(out, "answers to %s kept (%d)\n", name, len(answers))
-			if noAsk || cfg.v.GetString("planner.kind") == "" {
+			if planner == "" && conv.PlannerName != "" {
+				planner = conv.PlannerName
+			}
+			if _, _, perr := cfg.plannerSettings(planner); noAsk || errors.Is(perr, errNoPlanner) {
 				fmt.Fprintf(out, "no planner asked: the answers are shown in status, on the review page and in the MCP context of %s\n", name)
 				return nil
 			}
@@ -86,7 +90,7 @@ and shown in status, on the review page and in the MCP context for that plan.`,
 				return usageError{err}
 			}
 			prompt := plans.BuildPrompt(conv.Intent, pctx) + plans.Answered(raw, qs, answers)
-			next, err := askPlanner(cmd, cfg, ws, m, pctx, prompt, name+"-answered",
+			next, err := askPlanner(cmd, cfg, ws, m, pctx, prompt, name+"-answered", planner,
 				&inbox.Conversation{Intent: conv.Intent, Scope: conv.Scope, Follows: name})
 			if next != "" {
 				conv.FollowedBy = next
@@ -100,5 +104,6 @@ and shown in status, on the review page and in the MCP context for that plan.`,
 	}
 	c.Flags().StringArrayVar(&answers, "answer", nil, "the answer to the next question (repeat, in the order of the questions)")
 	c.Flags().BoolVar(&noAsk, "no-ask", false, "keep the answers without asking the planner")
+	c.Flags().StringVar(&planner, "planner", "", "ask planners.NAME of the configuration (default: the one that wrote the plan, else planner)")
 	return c
 }

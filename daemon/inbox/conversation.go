@@ -18,7 +18,8 @@ type Conversation struct {
 	Name          string `json:"name"`
 	Intent        string `json:"intent,omitempty"`
 	Scope         string `json:"scope,omitempty"`
-	Planner       string `json:"planner,omitempty"` // the planner's kind: codex, openai, command, ...
+	Planner       string `json:"planner,omitempty"`        // the planner's kind: codex, openai, command, ...
+	PlannerName   string `json:"planner_config,omitempty"` // which of the configuration's planners
 	Model         string `json:"model,omitempty"`
 	Thread        string `json:"thread,omitempty"`
 	Turn          string `json:"turn,omitempty"`
