@@ -3,6 +3,8 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
+	"strconv"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -81,7 +83,7 @@ and shown in status, on the review page and in the MCP context for that plan.`,
 			if planner == "" && conv.PlannerName != "" {
 				planner = conv.PlannerName
 			}
-			if _, _, perr := cfg.plannerSettings(planner); noAsk || errors.Is(perr, errNoPlanner) {
+			if noAsk || planner == "" && cfg.v.GetString("planner.kind") == "" {
 				fmt.Fprintf(out, "no planner asked: the answers are shown in status, on the review page and in the MCP context of %s\n", name)
 				return nil
 			}
@@ -106,4 +108,33 @@ and shown in status, on the review page and in the MCP context for that plan.`,
 	c.Flags().BoolVar(&noAsk, "no-ask", false, "keep the answers without asking the planner")
 	c.Flags().StringVar(&planner, "planner", "", "ask planners.NAME of the configuration (default: the one that wrote the plan, else planner)")
 	return c
+}
+
+// printConversation shows, under a plan's line in status, where it came from and the answers
+// given to its questions.
+func printConversation(w io.Writer, c *inbox.Conversation) {
+	if c == nil {
+		return
+	}
+	if c.Intent != "" {
+		fmt.Fprintf(w, "             asked: %s", strconv.Quote(c.Intent))
+		if c.Planner != "" {
+			fmt.Fprintf(w, " (planner %s)", c.Planner)
+		}
+		fmt.Fprintln(w)
+	}
+	if c.Follows != "" {
+		fmt.Fprintf(w, "             follows %s after its questions were answered\n", c.Follows)
+	}
+	for i, q := range c.Questions {
+		if i < len(c.Answers) {
+			fmt.Fprintf(w, "             Q: %s\n             A: %s\n", strconv.Quote(q), strconv.Quote(c.Answers[i]))
+		}
+	}
+	switch {
+	case c.FollowedBy != "":
+		fmt.Fprintf(w, "             answered: followed by %s\n", c.FollowedBy)
+	case c.Open():
+		fmt.Fprintln(w, "             answered: no planner asked yet (the answers go to whoever plans next)")
+	}
 }

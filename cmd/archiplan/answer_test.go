@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -12,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/archiplan/archiplan/archixml"
 	"github.com/archiplan/archiplan/daemon/inbox"
@@ -141,3 +144,53 @@ enabled = false
 }
 
 func strconvQuote(s string) string { b, _ := json.Marshal(s); return string(b) }
+
+// Without a planner the answers are kept: status shows them, and MCP context gives them to
+// whoever plans next.
+func TestAnswer_NoPlanner(t *testing.T) {
+	dir := exampleWorkspace(t)
+	write := func(name, plan string) {
+		if err := os.WriteFile(filepath.Join(dir, "plans", name), []byte(plan), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("q.json", `{"schema_version":"2.0","status":"needs_clarification","summary":"Add a payment service","questions":["Which process does it serve?","Who owns it?"],"actions":[]}`)
+	write("ready.json", `{"schema_version":"2.0","status":"ready","summary":"Nothing","actions":[]}`)
+	if _, stderr, code := archiplan(t, "answer", "--repo", dir, "q", "--answer", "Booking"); code != exitUsage || !strings.Contains(stderr, "ANSWERS_MISMATCH") {
+		t.Fatalf("one answer for two questions: %d %s", code, stderr)
+	}
+	if _, stderr, code := archiplan(t, "answer", "--repo", dir, "ready", "--answer", "x"); code != exitUsage || !strings.Contains(stderr, "NO_QUESTIONS") {
+		t.Fatalf("a ready plan: %d %s", code, stderr)
+	}
+	out, stderr, code := archiplan(t, "answer", "--repo", dir, "q", "--answer", "Booking", "--answer", "The finance team")
+	if code != 0 || !strings.Contains(out, "no planner asked") {
+		t.Fatalf("answer: %d %s %s", code, out, stderr)
+	}
+	out, _, _ = archiplan(t, "status", "--repo", dir)
+	if !strings.Contains(out, `A: "The finance team"`) || !strings.Contains(out, "no planner asked yet") {
+		t.Fatal(out)
+	}
+	var st Status
+	out, _, _ = archiplan(t, "status", "--repo", dir, "--json")
+	if err := json.Unmarshal([]byte(out), &st); err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, p := range st.Plans {
+		if p.Name == "q" && p.Conversation != nil && p.Conversation.Open() && p.Conversation.Answers[0] == "Booking" {
+			found = true
+		}
+	}
+	if !found {
+		t.Fatalf("status --json: %s", out)
+	}
+	cs := mcpSession(t, dir)
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "context", Arguments: map[string]any{"plan": "q"}})
+	if err != nil || res.IsError || len(res.Content) != 2 || !strings.Contains(res.Content[1].(*mcp.TextContent).Text, "The finance team") {
+		t.Fatalf("context with the answers: %v %+v", err, res)
+	}
+	res, err = cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "context", Arguments: map[string]any{"plan": "ready"}})
+	if err != nil || !res.IsError {
+		t.Fatalf("a plan without answers: %v %+v", err, res)
+	}
+}
