@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/archiplan/archiplan/daemon/inbox"
+	"github.com/archiplan/archiplan/daemon/ledger"
 	"github.com/archiplan/archiplan/plans"
 )
 
@@ -77,6 +78,10 @@ and shown in status, on the review page and in the MCP context for that plan.`,
 			conv.FollowedBy = ""
 			if err := box.SaveConversation(conv); err != nil {
 				return codedError{exitNoUsable, err}
+			}
+			if err := ledger.Audit(ws, box, ledger.Event{Event: ledger.EventAnswered, Name: name, SHA256: plans.SHA256(raw),
+				Summary: o.Plan.Summary, Status: o.Plan.Status, Questions: qs, Answers: answers, By: conv.AnsweredBy}); err != nil {
+				fmt.Fprintln(cmd.ErrOrStderr(), "archiplan: the audit did not record the answers:", err)
 			}
 			out := cmd.OutOrStdout()
 			fmt.Fprintf(out, "answers to %s kept (%d)\n", name, len(answers))
