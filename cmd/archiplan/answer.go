@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -27,14 +28,15 @@ func answerCmd() *cobra.Command {
 	var noAsk bool
 	var planner string
 	c := &cobra.Command{
-		Use:   "answer NAME --answer TEXT [--answer TEXT...] [--no-ask]",
+		Use:   "answer NAME [--answer TEXT...] [--no-ask]",
 		Short: "Answer a plan's questions: the answers are kept, and the configured planner is asked again (the new plan lands under a linked NAME)",
 		Long: `archiplan answer records a person's answers to the questions of plans/NAME.json (a plan with
 status needs_clarification), one --answer for each question in order, under .git/ where nothing a
 planner writes can reach them. With a planner configured it asks it again, with the request, the
 plan and the questions and answers in the conversation; the new plan lands under a new NAME that
 status and the review page link to the first. Without one (or with --no-ask) the answers are kept
-and shown in status, on the review page and in the MCP context for that plan.`,
+and shown in status, on the review page and in the MCP context for that plan. Without --answer it
+takes the answers given on the review page.`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			name := args[0]
@@ -63,12 +65,15 @@ and shown in status, on the review page and in the MCP context for that plan.`,
 				return usageError{fmt.Errorf("%w: %s asks no questions (only a plan with status needs_clarification and questions can be answered)", ErrNoQuestions, name)}
 			}
 			qs := o.Plan.Questions
-			if len(answers) != len(qs) {
-				return usageError{fmt.Errorf("%w: %s asks %d question(s), %d answer(s) given: one --answer for each, in order", ErrAnswers, name, len(qs), len(answers))}
-			}
 			conv, err := box.Conversation(name)
 			if err != nil {
 				return codedError{exitNoUsable, err}
+			}
+			if len(answers) == 0 && conv != nil && len(conv.Answers) == len(qs) && strings.Join(conv.Questions, "\n") == strings.Join(qs, "\n") {
+				answers = conv.Answers // given on the review page
+			}
+			if len(answers) != len(qs) {
+				return usageError{fmt.Errorf("%w: %s asks %d question(s), %d answer(s) given: one --answer for each, in order", ErrAnswers, name, len(qs), len(answers))}
 			}
 			if conv == nil {
 				conv = &inbox.Conversation{Name: name, Intent: o.Plan.Summary}
