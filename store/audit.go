@@ -23,8 +23,14 @@ import (
 const (
 	AuditRef       = "refs/archiplan/audit"
 	auditFile      = "event.json"
-	auditRemoteRef = "refs/archiplan/remote-audit/" // + remote name: the remote's audit as last fetched
+	// the remote's refs/archiplan/* as last fetched, under refs/archiplan/remotes/<remote>/ (Fetch
+	// brings them with the branch)
+	auditRemoteRefs = "refs/archiplan/remotes/"
 )
+
+func auditRemoteRef(remote string) plumbing.ReferenceName {
+	return plumbing.ReferenceName(auditRemoteRefs + remote + "/audit")
+}
 
 // AppendAudit adds one record to the audit, as its own commit on top of the audit ref (moved by
 // compare-and-swap; retried when another process appended at the same moment).
@@ -91,7 +97,7 @@ func (w *Workspace) AuditRecords() ([][]byte, error) {
 		return nil, err
 	}
 	refs.ForEach(func(r *plumbing.Reference) error {
-		if n := r.Name().String(); n == AuditRef || strings.HasPrefix(n, auditRemoteRef) {
+		if n := r.Name().String(); n == AuditRef || strings.HasPrefix(n, auditRemoteRefs) && strings.HasSuffix(n, "/audit") {
 			starts = append(starts, r.Hash())
 		}
 		return nil
@@ -139,31 +145,42 @@ func (w *Workspace) AuditRecords() ([][]byte, error) {
 	return data, nil
 }
 
-// SyncAudit exchanges the audit with the remote: fetches the remote's, joins it to ours (a merge
-// commit where both have events the other lacks), and pushes ours (never forcing; a race lost is
-// retried a few times, then left for the next sync).
+// SyncAudit joins the remote's audit, as the last Fetch brought it, to ours (a merge commit where
+// both have events the other lacks) and pushes ours when the remote lacks some of it; never
+// forcing: a race lost is fetched, joined and tried again a few times, then left for the next sync.
 func (w *Workspace) SyncAudit(ctx context.Context, remote string) error {
-	auth, err := w.auth(remote)
-	if err != nil {
-		return err
-	}
 	var last error
 	for try := 0; try < 3; try++ {
-		err := w.git().FetchContext(ctx, &git.FetchOptions{RemoteName: remote, Auth: auth,
-			RefSpecs: []config.RefSpec{config.RefSpec("+" + AuditRef + ":" + auditRemoteRef + remote)}})
-		if err != nil && !errors.Is(err, git.NoErrAlreadyUpToDate) && !strings.Contains(err.Error(), "couldn't find remote ref") {
-			return redacted{fmt.Errorf("fetch the audit from %s: %w", remote, err)}
+		if try > 0 {
+			auth, err := w.auth(remote)
+			if err != nil {
+				return err
+			}
+			err = w.git().FetchContext(ctx, &git.FetchOptions{RemoteName: remote, Auth: auth,
+				RefSpecs: []config.RefSpec{config.RefSpec("+refs/archiplan/*:" + auditRemoteRefs + remote + "/*")}})
+			if err != nil && !errors.Is(err, git.NoErrAlreadyUpToDate) {
+				return redacted{fmt.Errorf("fetch the audit from %s: %w", remote, err)}
+			}
 		}
 		if err := w.joinAudit(remote); err != nil {
 			return err
 		}
-		if _, err := w.git().Storer.Reference(AuditRef); err != nil {
-			return nil // nothing to push
+		ours, err := w.git().Storer.Reference(AuditRef)
+		if err != nil {
+			return nil // nothing recorded here yet
+		}
+		if theirs, err := w.git().Storer.Reference(auditRemoteRef(remote)); err == nil && theirs.Hash() == ours.Hash() {
+			return nil // the remote has all of it
+		}
+		auth, err := w.auth(remote)
+		if err != nil {
+			return err
 		}
 		err = w.git().PushContext(ctx, &git.PushOptions{RemoteName: remote, Auth: auth,
 			RefSpecs: []config.RefSpec{config.RefSpec(AuditRef + ":" + AuditRef)}})
 		if err == nil || errors.Is(err, git.NoErrAlreadyUpToDate) {
-			return nil
+			// what the remote now holds, without another fetch
+			return w.git().Storer.SetReference(plumbing.NewHashReference(auditRemoteRef(remote), ours.Hash()))
 		}
 		last = err
 	}
@@ -173,7 +190,7 @@ func (w *Workspace) SyncAudit(ctx context.Context, remote string) error {
 // joinAudit makes our audit hold the remote's: fast-forward when ours is behind, a merge commit
 // when both moved.
 func (w *Workspace) joinAudit(remote string) error {
-	theirs, err := w.git().Storer.Reference(plumbing.ReferenceName(auditRemoteRef + remote))
+	theirs, err := w.git().Storer.Reference(auditRemoteRef(remote))
 	if err != nil {
 		return nil
 	}
