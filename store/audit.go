@@ -21,8 +21,8 @@ import (
 // Each commit's tree holds the event's record as event.json; histories from two clones are joined
 // by a merge commit, never rewritten.
 const (
-	AuditRef       = "refs/archiplan/audit"
-	auditFile      = "event.json"
+	AuditRef  = "refs/archiplan/audit"
+	auditFile = "event.json"
 	// the remote's refs/archiplan/* as last fetched, under refs/archiplan/remotes/<remote>/ (Fetch
 	// brings them with the branch)
 	auditRemoteRefs = "refs/archiplan/remotes/"
