@@ -134,7 +134,8 @@ enabled = false
 	first, _ := box.Conversation("cust")
 	second, _ := box.Conversation("cust-answered")
 	if first == nil || second == nil || first.FollowedBy != "cust-answered" || second.Follows != "cust" ||
-		first.Answers[0] != "Client" || first.Intent != "Rename the customer" || second.Planner != "codex" || second.Model != "fake-model" {
+		first.Answers[0] != "Client" || first.Intent != "Rename the customer" || second.Planner != "codex" || second.Model != "fake-model" ||
+		first.Thread == "" || first.Turn == "" || second.Thread == "" || second.Thread == first.Thread {
 		t.Fatalf("conversations: %+v %+v", first, second)
 	}
 	// the answers are no inbox file a planner could have written

@@ -187,6 +187,9 @@ func askPlanner(cmd *cobra.Command, cfg *config, ws *store.Workspace, m *archixm
 		return "", usageError{err}
 	}
 	conv.Name, conv.Planner, conv.PlannerName, conv.Model = name, kind, plannerName, settings.GetString("model")
+	if t, ok := p.(interface{ Conversation() (string, string) }); ok { // the Codex app-server's thread and turn
+		conv.Thread, conv.Turn = t.Conversation()
+	}
 	if err := box.SaveConversation(conv); err != nil {
 		return "", codedError{exitNoUsable, err}
 	}
