@@ -225,6 +225,7 @@ func (e *engine) addConnection(i int, a Action, r *ActionResult) {
 		return
 	}
 	if src.Valid() {
+		r.Description += fmt.Sprintf(" from %s to %s", diagramLabel(src), diagramLabel(tgt))
 		e.connectObjects(i, a, src, tgt, rel.ID(), r)
 		return
 	}
@@ -401,7 +402,7 @@ func (e *engine) createBox(i int, a Action, r *ActionResult, what string, size a
 	if !found {
 		return
 	}
-	r.Description = fmt.Sprintf("Put a %s on view %q", what, v.Name())
+	r.Description = fmt.Sprintf("Put a %s on view %q (%s)", what, v.Name(), v.ID())
 	if e.protected(i, "view_id", v) || !e.checkRefID(i, a) || ok != nil && !ok() {
 		return
 	}
@@ -419,7 +420,7 @@ func (e *engine) createBox(i int, a Action, r *ActionResult, what string, size a
 	e.refFor(i, a, id)
 	e.touchView(v.ID())
 	r.Created = []string{id}
-	r.Description += fmt.Sprintf(" (%s)", id)
+	r.Description += fmt.Sprintf(", new %s", id)
 }
 
 func (e *engine) layoutView(i int, a Action, r *ActionResult) {
