@@ -302,6 +302,7 @@ type builder struct {
 	include  map[string]bool
 	folders  map[string]string // id -> folder path, computed once
 	profiles map[string]string // profile id -> name
+	views    []ContextView     // every view in scope, counted once
 }
 
 func (b *builder) folder(o archixml.Object) string {
@@ -609,12 +610,15 @@ func (b *builder) assemble(o ContextOptions, policy Policy, order []archixml.Obj
 	for _, v := range contentViews {
 		wantContents[v.ID()] = true
 	}
-	for _, v := range views {
-		vp := archixml.ViewpointOf(v.Attr("viewpoint"))
-		counts, n := CountView(v)
-		c.Views = append(c.Views, ContextView{ID: v.ID(), Name: v.Name(), Folder: b.folder(v),
-			Viewpoint: vp.ID, ViewpointName: vp.Name, Objects: n, Counts: &counts})
+	if b.views == nil { // the same for every budget tried
+		for _, v := range views {
+			vp := archixml.ViewpointOf(v.Attr("viewpoint"))
+			counts, n := CountView(v)
+			b.views = append(b.views, ContextView{ID: v.ID(), Name: v.Name(), Folder: b.folder(v),
+				Viewpoint: vp.ID, ViewpointName: vp.Name, Objects: n, Counts: &counts})
+		}
 	}
+	c.Views = append([]ContextView{}, b.views...)
 	sort.Slice(c.Views, func(i, j int) bool {
 		if c.Views[i].Name != c.Views[j].Name {
 			return c.Views[i].Name < c.Views[j].Name

@@ -129,7 +129,8 @@ func (w *Workspace) Fetch(ctx context.Context, remote string) error {
 		return err
 	}
 	err = w.git().FetchContext(ctx, &git.FetchOptions{RemoteName: remote, Auth: auth,
-		RefSpecs: []config.RefSpec{config.RefSpec("+refs/heads/*:refs/remotes/" + remote + "/*")}})
+		RefSpecs: []config.RefSpec{config.RefSpec("+refs/heads/*:refs/remotes/" + remote + "/*"),
+			config.RefSpec("+refs/archiplan/*:" + auditRemoteRefs + remote + "/*")}}) // the audit (audit.go)
 	if errors.Is(err, git.NoErrAlreadyUpToDate) {
 		err = nil
 	}

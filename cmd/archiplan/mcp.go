@@ -82,6 +82,7 @@ type mcpServer struct {
 	cfg   *config
 	root  string // the workspace
 	inbox string
+	state string // where archiplan keeps its records (.git/archiplan/inbox)
 }
 
 func mcpCmd() *cobra.Command {
@@ -98,7 +99,7 @@ a person approves, as with every plan.`,
 			if err != nil {
 				return err
 			}
-			s := &mcpServer{cfg: cfg, root: ws.Root,
+			s := &mcpServer{cfg: cfg, root: ws.Root, state: ws.GitPath("archiplan/inbox"),
 				inbox: filepath.Join(ws.Root, filepath.FromSlash(cfg.v.GetString("inbox")))}
 			in, out := newMCPGuard(cmd.InOrStdin(), cmd.OutOrStdout())
 			t := &mcp.IOTransport{Reader: in, Writer: out}
@@ -122,6 +123,7 @@ type (
 		MaxElements int      `json:"max_elements,omitempty" jsonschema:"the element budget (default 500)"`
 		MaxChars    int      `json:"max_chars,omitempty" jsonschema:"the budget in characters (default 400000)"`
 		Include     []string `json:"include,omitempty" jsonschema:"also documentation and/or properties"`
+		Plan        string   `json:"plan,omitempty" jsonschema:"the NAME of a plan whose questions a person answered: the answers come with the context"`
 	}
 	validArgs struct {
 		Plan  any    `json:"plan" jsonschema:"the draft ArchiChangePlan, as a JSON object"`
@@ -185,7 +187,15 @@ func (s *mcpServer) toolContext(_ context.Context, _ *mcp.CallToolRequest, a con
 	if err != nil {
 		return errorResult(err), nil, nil
 	}
-	return textResult(c.JSON()), nil, nil
+	res := textResult(c.JSON())
+	if a.Plan != "" {
+		answers, err := s.answers(a.Plan)
+		if err != nil {
+			return errorResult(err), nil, nil
+		}
+		res.Content = append(res.Content, &mcp.TextContent{Text: string(answers)})
+	}
+	return res, nil, nil
 }
 
 // planBytes is the plan an agent gave: a JSON object, or its text.

@@ -2,10 +2,13 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/archiplan/archiplan/daemon/inbox"
 	"github.com/archiplan/archiplan/plans/query"
 )
 
@@ -130,4 +133,35 @@ func (s *mcpServer) toolCheck(_ context.Context, _ *mcp.CallToolRequest, _ noArg
 		return errorResult(err), nil, nil
 	}
 	return jsonResult(query.Check(m)), nil, nil
+}
+
+// answers is what a person answered to plan NAME's questions, for the planner that plans next.
+func (s *mcpServer) answers(name string) ([]byte, error) {
+	if err := checkPlanName(name); err != nil {
+		return nil, err
+	}
+	box := inbox.New(s.inbox, s.state)
+	c, err := box.Conversation(name)
+	if err != nil {
+		return nil, err
+	}
+	if c == nil || len(c.Answers) == 0 {
+		return nil, fmt.Errorf("%w: no answers are recorded for %s", ErrNoQuestions, name)
+	}
+	type qa struct {
+		Question string `json:"question"`
+		Answer   string `json:"answer"`
+	}
+	out := struct {
+		Plan       string `json:"plan"`
+		Intent     string `json:"intent,omitempty"`
+		FollowedBy string `json:"followed_by,omitempty"`
+		Answers    []qa   `json:"answers"`
+	}{Plan: name, Intent: c.Intent, FollowedBy: c.FollowedBy}
+	for i, q := range c.Questions {
+		if i < len(c.Answers) {
+			out.Answers = append(out.Answers, qa{q, c.Answers[i]})
+		}
+	}
+	return json.MarshalIndent(out, "", "  ")
 }

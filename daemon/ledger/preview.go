@@ -175,9 +175,11 @@ func (l *Ledger) Publish(c *Checked) (*inbox.Record, error) {
 	}
 	out := inbox.Outputs{Preview: preview, Report: c.Outcome.Report(file, info).JSON(), Pictures: files}
 	rec := recordOf(c, file)
+	prev, _ := l.cfg.Inbox.Record(c.Entry.Name)
 	if err := l.cfg.Inbox.Publish(c.Entry.Name, out, rec); err != nil {
 		return nil, fmt.Errorf("publish the preview of %s: %w", file, err)
 	}
+	l.auditPreview(c, prev, rec)
 	return rec, nil
 }
 
