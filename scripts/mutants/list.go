@@ -9,17 +9,20 @@ import (
 	"strings"
 )
 
-// Mutant is one small, realistic bug: Old, found exactly once in File, replaced by New. Tests
-// are the `go test` argument lists (a package and its filter) that must fail with it.
+// Mutant is one small, realistic bug: each edit's Old, found exactly once in File, replaced by
+// its New (several edits break a guard that has two layers). Tests are the `go test` argument
+// lists (a package and its filter) that must fail with it.
 type Mutant struct {
 	ID    string
 	Why   string
 	File  string // slash path from the repository's root
-	Old   string
-	New   string
+	Edits []Edit
 	Tests [][]string
 	Line  int // where it starts in the list, for messages
 }
+
+// Edit is one replacement of a mutant.
+type Edit struct{ Old, New string }
 
 // parseList reads the list of mutants. Its format (see mutants.txt's head):
 //
@@ -30,6 +33,7 @@ type Mutant struct {
 //	old: text on one line          (or a block: a line "--- old", the lines, then "--- new", the lines)
 //	new: text on one line
 //
+// Each old starts an edit and the new after it ends it; a mutant may have several.
 // Outside a block, blank lines and lines starting with '#' are comments. A block's text is its
 // lines each with its newline; blank lines ending a block are dropped.
 func parseList(data []byte) ([]Mutant, error) {
@@ -47,12 +51,7 @@ func parseList(data []byte) ([]Mutant, error) {
 		for len(buf) > 0 && strings.TrimSpace(buf[len(buf)-1]) == "" {
 			buf = buf[:len(buf)-1]
 		}
-		text := strings.Join(buf, "\n") + "\n"
-		if sect == "old" {
-			cur.Old = text
-		} else {
-			cur.New = text
-		}
+		setEdit(cur, sect, strings.Join(buf, "\n")+"\n")
 		sect, buf = "", nil
 	}
 	sc := bufio.NewScanner(bytes.NewReader(data))
@@ -99,10 +98,8 @@ func parseList(data []byte) ([]Mutant, error) {
 				errs = append(errs, fmt.Sprintf("line %d: test: %v", n, err))
 			}
 			cur.Tests = append(cur.Tests, args)
-		case "old":
-			cur.Old = val
-		case "new":
-			cur.New = val
+		case "old", "new":
+			setEdit(cur, key, val)
 		default:
 			errs = append(errs, fmt.Sprintf("line %d: unknown field %q", n, key))
 		}
@@ -112,6 +109,26 @@ func parseList(data []byte) ([]Mutant, error) {
 		return out, fmt.Errorf("%s", strings.Join(errs, "\n"))
 	}
 	return out, sc.Err()
+}
+
+// setEdit starts an edit with its old text, or gives the last edit its new text.
+func setEdit(m *Mutant, which, text string) {
+	if which == "old" || len(m.Edits) == 0 {
+		m.Edits = append(m.Edits, Edit{})
+	}
+	if which == "old" {
+		m.Edits[len(m.Edits)-1].Old = text
+	} else {
+		m.Edits[len(m.Edits)-1].New = text
+	}
+}
+
+// apply is the file's text with the mutant's edits made.
+func (m Mutant) apply(text string) string {
+	for _, e := range m.Edits {
+		text = strings.Replace(text, e.Old, e.New, 1)
+	}
+	return text
 }
 
 // splitArgs splits a test line into words; single quotes keep spaces and shell characters.
@@ -161,20 +178,23 @@ func check(root string, ms []Mutant) []string {
 			problems = append(problems, fmt.Sprintf("%s: the id is used at line %d too", where, prev))
 		}
 		seen[m.ID] = m.Line
-		if m.File == "" || len(m.Tests) == 0 || m.Old == "" {
+		if m.File == "" || len(m.Tests) == 0 || len(m.Edits) == 0 {
 			problems = append(problems, where+": a mutant needs file, test, old and new")
 			continue
-		}
-		if m.Old == m.New {
-			problems = append(problems, where+": old and new are the same")
 		}
 		data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(m.File)))
 		if err != nil {
 			problems = append(problems, fmt.Sprintf("%s: %v", where, err))
 			continue
 		}
-		if c := strings.Count(string(data), m.Old); c != 1 {
-			problems = append(problems, fmt.Sprintf("%s: its old text is found %d times in %s (want exactly once): the code moved; update the list", where, c, m.File))
+		for i, e := range m.Edits {
+			if e.Old == "" || e.Old == e.New {
+				problems = append(problems, fmt.Sprintf("%s: edit %d: no old text, or old and new are the same", where, i+1))
+				continue
+			}
+			if c := strings.Count(string(data), e.Old); c != 1 {
+				problems = append(problems, fmt.Sprintf("%s: the old text of edit %d is found %d times in %s (want exactly once): the code moved; update the list", where, i+1, c, m.File))
+			}
 		}
 	}
 	return problems
