@@ -14,7 +14,6 @@ import (
 	"github.com/archiplan/archiplan/daemon/inbox"
 	"github.com/archiplan/archiplan/plans"
 	"github.com/archiplan/archiplan/plans/planners"
-	"github.com/archiplan/archiplan/schemas"
 )
 
 func contextFlags(c *cobra.Command) {
@@ -105,9 +104,9 @@ func promptCmd() *cobra.Command {
 }
 
 func askCmd() *cobra.Command {
-	var name string
+	var name, planner string
 	c := &cobra.Command{
-		Use:   "ask INTENT [--scope S] [--name NAME]",
+		Use:   "ask INTENT [--scope S] [--name NAME] [--planner NAME]",
 		Short: "Ask the configured planner for a plan; it lands in plans/NAME.json with its context",
 		Args:  exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -124,52 +123,43 @@ func askCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if cfg.v.GetString("planner.kind") == "" {
-				// the workspace cannot answer an ask: not the caller's wrong usage
-				return codedError{exitNoUsable, errors.New("no planner configured: set planner.kind (command, codex or openai) in .archiplan.yaml")}
+			settings, plannerName, err := cfg.plannerSettings(planner)
+			if err != nil {
+				return err
 			}
-			strict, _ := schemas.StrictJSON(schemas.Latest)
-			p, err := planners.New(planners.Config{
-				Kind: cfg.v.GetString("planner.kind"), Command: cfg.v.GetStringSlice("planner.command"),
-				Model: cfg.v.GetString("planner.model"), BaseURL: cfg.v.GetString("planner.base_url"),
-				APIKeyEnv: cfg.v.GetString("planner.api_key_env"), Store: cfg.v.GetBool("planner.store"), Schema: strict,
-				Timeout: cfg.v.GetDuration("planner.timeout"), Dir: ws.Root,
-				MaxInput: cfg.v.GetInt("planner.max_input"), Instructions: plans.StablePrompt(),
-				Progress: func(s string) { fmt.Fprintln(cmd.ErrOrStderr(), s) }})
+			errOut := cmd.ErrOrStderr()
+			p, err := planners.New(plannerConfig(settings, plannerName, ws.Root, func(s string) { fmt.Fprintln(errOut, s) }))
 			if err != nil {
 				return usageError{err}
 			}
 			defer p.Close()
-			attempts := cfg.v.GetInt("planner.max_attempts")
-			if attempts <= 0 {
-				attempts = 3
-			}
 			scope, _ := plans.ScopeFromContext(pctx.JSON())
 			opts := optionsOf(cfg)
 			opts.Scope = scope
 			out := cmd.OutOrStdout()
-			ctx := context.Background()
 			prompt := plans.BuildPrompt(args[0], pctx)
-			fmt.Fprintf(cmd.ErrOrStderr(), "asking the %s planner: %d characters, %d elements, %d omitted\n",
-				cfg.v.GetString("planner.kind"), len(prompt), len(pctx.Elements), pctx.Omitted.Elements)
-			answer, err := p.Ask(ctx, prompt)
+			kind := settings.GetString("kind")
+			who := kind
+			if plannerName != "planner" {
+				who = plannerName + " (" + kind + ")"
+			}
+			fmt.Fprintf(errOut, "asking the %s planner: %d characters, %d elements, %d omitted\n",
+				who, len(prompt), len(pctx.Elements), pctx.Omitted.Elements)
 			var plan []byte
 			var o *plans.Outcome
-			for try := 1; ; try++ {
-				if errors.Is(err, planners.ErrPromptTooLarge) {
-					return codedError{exitNoUsable, fmt.Errorf("ask the planner: %w: lower --max-chars or --max-elements, narrow --scope, or set planner.max_input", err)}
-				}
-				if err != nil {
-					return codedError{exitNoUsable, fmt.Errorf("ask the planner: %w", err)}
-				}
+			judge := func(n int, answer string) (string, bool) {
 				plan = plans.NormalizeStrict([]byte(answer))
 				o = plans.Check(plan, m, opts)
-				fmt.Fprintf(out, "answer %d: %s (%d error(s))\n", try, o.Verdict, len(o.Errors()))
-				if len(o.Errors()) == 0 || try >= attempts {
-					break
-				}
-				fmt.Fprintf(cmd.ErrOrStderr(), "asking again with the errors (answer %d of %d)\n", try+1, attempts)
-				answer, err = p.Again(ctx, plans.FollowUp(o))
+				fmt.Fprintf(out, "answer %d: %s (%d error(s))\n", n, o.Verdict, len(o.Errors()))
+				return plans.FollowUp(o), len(o.Errors()) == 0
+			}
+			_, _, err = planners.Converse(context.Background(), p, prompt, settings.GetInt("max_attempts"), judge,
+				func(s string) { fmt.Fprintln(errOut, s) })
+			if errors.Is(err, planners.ErrPromptTooLarge) {
+				return codedError{exitNoUsable, fmt.Errorf("ask the planner: %w: lower --max-chars or --max-elements, narrow --scope, or set max_input", err)}
+			}
+			if err != nil {
+				return codedError{exitNoUsable, fmt.Errorf("ask the %s planner: %w", plannerName, err)}
 			}
 			if name == "" {
 				name = slug(args[0])
@@ -197,6 +187,7 @@ func askCmd() *cobra.Command {
 		},
 	}
 	c.Flags().StringVar(&name, "name", "", "the plan's NAME (default: from the intent)")
+	c.Flags().StringVar(&planner, "planner", "", "ask planners.NAME of the configuration (default: planner)")
 	contextFlags(c)
 	return c
 }

@@ -127,7 +127,7 @@ func TestMCP_ValidateFixSubmit(t *testing.T) {
 		names = append(names, tl.Name)
 	}
 	sort.Strings(names)
-	if strings.Join(names, " ") != "context search show submit_plan validate_plan views" {
+	if strings.Join(names, " ") != "allowed check context folders search show stats submit_plan validate_plan views" {
 		t.Fatalf("tools: %v", names)
 	}
 
@@ -146,11 +146,11 @@ func TestMCP_ValidateFixSubmit(t *testing.T) {
 		t.Fatalf("show: %s", text)
 	}
 	text, isErr = call(t, cs, "views", map[string]any{})
-	var views []struct{ ID string }
-	if json.Unmarshal([]byte(text), &views); isErr || len(views) != 1 {
+	var views struct{ Views []struct{ ID string } }
+	if json.Unmarshal([]byte(text), &views); isErr || len(views.Views) != 1 {
 		t.Fatalf("views: %s", text)
 	}
-	text, isErr = call(t, cs, "show", map[string]any{"id": views[0].ID})
+	text, isErr = call(t, cs, "show", map[string]any{"id": views.Views[0].ID})
 	if isErr || !strings.Contains(text, customer) || !strings.Contains(text, `"connections"`) {
 		t.Fatalf("show view: %s", text)
 	}
@@ -367,7 +367,7 @@ func TestMCP_InspectorCLI(t *testing.T) {
 	}
 	list := inspect("--method", "tools/list")
 	tools, _ := list["tools"].([]any)
-	if len(tools) != 6 {
+	if len(tools) != 10 {
 		t.Fatalf("tools: %v", list)
 	}
 	m := archixml.Example()
