@@ -34,8 +34,9 @@ type Edit struct{ Old, New string }
 //	new: text on one line
 //
 // Each old starts an edit and the new after it ends it; a mutant may have several.
-// Outside a block, blank lines and lines starting with '#' are comments. A block's text is its
-// lines each with its newline; blank lines ending a block are dropped.
+// Blank lines outside a block and lines starting with '#' are comments; such a line ends a block
+// (Go code never starts with '#'). A block's text is its lines each with its newline; blank lines
+// ending a block are dropped.
 func parseList(data []byte) ([]Mutant, error) {
 	var (
 		out  []Mutant
@@ -74,9 +75,12 @@ func parseList(data []byte) ([]Mutant, error) {
 			flush()
 			sect = line[4:]
 			continue
-		case sect != "":
+		case sect != "" && !strings.HasPrefix(line, "#"):
 			buf = append(buf, line)
 			continue
+		}
+		if sect != "" {
+			flush() // a comment at the start of a line ends a block (Go code never starts with '#')
 		}
 		t := strings.TrimSpace(line)
 		if t == "" || strings.HasPrefix(t, "#") {
