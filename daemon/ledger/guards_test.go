@@ -171,3 +171,28 @@ func TestApprove_ScopeChangedIsPreviewedAgain(t *testing.T) {
 		t.Fatal("applied")
 	}
 }
+
+// A commit since the preview that changed what the plan reads or changes makes the approval
+// stale, naming that commit; one that touched nothing of it lets the plan be validated again.
+func TestApprove_LaterCommitTouchingIsStale(t *testing.T) {
+	_, w := lt.Team(t, 1)
+	ws := w[0]
+	l := lt.Ledger(ws)
+	els := lt.Elements(t, ws)
+	lt.Preview(t, l, "p", lt.Rename(els[0], "Renamed P"))
+	lt.Preview(t, l, "q", lt.Rename(els[1], "Renamed Q"))
+	if _, err := apply(t, l, "other", lt.Rename(els[0], "Renamed Other")); err != nil {
+		t.Fatal(err)
+	}
+	res, err := lt.Approve(t, l, "p")
+	if !errors.Is(err, ledger.ErrRefused) || res.Verdict != ledger.VerdictStale || !strings.Contains(res.Reason, "(plan: rename to Renamed Other) changed what this plan reads or changes") {
+		t.Fatalf("an approval whose element a later commit renamed: %v (%+v)", err, res)
+	}
+	if res, err := lt.Approve(t, l, "q"); err != nil || res.Revalid == "" {
+		t.Fatalf("an approval no later commit touched: %v (%+v)", err, res)
+	}
+	model := string(lt.Model(t, ws))
+	if strings.Contains(model, "Renamed P") || !strings.Contains(model, "Renamed Q") {
+		t.Fatal("the model is not the one expected")
+	}
+}
