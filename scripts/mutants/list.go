@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -21,8 +22,27 @@ type Mutant struct {
 	Line  int // where it starts in the list, for messages
 }
 
-// Edit is one replacement of a mutant.
-type Edit struct{ Old, New string }
+// Edit is one replacement of a mutant, in the mutant's File unless it names its own.
+type Edit struct{ File, Old, New string }
+
+// Files are the files a mutant edits, the first its File.
+func (m Mutant) Files() []string {
+	files := []string{m.File}
+	for _, e := range m.Edits {
+		if e.File != "" && !slices.Contains(files, e.File) {
+			files = append(files, e.File)
+		}
+	}
+	return files
+}
+
+// fileOf is the file an edit changes.
+func (m Mutant) fileOf(e Edit) string {
+	if e.File != "" {
+		return e.File
+	}
+	return m.File
+}
 
 // parseList reads the list of mutants. Its format (see mutants.txt's head):
 //
@@ -39,11 +59,12 @@ type Edit struct{ Old, New string }
 // ending a block are dropped.
 func parseList(data []byte) ([]Mutant, error) {
 	var (
-		out  []Mutant
-		cur  *Mutant
-		sect string // "", "old" or "new": inside a block
-		buf  []string
-		errs []string
+		out      []Mutant
+		nextFile string // the file of the next edits, once a mutant names a second
+		cur      *Mutant
+		sect     string // "", "old" or "new": inside a block
+		buf      []string
+		errs     []string
 	)
 	flush := func() {
 		if cur == nil || sect == "" {
@@ -52,7 +73,7 @@ func parseList(data []byte) ([]Mutant, error) {
 		for len(buf) > 0 && strings.TrimSpace(buf[len(buf)-1]) == "" {
 			buf = buf[:len(buf)-1]
 		}
-		setEdit(cur, sect, strings.Join(buf, "\n")+"\n")
+		setEdit(cur, sect, strings.Join(buf, "\n")+"\n", nextFile)
 		sect, buf = "", nil
 	}
 	sc := bufio.NewScanner(bytes.NewReader(data))
@@ -65,7 +86,7 @@ func parseList(data []byte) ([]Mutant, error) {
 		case strings.HasPrefix(line, "=== "):
 			flush()
 			out = append(out, Mutant{ID: strings.TrimSpace(line[4:]), Line: n})
-			cur = &out[len(out)-1]
+			cur, nextFile = &out[len(out)-1], ""
 			continue
 		case line == "--- old" || line == "--- new":
 			if cur == nil {
@@ -95,7 +116,12 @@ func parseList(data []byte) ([]Mutant, error) {
 		case "why":
 			cur.Why = val
 		case "file":
-			cur.File = strings.TrimSpace(val)
+			// the mutant's file; a later file: line (after an edit) names the file of the edits after it
+			if len(cur.Edits) == 0 {
+				cur.File = strings.TrimSpace(val)
+			} else {
+				nextFile = strings.TrimSpace(val)
+			}
 		case "test":
 			args, err := splitArgs(val)
 			if err != nil || len(args) == 0 {
@@ -103,7 +129,7 @@ func parseList(data []byte) ([]Mutant, error) {
 			}
 			cur.Tests = append(cur.Tests, args)
 		case "old", "new":
-			setEdit(cur, key, val)
+			setEdit(cur, key, val, nextFile)
 		default:
 			errs = append(errs, fmt.Sprintf("line %d: unknown field %q", n, key))
 		}
@@ -116,9 +142,9 @@ func parseList(data []byte) ([]Mutant, error) {
 }
 
 // setEdit starts an edit with its old text, or gives the last edit its new text.
-func setEdit(m *Mutant, which, text string) {
+func setEdit(m *Mutant, which, text, file string) {
 	if which == "old" || len(m.Edits) == 0 {
-		m.Edits = append(m.Edits, Edit{})
+		m.Edits = append(m.Edits, Edit{File: file})
 	}
 	if which == "old" {
 		m.Edits[len(m.Edits)-1].Old = text
@@ -127,10 +153,12 @@ func setEdit(m *Mutant, which, text string) {
 	}
 }
 
-// apply is the file's text with the mutant's edits made.
-func (m Mutant) apply(text string) string {
+// apply is a file's text with the mutant's edits of that file made.
+func (m Mutant) apply(file, text string) string {
 	for _, e := range m.Edits {
-		text = strings.Replace(text, e.Old, e.New, 1)
+		if m.fileOf(e) == file {
+			text = strings.Replace(text, e.Old, e.New, 1)
+		}
 	}
 	return text
 }
@@ -186,9 +214,16 @@ func check(root string, ms []Mutant) []string {
 			problems = append(problems, where+": a mutant needs file, test, old and new")
 			continue
 		}
-		data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(m.File)))
-		if err != nil {
-			problems = append(problems, fmt.Sprintf("%s: %v", where, err))
+		texts, missing := map[string]string{}, false
+		for _, f := range m.Files() {
+			data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(f)))
+			if err != nil {
+				problems = append(problems, fmt.Sprintf("%s: %s: no such file (moved?)", where, f))
+				missing = true
+			}
+			texts[f] = string(data)
+		}
+		if missing {
 			continue
 		}
 		for i, e := range m.Edits {
@@ -196,8 +231,8 @@ func check(root string, ms []Mutant) []string {
 				problems = append(problems, fmt.Sprintf("%s: edit %d: no old text, or old and new are the same", where, i+1))
 				continue
 			}
-			if c := strings.Count(string(data), e.Old); c != 1 {
-				problems = append(problems, fmt.Sprintf("%s: the old text of edit %d is found %d times in %s (want exactly once): the code moved; update the list", where, i+1, c, m.File))
+			if c := strings.Count(texts[m.fileOf(e)], e.Old); c != 1 {
+				problems = append(problems, fmt.Sprintf("%s: the old text of edit %d is found %d times in %s (want exactly once): the code moved; update the list", where, i+1, c, m.fileOf(e)))
 			}
 		}
 	}
