@@ -3,6 +3,8 @@ package plans
 import (
 	"strings"
 	"testing"
+
+	"github.com/archiplan/archiplan/archixml"
 )
 
 // MDEscape: text from a plan shows as text in a preview. Nothing it holds becomes markup, starts a
@@ -27,6 +29,27 @@ func TestMDEscape(t *testing.T) {
 		}
 		if got := MDEscape(in); strings.ContainsAny(got, "\n\r\u202e") {
 			t.Errorf("MDEscape(%q) = %q keeps a line break or an override", in, got)
+		}
+	}
+}
+
+// CheckInverse holds an archived inverse to what its plan's ops change: a rename's inverse puts
+// back a name, never another attribute, an element or a text.
+func TestCheckInverse_RefusesWhatThePlanDoesNotChange(t *testing.T) {
+	raw := []byte(`{"schema_version":"2.0","status":"ready","summary":"s","actions":[{"op":"rename_element","element_id":"id-1","new_name":"B"}]}`)
+	old := "A"
+	if err := CheckInverse(raw, []archixml.Step{{Op: "attr", ID: "id-1", Key: "name", Old: &old}}, []string{"element"}); err != nil {
+		t.Fatalf("a rename's own inverse: %v", err)
+	}
+	for name, s := range map[string]archixml.Step{
+		"another attribute": {Op: "attr", ID: "id-1", Key: "xsi:type", Old: &old},
+		"an element":        {Op: "insert", ID: "id-1", Index: 0},
+		"a removal":         {Op: "remove", ID: "id-1", XML: "<element/>"},
+		"a text":            {Op: "text", ID: "id-1", Old: &old},
+		"an unknown step":   {Op: "chmod", ID: "id-1"},
+	} {
+		if err := CheckInverse(raw, []archixml.Step{s}, []string{"element"}); err == nil {
+			t.Errorf("%s in a rename's inverse was accepted", name)
 		}
 	}
 }

@@ -281,6 +281,14 @@ func TestSubmitPlan_UnsafeInbox(t *testing.T) {
 	if entries, _ := os.ReadDir(real); len(entries) != 0 {
 		t.Fatalf("written through the symlink: %v", entries)
 	}
+	// a link further up the path: the inbox itself is a folder, reached through the link
+	os.Mkdir(filepath.Join(real, "plans"), 0o755)
+	if _, err := submitPlan(filepath.Join(link, "plans"), "x", []byte("{}"), nil); !errors.Is(err, ErrUnsafeInbox) {
+		t.Fatalf("an inbox under a symlinked folder: %v", err)
+	}
+	if entries, _ := os.ReadDir(filepath.Join(real, "plans")); len(entries) != 0 {
+		t.Fatalf("written through the symlinked folder: %v", entries)
+	}
 }
 
 // Submissions of one name at the same time: exactly one lands, whole.

@@ -144,3 +144,55 @@ func TestRevert_Twice(t *testing.T) {
 		t.Fatal("a second revert committed")
 	}
 }
+
+// An approval binds to the context (scope) it was previewed under: a context changed since, even
+// one the plan still fits, withdraws the approval (NAME.json again, previewed anew), never applies.
+func TestApprove_ScopeChangedIsPreviewedAgain(t *testing.T) {
+	_, w := lt.Team(t, 1)
+	ws := w[0]
+	l := lt.Ledger(ws)
+	els := lt.Elements(t, ws)
+	b := l.Inbox()
+	if err := b.WriteContext("p", []byte(`{"elements":[{"id":"`+els[0]+`"}]}`)); err != nil {
+		t.Fatal(err)
+	}
+	lt.Preview(t, l, "p", lt.Rename(els[0], "Renamed P"))
+	if err := b.WriteContext("p", []byte(`{"elements":[{"id":"`+els[0]+`"},{"id":"`+els[1]+`"}]}`)); err != nil {
+		t.Fatal(err)
+	}
+	head := lt.Git(t, ws.Root, "rev-parse", "HEAD")
+	if _, err := lt.Approve(t, l, "p"); !errors.Is(err, ledger.ErrRepreview) {
+		t.Fatalf("an approval whose context changed: %v", err)
+	}
+	if e, err := b.Find("p"); err != nil || e.File != "p.json" {
+		t.Fatalf("not withdrawn to p.json: %+v %v", e, err)
+	}
+	if lt.Git(t, ws.Root, "rev-parse", "HEAD") != head {
+		t.Fatal("applied")
+	}
+}
+
+// A commit since the preview that changed what the plan reads or changes makes the approval
+// stale, naming that commit; one that touched nothing of it lets the plan be validated again.
+func TestApprove_LaterCommitTouchingIsStale(t *testing.T) {
+	_, w := lt.Team(t, 1)
+	ws := w[0]
+	l := lt.Ledger(ws)
+	els := lt.Elements(t, ws)
+	lt.Preview(t, l, "p", lt.Rename(els[0], "Renamed P"))
+	lt.Preview(t, l, "q", lt.Rename(els[1], "Renamed Q"))
+	if _, err := apply(t, l, "other", lt.Rename(els[0], "Renamed Other")); err != nil {
+		t.Fatal(err)
+	}
+	res, err := lt.Approve(t, l, "p")
+	if !errors.Is(err, ledger.ErrRefused) || res.Verdict != ledger.VerdictStale || !strings.Contains(res.Reason, "(plan: rename to Renamed Other) changed what this plan reads or changes") {
+		t.Fatalf("an approval whose element a later commit renamed: %v (%+v)", err, res)
+	}
+	if res, err := lt.Approve(t, l, "q"); err != nil || res.Revalid == "" {
+		t.Fatalf("an approval no later commit touched: %v (%+v)", err, res)
+	}
+	model := string(lt.Model(t, ws))
+	if strings.Contains(model, "Renamed P") || !strings.Contains(model, "Renamed Q") {
+		t.Fatal("the model is not the one expected")
+	}
+}

@@ -39,6 +39,8 @@ file: x.go
 test: ./pkg -run '^TestA$|^TestB$'
 old: if a > b {
 new: if a >= b {
+old: c := 1
+new: c := 2
 
 === a/two
 file: y.go
@@ -51,22 +53,33 @@ test: ./q -run X
 
 --- new
 	return 0
+# a comment line ends the block; a file: line after an edit names the next edits' file
+file: z.go
+old: a
+new: b
 `
 	ms, err := parseList([]byte(src))
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := []Mutant{
-		{ID: "a/one", Why: "w", File: "x.go", Old: "if a > b {", New: "if a >= b {", Tests: [][]string{{"./pkg", "-run", "^TestA$|^TestB$"}}, Line: 2},
-		{ID: "a/two", File: "y.go", Old: "\tx := 1\n\n\treturn x\n", New: "\treturn 0\n", Tests: [][]string{{"./p"}, {"./q", "-run", "X"}}, Line: 9},
+		{ID: "a/one", Why: "w", File: "x.go", Edits: []Edit{{"", "if a > b {", "if a >= b {"}, {"", "c := 1", "c := 2"}}, Tests: [][]string{{"./pkg", "-run", "^TestA$|^TestB$"}}, Line: 2},
+		{ID: "a/two", File: "y.go", Edits: []Edit{{"", "\tx := 1\n\n\treturn x\n", "\treturn 0\n"}, {"z.go", "a", "b"}}, Tests: [][]string{{"./p"}, {"./q", "-run", "X"}}, Line: 11},
 	}
 	if !reflect.DeepEqual(ms, want) {
 		t.Fatalf("got  %#v\nwant %#v", ms, want)
 	}
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "x.go"), []byte("if a > b {\nif a > b {\n"), 0o644)
-	if p := check(dir, ms); len(p) != 2 || !strings.Contains(p[0], "found 2 times") || !strings.Contains(p[1], "no such file") {
+	if p := check(dir, ms); len(p) != 4 || !strings.Contains(p[0], "edit 1 is found 2 times") || !strings.Contains(p[1], "edit 2 is found 0 times") ||
+		!strings.Contains(p[2], "y.go: no such file") || !strings.Contains(p[3], "z.go: no such file") {
 		t.Fatalf("check: %q", p)
+	}
+	if got := ms[0].apply("x.go", "x\nif a > b {\nc := 1\n"); got != "x\nif a >= b {\nc := 2\n" {
+		t.Fatalf("apply: %q", got)
+	}
+	if got := ms[1].Files(); len(got) != 2 || got[1] != "z.go" || ms[1].apply("z.go", "a a") != "b a" || ms[1].apply("y.go", "a") != "a" {
+		t.Fatalf("a second file: %v", got)
 	}
 	if _, err := parseList([]byte("=== x\nbogus line\n")); err == nil {
 		t.Fatal("a line that is no field was accepted")

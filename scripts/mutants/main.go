@@ -190,24 +190,26 @@ func sum(rs []result) time.Duration {
 }
 
 // mutate puts one mutant into the copy, runs its tests, and puts the file back.
-func mutate(tmp string, env []string, m Mutant, timeout time.Duration, every bool) result {
-	r := result{m: m, outcome: Survived}
+func mutate(tmp string, env []string, m Mutant, timeout time.Duration, every bool) (r result) {
+	r = result{m: m, outcome: Survived}
 	t0 := time.Now()
 	defer func() { r.took = time.Since(t0) }()
-	path := filepath.Join(tmp, filepath.FromSlash(m.File))
-	orig, err := os.ReadFile(path)
-	if err != nil {
-		r.outcome, r.by = Invalid, err.Error()
-		return r
-	}
-	defer func() {
-		if err := os.WriteFile(path, orig, 0o644); err != nil {
-			panic(fmt.Sprintf("restore %s: %v", path, err)) // the copy is no longer the tree: stop
+	for _, f := range m.Files() {
+		path := filepath.Join(tmp, filepath.FromSlash(f))
+		orig, err := os.ReadFile(path)
+		if err != nil {
+			r.outcome, r.by = Invalid, err.Error()
+			return r
 		}
-	}()
-	if err := os.WriteFile(path, []byte(strings.Replace(string(orig), m.Old, m.New, 1)), 0o644); err != nil {
-		r.outcome, r.by = Invalid, err.Error()
-		return r
+		defer func() {
+			if err := os.WriteFile(path, orig, 0o644); err != nil {
+				panic(fmt.Sprintf("restore %s: %v", path, err)) // the copy is no longer the tree: stop
+			}
+		}()
+		if err := os.WriteFile(path, []byte(m.apply(f, string(orig))), 0o644); err != nil {
+			r.outcome, r.by = Invalid, err.Error()
+			return r
+		}
 	}
 	var by []string
 	for _, t := range m.Tests {
