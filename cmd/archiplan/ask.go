@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -153,7 +154,7 @@ func askCmd() *cobra.Command {
 				fmt.Fprintf(out, "answer %d: %s (%d error(s))\n", n, o.Verdict, len(o.Errors()))
 				return plans.FollowUp(o), len(o.Errors()) == 0
 			}
-			_, _, err = planners.Converse(context.Background(), p, prompt, settings.GetInt("max_attempts"), judge,
+			_, answers, err := planners.Converse(context.Background(), p, prompt, settings.GetInt("max_attempts"), judge,
 				func(s string) { fmt.Fprintln(errOut, s) })
 			if errors.Is(err, planners.ErrPromptTooLarge) {
 				return codedError{exitNoUsable, fmt.Errorf("ask the planner: %w: lower --max-chars or --max-elements, narrow --scope, or set max_input", err)}
@@ -167,6 +168,12 @@ func askCmd() *cobra.Command {
 			box := cfg.inbox(ws)
 			if name, err = box.FreeName(name); err != nil {
 				return usageError{err}
+			}
+			// who wrote it, under .git/ where no planner writes: the preview and status say it
+			if err := box.WriteOrigin(&inbox.Origin{Name: name, PlanSHA256: plans.SHA256(plan), Intent: args[0],
+				Planner: plannerName, Kind: kind, Model: settings.GetString("model"), How: planners.Describe(p, kind),
+				Answers: answers, At: time.Now().UTC()}); err != nil {
+				return codedError{exitNoUsable, err}
 			}
 			// the context first: the daemon judges the plan against it the moment the plan lands
 			if err := box.WriteContext(name, pctx.JSON()); err != nil {

@@ -25,6 +25,7 @@ type PlanState struct {
 	State   string `json:"state"`             // pending, previewed, approved, rejected
 	Verdict string `json:"verdict,omitempty"` // from its report
 	Summary string `json:"summary,omitempty"`
+	Planner string `json:"planner,omitempty"` // who wrote it, when archiplan asked for it
 	Note    string `json:"note,omitempty"`
 }
 
@@ -145,6 +146,9 @@ func statusCmd() *cobra.Command {
 				if p.Summary != "" {
 					line += "  " + strconv.Quote(p.Summary)
 				}
+				if p.Planner != "" {
+					line += "  by " + strconv.Quote(p.Planner)
+				}
 				if p.Note != "" {
 					line += "  (" + p.Note + ")"
 				}
@@ -174,7 +178,7 @@ func listInbox(box *inbox.Inbox, headBlob string) []PlanState {
 	for _, e := range l.Plans {
 		p := PlanState{Name: e.Name, File: e.File, State: string(e.State)}
 		if rec, err := box.Record(e.Name); err == nil {
-			p.Verdict, p.Summary, p.Note = rec.Verdict, rec.Summary, firstLine(rec.Reason)
+			p.Verdict, p.Summary, p.Note, p.Planner = rec.Verdict, rec.Summary, firstLine(rec.Reason), rec.Planner
 			if e.State == inbox.Pending {
 				p.State = "previewed"
 				raw, rerr := box.ReadPlan(e)

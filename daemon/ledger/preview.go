@@ -103,6 +103,10 @@ func (l *Ledger) Publish(c *Checked) (*inbox.Record, error) {
 		preview = withNote(preview, fmt.Sprintf("To apply it, rename %s to %s (or run archiplan approve %s).",
 			plans.MDEscape(file), plans.MDEscape(inbox.ApprovedFile(c.Entry.Name)), c.Entry.Name))
 	}
+	if o := l.cfg.Inbox.OriginOf(c.Entry.Name, c.Outcome.SHA256); o != nil {
+		// archiplan's own record, never the inbox's: who wrote the plan, asked what
+		preview = withNote(preview, plans.MDEscape(o.String())+" for: "+plans.MDEscape(o.Intent))
+	}
 	var files map[string][]byte
 	if c.pics != nil {
 		var section string
@@ -111,6 +115,9 @@ func (l *Ledger) Publish(c *Checked) (*inbox.Record, error) {
 	}
 	out := inbox.Outputs{Preview: preview, Report: c.Outcome.Report(file, info).JSON(), Pictures: files}
 	rec := recordOf(c, file)
+	if o := l.cfg.Inbox.OriginOf(c.Entry.Name, c.Outcome.SHA256); o != nil {
+		rec.Planner = o.Line()
+	}
 	if err := l.cfg.Inbox.Publish(c.Entry.Name, out, rec); err != nil {
 		return nil, fmt.Errorf("publish the preview of %s: %w", file, err)
 	}
