@@ -316,6 +316,19 @@ func (m *Model) ConnectOnView(viewID, relID string) ([]string, error) {
 	return conns, nil
 }
 
+// ConnectionsOnView are the ids of the connections drawn on a view for a relationship.
+func (m *Model) ConnectionsOnView(viewID, relID string) []string {
+	v, ok := m.byID[viewID]
+	if !ok {
+		return nil
+	}
+	var ids []string
+	for _, c := range onViewConns(m, v, relID) {
+		ids = append(ids, c.SelectAttrValue("id", ""))
+	}
+	return ids
+}
+
 func onViewConns(m *Model, v *etree.Element, relID string) []*etree.Element {
 	var out []*etree.Element
 	for _, e := range m.refsTo[relID] {
@@ -451,6 +464,25 @@ func (m *Model) ConnectObjects(sourceID, targetID, relID string) (string, error)
 		return "", fmt.Errorf("the objects do not show the ends of relationship %q: %w", relID, ErrWrongKind)
 	}
 	return m.connect(src, tgt, relID), nil
+}
+
+// ConnectionBetween is the id of a connection already drawn from the diagram object sourceID to
+// targetID for relationship relID ("" for a plain connection), if any.
+func (m *Model) ConnectionBetween(sourceID, targetID, relID string) (string, bool) {
+	src, ok := m.byID[sourceID]
+	if !ok {
+		return "", false
+	}
+	for _, t := range src.Child {
+		c, ok := t.(*etree.Element)
+		if !ok || c.Tag != "sourceConnection" {
+			continue
+		}
+		if c.SelectAttrValue("target", "") == targetID && c.SelectAttrValue("archimateRelationship", "") == relID {
+			return c.SelectAttrValue("id", ""), true
+		}
+	}
+	return "", false
 }
 
 func plainEnd(e *etree.Element) bool {

@@ -181,11 +181,37 @@ func (m *Model) removeAttr(e *etree.Element, key string) {
 		if m.rec != nil {
 			id, path := m.ref(e)
 			old := a.Value
-			m.record(Step{Op: "attr", ID: id, Path: path, Key: key, Old: &old})
+			pos := attrIndex(e, key)
+			m.record(Step{Op: "attr", ID: id, Path: path, Key: key, Old: &old, Pos: &pos})
 		}
 		e.RemoveAttr(key)
 		m.markDirty(e)
 	}
+}
+
+// attrIndex is the position of an attribute among e's attributes.
+func attrIndex(e *etree.Element, key string) int {
+	for i, a := range e.Attr {
+		if a.FullKey() == key {
+			return i
+		}
+	}
+	return len(e.Attr)
+}
+
+// insertAttrAt puts back an attribute that was removed, at the position it had (undo of a
+// removal, so that files in another order than EMF's come back byte for byte).
+func (m *Model) insertAttrAt(e *etree.Element, key, value string, pos int) {
+	m.setAttr(e, key, value) // indexes, links and journals as any set
+	at := attrIndex(e, key)
+	rest := make([]etree.Attr, 0, len(e.Attr))
+	rest = append(append(rest, e.Attr[:at]...), e.Attr[at+1:]...)
+	if pos > len(rest) {
+		pos = len(rest)
+	}
+	out := make([]etree.Attr, 0, len(e.Attr))
+	out = append(append(append(out, rest[:pos]...), e.Attr[at]), rest[pos:]...)
+	e.Attr = out
 }
 
 // insertChild adds c to p where EMF would write it: after p's last child of the same or an

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/archiplan/archiplan/archixml"
+	"github.com/archiplan/archiplan/schemas"
 )
 
 // Policy limits what plans in a workspace may do. The zero Policy allows everything.
@@ -30,7 +31,7 @@ type Options struct {
 // after values, the ids it creates and what a delete takes with it.
 type ActionResult struct {
 	Index       int               `json:"index"`
-	Op          string            `json:"op"`
+	Op          schemas.OpName    `json:"op"`
 	Description string            `json:"description"`
 	Before      string            `json:"before,omitempty"`
 	After       string            `json:"after,omitempty"`
@@ -41,6 +42,7 @@ type ActionResult struct {
 	touched []string
 	edges   []edge
 	changed []string // diagram components and folders the action changes (for revert's conflict check)
+	steps   [][2]int // the ranges of the journal its edits recorded (the table test holds them to its op's Effect)
 }
 
 type edge struct {
@@ -107,7 +109,9 @@ func (e *engine) drawConnections() {
 			if !ok {
 				continue
 			}
+			start := e.m.Steps()
 			conns, err := e.m.ConnectOnView(v, nr.id)
+			r.steps = append(r.steps, [2]int{start, e.m.Steps()})
 			if err != nil || len(conns) == 0 {
 				continue
 			}
@@ -177,7 +181,9 @@ func (e *engine) run() {
 	for i, a := range e.p.Actions {
 		n := len(e.findings)
 		r := ActionResult{Index: i, Op: a.Op}
+		start := e.m.Steps()
 		e.action(i, a, &r)
+		r.steps = append(r.steps, [2]int{start, e.m.Steps()})
 		for _, f := range e.findings[n:] {
 			if f.Severity == Error {
 				r.Failed = true
@@ -189,7 +195,7 @@ func (e *engine) run() {
 			}
 		}
 		if r.Description == "" {
-			r.Description = a.Op + " (not possible, see errors)"
+			r.Description = string(a.Op) + " (not possible, see errors)"
 		}
 		ids := append([]string(nil), r.touched...)
 		for _, ed := range r.edges {
@@ -376,12 +382,12 @@ func label(o archixml.Object) string {
 }
 
 func (e *engine) action(i int, a Action, r *ActionResult) {
-	if !e.policyOp(i, a.Op) {
+	if !e.policyOp(i, string(a.Op)) {
 		return
 	}
 	h, ok := handlers[a.Op]
 	if !ok {
-		e.errorf(i, "op", SchemaUnknownOp, a.Op, "unknown op %q", a.Op)
+		e.errorf(i, "op", SchemaUnknownOp, string(a.Op), "unknown op %q", a.Op)
 		return
 	}
 	h(e, i, a, r)

@@ -102,6 +102,7 @@ const (
 	StyleInvalid         Code = "STYLE_INVALID"
 	MergeNotAllowed      Code = "MERGE_NOT_ALLOWED"
 	SelectionTooLarge    Code = "SELECTION_TOO_LARGE"
+	ConnectionExists     Code = "CONNECTION_EXISTS"
 )
 
 // Codes describes every code: what it means and how a planner fixes it. The README lists them.
@@ -155,7 +156,7 @@ var Codes = []struct {
 	{StatusNotReady, Error, "only a plan with status ready can be applied"},
 	{NoOp, Warning, "the action changes nothing (rename to the same name, ...)"},
 	{DuplicateOnView, Warning, "the element is already on the view; it will appear twice"},
-	{DuplicateRel, Warning, "the same relationship between the same ends already exists"},
+	{DuplicateRel, Warning, "the same relationship between the same ends already exists (same type, and for Access the same access type, for Influence the same strength)"},
 	{NoActions, Warning, "a ready plan with no actions"},
 	{QuestionsMissing, Warning, "needs_clarification without questions"},
 	{ActionsIgnored, Warning, "a plan that is not ready carries actions; they are shown but never applied"},
@@ -174,6 +175,7 @@ var Codes = []struct {
 	{ConnectionNotAllowed, Error, "a connection cannot be drawn: the objects do not show the relationship's ends, a plain connection touches no note or group, or nothing is left to draw"},
 	{StyleInvalid, Error, "a colour is not #rrggbb, or the style does not apply to the object (a connection has no fill)"},
 	{MergeNotAllowed, Error, "merge_elements needs two different elements of the same type"},
+	{ConnectionExists, Warning, "add_connection_to_view: the objects are joined already by a connection for this relationship; nothing is drawn and the ref_id names the connection there"},
 	{SelectionTooLarge, Error, "create_view's selection (with its neighbours) holds more than 300 elements: select fewer, or a smaller depth"},
 }
 

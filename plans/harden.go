@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/archiplan/archiplan/archixml"
+	"github.com/archiplan/archiplan/schemas"
 )
 
 // checkEncoding refuses a plan that is not UTF-8: encoding/json would turn each bad byte into
@@ -85,7 +86,7 @@ func hex4(b []byte) int {
 func checkFields(p *Plan) []Finding {
 	var out []Finding
 	for i, a := range p.Actions {
-		if a.Op != "move_view_object" && (a.X == nil) != (a.Y == nil) { // a move may change one coordinate
+		if op, _ := schemas.OpByName(schemas.Newest, a.Op); !op.PartialXY && (a.X == nil) != (a.Y == nil) {
 			have, miss := "x", "y"
 			if a.Y != nil {
 				have, miss = "y", "x"

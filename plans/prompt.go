@@ -39,9 +39,12 @@ const promptGuide = `## How to read the planning context
 
 - "focus" lists the elements the request names; "elements" holds them first, then their
   neighbours, then what the views showing them show, then the rest while the budget lasts.
-- "relationships" are those between the elements listed. "views" are those showing a listed
-  element; "contents" (diagram objects with the element each shows, nesting by "parent",
-  "bounds" as x, y, width, height, and connections) is given for the views that matter most.
+- "relationships" are those between the elements listed. "views" are all the views, empty ones
+  too, each with its viewpoint (the id for create_view, and "viewpoint_name" as Archi shows it:
+  only the element types it allows belong on the view) and "counts" of what it holds;
+  "contents" (diagram objects: kind element, group, note or reference, with name and type, the
+  element each shows, nesting by "parent", "bounds" as x, y, width, height, and connections) is
+  given for the views that matter most.
 - "specializations" are the model's specializations of element types; "folders" are all folders
   with the number of elements directly in each (use their paths in folder_path).
 - "omitted" counts what the budget left out: elements (summarised by type and by folder),
@@ -73,7 +76,7 @@ func SchemaSummary() string {
 	b.WriteString("Each action is an object with \"op\" and the fields of its op (optional ones in brackets):\n\n")
 	for _, op := range schemas.OpsOf(schemas.Latest) {
 		var fields []string
-		for _, f := range op.Fields {
+		for _, f := range op.FieldsOf(schemas.Latest) {
 			name := f.Name
 			if !f.Required {
 				name = "[" + name + "]"

@@ -27,6 +27,9 @@ type Report struct {
 	Errors        []Finding      `json:"errors"`
 	Warnings      []Finding      `json:"warnings"`
 	Actions       []ReportAction `json:"actions"`
+	// Refs maps each ref_id the plan declares to the id it names: what `convert` resolves the
+	// peer's idFiles against, read from the archive of plans applied earlier.
+	Refs map[string]string `json:"refs,omitempty"`
 }
 
 // ReportPlan identifies the plan file a report speaks of.
@@ -60,8 +63,9 @@ func (o *Outcome) Report(file string, model ModelInfo) *Report {
 	if o.Plan != nil {
 		r.Plan.SchemaVersion, r.Plan.Status, r.Plan.Summary = o.Plan.SchemaVersion, o.Plan.Status, o.Plan.Summary
 	}
+	r.Refs = o.Refs
 	for _, a := range o.Results {
-		r.Actions = append(r.Actions, ReportAction{Index: a.Index, Op: a.Op, Description: a.Description, Created: a.Created})
+		r.Actions = append(r.Actions, ReportAction{Index: a.Index, Op: string(a.Op), Description: a.Description, Created: a.Created})
 	}
 	return r
 }

@@ -33,25 +33,25 @@ const (
 
 // Action is one action of a plan; which fields are set depends on Op (schemas.Ops).
 type Action struct {
-	Op               string  `json:"op"`
-	ElementID        *string `json:"element_id,omitempty"`
-	NewName          *string `json:"new_name,omitempty"`
-	Key              *string `json:"key,omitempty"`
-	Value            *string `json:"value,omitempty"`
-	SourceID         *string `json:"source_id,omitempty"`
-	TargetID         *string `json:"target_id,omitempty"`
-	RelationshipType *string `json:"relationship_type,omitempty"`
-	RelationshipID   *string `json:"relationship_id,omitempty"`
-	Name             *string `json:"name,omitempty"`
-	RefID            *string `json:"ref_id,omitempty"`
-	Type             *string `json:"type,omitempty"`
-	Documentation    *string `json:"documentation,omitempty"`
-	ViewID           *string `json:"view_id,omitempty"`
-	FolderPath       *string `json:"folder_path,omitempty"`
-	X                *int    `json:"x,omitempty"`
-	Y                *int    `json:"y,omitempty"`
-	Width            *int    `json:"width,omitempty"`
-	Height           *int    `json:"height,omitempty"`
+	Op               schemas.OpName `json:"op"`
+	ElementID        *string        `json:"element_id,omitempty"`
+	NewName          *string        `json:"new_name,omitempty"`
+	Key              *string        `json:"key,omitempty"`
+	Value            *string        `json:"value,omitempty"`
+	SourceID         *string        `json:"source_id,omitempty"`
+	TargetID         *string        `json:"target_id,omitempty"`
+	RelationshipType *string        `json:"relationship_type,omitempty"`
+	RelationshipID   *string        `json:"relationship_id,omitempty"`
+	Name             *string        `json:"name,omitempty"`
+	RefID            *string        `json:"ref_id,omitempty"`
+	Type             *string        `json:"type,omitempty"`
+	Documentation    *string        `json:"documentation,omitempty"`
+	ViewID           *string        `json:"view_id,omitempty"`
+	FolderPath       *string        `json:"folder_path,omitempty"`
+	X                *int           `json:"x,omitempty"`
+	Y                *int           `json:"y,omitempty"`
+	Width            *int           `json:"width,omitempty"`
+	Height           *int           `json:"height,omitempty"`
 	// 3.0
 	Properties        *[]KeyValue `json:"properties,omitempty"`
 	OnDuplicate       *string     `json:"on_duplicate,omitempty"`
@@ -250,8 +250,8 @@ func checkAction(version string, i int, a any, inst any, legacy map[string]bool)
 		return append(fs, newFinding(SchemaWrongType, i, p+"/op", snippetOf(opv), "op must be a string"))
 	}
 	schemaVersion := version
-	if _, ok := schemas.OpByName(version, op); !ok {
-		def, known := schemas.OpByName(schemas.Newest, op)
+	if _, ok := schemas.OpByName(version, schemas.OpName(op)); !ok {
+		def, known := schemas.OpByName(schemas.Newest, schemas.OpName(op))
 		switch {
 		case known && version == "1.0" && def.Since == "2.0":
 			// jArchi's runtime does not tie ops to the version: a 1.0 plan may use the 2.0 ops,
@@ -266,7 +266,7 @@ func checkAction(version string, i int, a any, inst any, legacy map[string]bool)
 			return append(fs, newFinding(SchemaUnknownOp, i, p+"/op", op, "unknown op %q (known: %s)", op, opNames(version)))
 		}
 	}
-	if err := schemas.Action(schemaVersion, op).Validate(a); err != nil {
+	if err := schemas.Action(schemaVersion, schemas.OpName(op)).Validate(a); err != nil {
 		for _, leaf := range leaves(err) {
 			leaf.InstanceLocation = p + leaf.InstanceLocation
 			for _, f := range convert(leaf, inst, legacy) {
@@ -281,7 +281,7 @@ func checkAction(version string, i int, a any, inst any, legacy map[string]bool)
 func opNames(version string) string {
 	var n []string
 	for _, op := range schemas.OpsOf(version) {
-		n = append(n, op.Name)
+		n = append(n, string(op.Name))
 	}
 	return strings.Join(n, ", ")
 }

@@ -50,7 +50,7 @@ func BuildStrict(version string) []byte {
 func opNamesOf(version string) []string {
 	var n []string
 	for _, op := range OpsOf(version) {
-		n = append(n, op.Name)
+		n = append(n, string(op.Name))
 	}
 	return n
 }

@@ -1,7 +1,10 @@
 package store
 
 import (
+	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"testing"
 )
 
@@ -86,5 +89,67 @@ func TestWorkspace_ConcurrentReads(t *testing.T) {
 		if err := <-done; err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// A team's fetch writes a pack (and adds its index to go-git's shared map) while the daemon's pass
+// reads HEAD's model and the review page reads the history and archive: run with -race (the team
+// test crashed once with "concurrent map iteration and map write" from MergeBase during a Fetch).
+func TestWorkspace_ConcurrentFetch(t *testing.T) {
+	ws, dir := newRepo(t)
+	bare := filepath.Join(t.TempDir(), "remote.git")
+	run(t, dir, "clone", "-q", "--bare", dir, bare)
+	run(t, dir, "remote", "add", "origin", bare)
+	other := filepath.Join(t.TempDir(), "other")
+	run(t, dir, "clone", "-q", bare, other)
+	if err := ws.Fetch(context.Background(), "origin"); err != nil {
+		t.Fatal(err)
+	}
+	head, err := ws.Head()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop := make(chan struct{})
+	done := make(chan error, 4)
+	read := func(fn func() error) {
+		for {
+			select {
+			case <-stop:
+				done <- nil
+				return
+			default:
+			}
+			if err := fn(); err != nil {
+				done <- err
+				return
+			}
+		}
+	}
+	go read(func() error { _, err := ws.ReadModel(); return err })  // the daemon's pass
+	go read(func() error { _, err := ws.History(nil); return err }) // the review page
+	go read(func() error {
+		rh, err := ws.RemoteHead("origin")
+		if err == nil && rh != "" {
+			_, err = ws.MergeBase(head, rh)
+		}
+		return err
+	})
+	for i := 0; i < 4; i++ {
+		os.WriteFile(filepath.Join(other, "model.archimate"), []byte(fmt.Sprintf("remote %d\n", i)), 0o644)
+		run(t, other, "commit", "-q", "-am", fmt.Sprintf("remote %d", i))
+		run(t, other, "push", "-q", "origin", "main")
+		if err := ws.Fetch(context.Background(), "origin"); err != nil {
+			close(stop)
+			t.Fatal(err)
+		}
+	}
+	close(stop)
+	for i := 0; i < 3; i++ {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, behind, err := ws.AheadBehind("origin"); err != nil || behind != 4 {
+		t.Fatalf("behind %d, %v; want 4", behind, err)
 	}
 }

@@ -2,6 +2,7 @@ package store
 
 import (
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -102,6 +103,39 @@ func (s *reloadingStorage) HasEncodedObject(h plumbing.Hash) error {
 	s.lookups.Lock()
 	defer s.lookups.Unlock()
 	return s.Storage.HasEncodedObject(h)
+}
+
+// PackfileWriter is go-git's writer of a fetched pack, whose Close adds the new pack's index to the
+// shared index map: that write takes turns with the lookups, or a fetch running beside a daemon's
+// pass or the review page's read crashes the process ("concurrent map iteration and map write" in
+// findObjectInPackfile). Only Close takes the turn; the pack's bytes arrive from the network
+// without holding up any reader.
+func (s *reloadingStorage) PackfileWriter() (io.WriteCloser, error) {
+	s.lookups.Lock()
+	w, err := s.Storage.PackfileWriter() // loads the index map when it was not yet
+	s.lookups.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	return &turnClose{WriteCloser: w, mu: &s.lookups}, nil
+}
+
+type turnClose struct {
+	io.WriteCloser
+	mu *sync.Mutex
+}
+
+func (t *turnClose) Close() error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.WriteCloser.Close()
+}
+
+// HashesWithPrefix walks the shared index map, taking turns as every lookup does.
+func (s *reloadingStorage) HashesWithPrefix(prefix []byte) ([]plumbing.Hash, error) {
+	s.lookups.Lock()
+	defer s.lookups.Unlock()
+	return s.Storage.HashesWithPrefix(prefix)
 }
 
 // missing is an object not found, or a pack file gone from under its index.

@@ -16,3 +16,5 @@
 // no name, note or property can add markup or script to the SVG. The same model gives the same
 // bytes.
 package render
+
+//go:generate go run gen_metrics.go

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -15,6 +14,7 @@ import (
 	"github.com/archiplan/archiplan/daemon/inbox"
 	"github.com/archiplan/archiplan/plans"
 	"github.com/archiplan/archiplan/plans/planners"
+	"github.com/archiplan/archiplan/store"
 )
 
 func contextFlags(c *cobra.Command) {
@@ -124,79 +124,89 @@ func askCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			settings, plannerName, err := cfg.plannerSettings(planner)
-			if err != nil {
-				return err
-			}
-			errOut := cmd.ErrOrStderr()
-			p, err := planners.New(plannerConfig(settings, plannerName, ws.Root, func(s string) { fmt.Fprintln(errOut, s) }))
-			if err != nil {
-				return usageError{err}
-			}
-			defer p.Close()
-			scope, _ := plans.ScopeFromContext(pctx.JSON())
-			opts := optionsOf(cfg)
-			opts.Scope = scope
-			out := cmd.OutOrStdout()
-			prompt := plans.BuildPrompt(args[0], pctx)
-			kind := settings.GetString("kind")
-			who := kind
-			if plannerName != "planner" {
-				who = plannerName + " (" + kind + ")"
-			}
-			fmt.Fprintf(errOut, "asking the %s planner: %d characters, %d elements, %d omitted\n",
-				who, len(prompt), len(pctx.Elements), pctx.Omitted.Elements)
-			var plan []byte
-			var o *plans.Outcome
-			judge := func(n int, answer string) (string, bool) {
-				plan = plans.NormalizeStrict([]byte(answer))
-				o = plans.Check(plan, m, opts)
-				fmt.Fprintf(out, "answer %d: %s (%d error(s))\n", n, o.Verdict, len(o.Errors()))
-				return plans.FollowUp(o), len(o.Errors()) == 0
-			}
-			_, answers, err := planners.Converse(context.Background(), p, prompt, settings.GetInt("max_attempts"), judge,
-				func(s string) { fmt.Fprintln(errOut, s) })
-			if errors.Is(err, planners.ErrPromptTooLarge) {
-				return codedError{exitNoUsable, fmt.Errorf("ask the planner: %w: lower --max-chars or --max-elements, narrow --scope, or set max_input", err)}
-			}
-			if err != nil {
-				return codedError{exitNoUsable, fmt.Errorf("ask the %s planner: %w", plannerName, err)}
-			}
 			if name == "" {
 				name = slug(args[0])
 			}
-			box := cfg.inbox(ws)
-			if name, err = box.FreeName(name); err != nil {
-				return usageError{err}
-			}
-			// who wrote it, under .git/ where no planner writes: the preview and status say it
-			if err := box.WriteOrigin(&inbox.Origin{Name: name, PlanSHA256: plans.SHA256(plan), Intent: args[0],
-				Planner: plannerName, Kind: kind, Model: settings.GetString("model"), How: planners.Describe(p, kind),
-				Answers: answers, At: time.Now().UTC()}); err != nil {
-				return codedError{exitNoUsable, err}
-			}
-			// the context first: the daemon judges the plan against it the moment the plan lands
-			if err := box.WriteContext(name, pctx.JSON()); err != nil {
-				return codedError{exitNoUsable, err}
-			}
-			if err := box.Submit(name, plan); err != nil {
-				return codedError{exitNoUsable, err}
-			}
-			rel, _ := filepath.Rel(ws.Root, box.Path(inbox.PlanFile(name)))
-			fmt.Fprintf(out, "landed %s: %s\n", rel, o.Verdict)
-			for _, f := range o.Errors() {
-				fmt.Fprintf(out, "  error %s: %s\n", f.Code, f.Message)
-			}
-			if o.Verdict == plans.VerdictInvalid {
-				return silent{codedError{exitRefused, errors.New("the plan that landed is invalid")}}
-			}
-			return nil
+			scope, _ := cmd.Flags().GetString("scope")
+			_, err = askPlanner(cmd, cfg, ws, m, pctx, plans.BuildPrompt(args[0], pctx), name, planner,
+				&inbox.Conversation{Intent: args[0], Scope: scope})
+			return err
 		},
 	}
 	c.Flags().StringVar(&name, "name", "", "the plan's NAME (default: from the intent)")
 	c.Flags().StringVar(&planner, "planner", "", "ask planners.NAME of the configuration (default: planner)")
 	contextFlags(c)
 	return c
+}
+
+// askPlanner asks a planner of the configuration (plannerFlag: its NAME, "" the default) with
+// prompt, asks again with the errors while the answer is invalid, and lands the last answer in the
+// inbox under a free name made from name, with its context first; conv, completed with the planner
+// and the name, is recorded beside the preview records. It returns the NAME the plan landed under.
+func askPlanner(cmd *cobra.Command, cfg *config, ws *store.Workspace, m *archixml.Model, pctx *plans.PlanningContext,
+	prompt, name, planner string, conv *inbox.Conversation) (string, error) {
+	settings, plannerName, err := cfg.plannerSettings(planner)
+	if err != nil {
+		return "", err
+	}
+	errOut := cmd.ErrOrStderr()
+	p, err := planners.New(plannerConfig(settings, plannerName, ws.Root, func(s string) { fmt.Fprintln(errOut, s) }))
+	if err != nil {
+		return "", usageError{err}
+	}
+	defer p.Close()
+	scope, _ := plans.ScopeFromContext(pctx.JSON())
+	opts := optionsOf(cfg)
+	opts.Scope = scope
+	out := cmd.OutOrStdout()
+	kind := settings.GetString("kind")
+	who := kind
+	if plannerName != "planner" {
+		who = plannerName + " (" + kind + ")"
+	}
+	fmt.Fprintf(errOut, "asking the %s planner: %d characters, %d elements, %d omitted\n",
+		who, len(prompt), len(pctx.Elements), pctx.Omitted.Elements)
+	var plan []byte
+	var o *plans.Outcome
+	judge := func(n int, answer string) (string, bool) {
+		plan = plans.NormalizeStrict([]byte(answer))
+		o = plans.Check(plan, m, opts)
+		fmt.Fprintf(out, "answer %d: %s (%d error(s))\n", n, o.Verdict, len(o.Errors()))
+		return plans.FollowUp(o), len(o.Errors()) == 0
+	}
+	_, attempts, err := planners.Converse(context.Background(), p, prompt, settings.GetInt("max_attempts"), judge,
+		func(s string) { fmt.Fprintln(errOut, s) })
+	if errors.Is(err, planners.ErrPromptTooLarge) {
+		return "", codedError{exitNoUsable, fmt.Errorf("ask the planner: %w: lower --max-chars or --max-elements, narrow --scope, or set max_input", err)}
+	}
+	if err != nil {
+		return "", codedError{exitNoUsable, fmt.Errorf("ask the %s planner: %w", plannerName, err)}
+	}
+	box := cfg.inbox(ws)
+	if name, err = box.FreeName(name); err != nil {
+		return "", usageError{err}
+	}
+	conv.Name, conv.Planner, conv.PlannerName, conv.Model = name, kind, plannerName, settings.GetString("model")
+	conv.How, conv.Attempts, conv.PlanSHA256 = planners.Describe(p, kind), attempts, plans.SHA256(plan)
+	if err := box.SaveConversation(conv); err != nil {
+		return "", codedError{exitNoUsable, err}
+	}
+	// the context first: the daemon judges the plan against it the moment the plan lands
+	if err := box.WriteContext(name, pctx.JSON()); err != nil {
+		return "", codedError{exitNoUsable, err}
+	}
+	if err := box.Submit(name, plan); err != nil {
+		return "", codedError{exitNoUsable, err}
+	}
+	rel, _ := filepath.Rel(ws.Root, box.Path(inbox.PlanFile(name)))
+	fmt.Fprintf(out, "landed %s: %s\n", rel, o.Verdict)
+	for _, f := range o.Errors() {
+		fmt.Fprintf(out, "  error %s: %s\n", f.Code, f.Message)
+	}
+	if o.Verdict == plans.VerdictInvalid {
+		return name, silent{codedError{exitRefused, errors.New("the plan that landed is invalid")}}
+	}
+	return name, nil
 }
 
 var nonWord = regexp.MustCompile(`[^a-z0-9]+`)

@@ -127,7 +127,7 @@ func TestMCP_ValidateFixSubmit(t *testing.T) {
 		names = append(names, tl.Name)
 	}
 	sort.Strings(names)
-	if strings.Join(names, " ") != "context search show submit_plan validate_plan views" {
+	if strings.Join(names, " ") != "allowed check context folders search show stats submit_plan validate_plan views" {
 		t.Fatalf("tools: %v", names)
 	}
 
@@ -146,11 +146,11 @@ func TestMCP_ValidateFixSubmit(t *testing.T) {
 		t.Fatalf("show: %s", text)
 	}
 	text, isErr = call(t, cs, "views", map[string]any{})
-	var views []struct{ ID string }
-	if json.Unmarshal([]byte(text), &views); isErr || len(views) != 1 {
+	var views struct{ Views []struct{ ID string } }
+	if json.Unmarshal([]byte(text), &views); isErr || len(views.Views) != 1 {
 		t.Fatalf("views: %s", text)
 	}
-	text, isErr = call(t, cs, "show", map[string]any{"id": views[0].ID})
+	text, isErr = call(t, cs, "show", map[string]any{"id": views.Views[0].ID})
 	if isErr || !strings.Contains(text, customer) || !strings.Contains(text, `"connections"`) {
 		t.Fatalf("show view: %s", text)
 	}
@@ -201,6 +201,7 @@ func TestMCP_SubmitCannotApprove(t *testing.T) {
 	os.WriteFile(outside, []byte("outside"), 0o644)
 	os.Symlink(outside, filepath.Join(dir, "plans", "evil.json"))
 	os.WriteFile(filepath.Join(dir, "plans", "taken.approved"), []byte("{}"), 0o644)
+	os.WriteFile(filepath.Join(dir, "plans", "taken2.json.approved"), []byte("{}"), 0o644)
 	cs := mcpSession(t, dir)
 	plan := map[string]any{"schema_version": "2.0", "status": "ready", "summary": "s", "actions": []any{}}
 
@@ -212,7 +213,7 @@ func TestMCP_SubmitCannotApprove(t *testing.T) {
 			t.Errorf("%q: %s", name, text)
 		}
 	}
-	for _, name := range []string{"evil", "taken"} {
+	for _, name := range []string{"evil", "taken", "taken2"} {
 		text, isErr := call(t, cs, "submit_plan", map[string]any{"name": name, "plan": plan})
 		if !isErr || !strings.Contains(text, "PLAN_EXISTS") {
 			t.Errorf("%q: %s", name, text)
@@ -247,7 +248,7 @@ func TestMCP_SubmitCannotApprove(t *testing.T) {
 	for _, e := range entries {
 		got = append(got, e.Name())
 	}
-	if strings.Join(got, " ") != ".gitignore evil.json once.json taken.approved" {
+	if strings.Join(got, " ") != ".gitignore evil.json once.json taken.approved taken2.json.approved" {
 		t.Fatalf("the inbox holds %v", got)
 	}
 	// every tool's arguments: none can name a file, a state or an apply
@@ -366,7 +367,7 @@ func TestMCP_InspectorCLI(t *testing.T) {
 	}
 	list := inspect("--method", "tools/list")
 	tools, _ := list["tools"].([]any)
-	if len(tools) != 6 {
+	if len(tools) != 10 {
 		t.Fatalf("tools: %v", list)
 	}
 	m := archixml.Example()
@@ -397,5 +398,21 @@ func TestMCP_InspectorCLI(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "plans", "inspected.json")); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A NAME is taken in any state of its plan: pending, approved (either spelling), rejected, or with
+// a context waiting. submit_plan never writes NAME.json beside an approval, where it could be
+// taken for what the person approved.
+func TestSubmitPlan_TakenInAnyState(t *testing.T) {
+	for _, f := range []string{"x.json", "x.approved", "x.json.approved", "x.rejected", "x.context.json"} {
+		dir := t.TempDir()
+		os.WriteFile(filepath.Join(dir, f), []byte("{}"), 0o644)
+		if _, err := submitPlan(dir, "x", []byte(`{"summary":"new"}`), nil); !errors.Is(err, ErrPlanExists) {
+			t.Errorf("with %s in the inbox: %v", f, err)
+		}
+		if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+			t.Errorf("with %s in the inbox, it now holds %d files", f, len(entries))
+		}
 	}
 }

@@ -166,7 +166,7 @@ func TestAsk_READMEPlanners(t *testing.T) {
 	}
 	out.Reset()
 	run([]string{"status", "--repo", dir}, &out, &errOut)
-	if !strings.Contains(out.String(), `p-llamacpp.json  valid  "Rename the customer"  by "llamacpp (chat, local)"`) {
+	if !strings.Contains(out.String(), `asked: "Rename the customer to Client" (planner chat llamacpp, model local)`) {
 		t.Fatalf("status:\n%s", out.String())
 	}
 	forged := strings.Replace(goodRename, "Client", "Buyer", 1)

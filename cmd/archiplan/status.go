@@ -25,8 +25,10 @@ type PlanState struct {
 	State   string `json:"state"`             // pending, previewed, approved, rejected
 	Verdict string `json:"verdict,omitempty"` // from its report
 	Summary string `json:"summary,omitempty"`
-	Planner string `json:"planner,omitempty"` // who wrote it, when archiplan asked for it
 	Note    string `json:"note,omitempty"`
+	// Conversation is what archiplan keeps of how the plan came to be: intent, planner, the plan
+	// it follows or that followed it, the person's answers to its questions
+	Conversation *inbox.Conversation `json:"conversation,omitempty"`
 }
 
 // RemoteStatus is the team remote in `status --json`.
@@ -146,13 +148,11 @@ func statusCmd() *cobra.Command {
 				if p.Summary != "" {
 					line += "  " + strconv.Quote(p.Summary)
 				}
-				if p.Planner != "" {
-					line += "  by " + strconv.Quote(p.Planner)
-				}
 				if p.Note != "" {
 					line += "  (" + p.Note + ")"
 				}
 				fmt.Fprintln(out, line)
+				printConversation(out, p.Conversation)
 			}
 			return nil
 		},
@@ -178,7 +178,7 @@ func listInbox(box *inbox.Inbox, headBlob string) []PlanState {
 	for _, e := range l.Plans {
 		p := PlanState{Name: e.Name, File: e.File, State: string(e.State)}
 		if rec, err := box.Record(e.Name); err == nil {
-			p.Verdict, p.Summary, p.Note, p.Planner = rec.Verdict, rec.Summary, firstLine(rec.Reason), rec.Planner
+			p.Verdict, p.Summary, p.Note = rec.Verdict, rec.Summary, firstLine(rec.Reason)
 			if e.State == inbox.Pending {
 				p.State = "previewed"
 				raw, rerr := box.ReadPlan(e)
@@ -192,6 +192,7 @@ func listInbox(box *inbox.Inbox, headBlob string) []PlanState {
 				}
 			}
 		}
+		p.Conversation, _ = box.Conversation(e.Name)
 		out = append(out, p)
 	}
 	for _, f := range l.Unsafe {

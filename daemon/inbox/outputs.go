@@ -40,8 +40,6 @@ type Record struct {
 	Summary       string `json:"summary,omitempty"` // the plan's summary, for listings
 	// Reviewer is the name a reviewer gave on the review page when approving ("" otherwise).
 	Reviewer string `json:"reviewer,omitempty"`
-	// Planner is who wrote the plan, when archiplan asked for it (Origin.Line).
-	Planner string `json:"planner,omitempty"`
 	// Outputs are the files written, with their SHA-256: the preview on disk must still be these.
 	Outputs map[string]string `json:"outputs"`
 	Created []string          `json:"created,omitempty"` // ids the plan creates
@@ -271,7 +269,6 @@ func (b *Inbox) Clear(name string) {
 		}
 	}
 	os.Remove(b.recordPath(name))
-	b.removeOrigin(name)
 }
 
 // RemoveOutputs removes the outputs of a NAME whose plan is gone, and its record; the context a

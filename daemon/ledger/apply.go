@@ -107,6 +107,12 @@ func (l *Ledger) Approve(ctx context.Context, e inbox.Entry) (*Result, error) {
 		by.Name = fmt.Sprintf("%s (review page: %s)", by.Name, rec.Reviewer)
 		req.ApprovedBy = &by
 	}
+	approver := l.cfg.ApprovedBy
+	if req.ApprovedBy != nil {
+		approver = *req.ApprovedBy
+	}
+	l.audit(Event{Event: EventApproved, Name: e.Name, PlanID: res.PlanID, SHA256: rec.PlanSHA256, Verdict: rec.Verdict,
+		Summary: rec.Summary, By: signature(approver)})
 	res, err = l.Apply(ctx, req)
 	if err != nil && ctx.Err() != nil {
 		return res, fmt.Errorf("cancelled; the plan stays approved: %w", err) // not the plan's fault
@@ -158,6 +164,9 @@ func (l *Ledger) rejectEntry(e inbox.Entry, o *plans.Outcome, verdict, reason st
 		return res, err
 	}
 	l.log.Info("rejected", "plan", e.File, "reason", firstLine(reason))
+	ev := Event{Event: EventRejected, Name: e.Name, PlanID: res.PlanID, Reason: reason}.WithOutcome(o)
+	ev.Verdict = verdict
+	l.audit(ev)
 	return res, fmt.Errorf("%w: %s", ErrRefused, reason)
 }
 
@@ -188,6 +197,21 @@ func (l *Ledger) Apply(ctx context.Context, req Request) (*Result, error) {
 		res, err = l.apply(ctx, req)
 		return err
 	})
+	if res != nil {
+		by := l.cfg.ApprovedBy
+		if req.ApprovedBy != nil {
+			by = *req.ApprovedBy
+		}
+		ev := Event{Name: req.Name, PlanID: res.PlanID, Commit: res.Commit, Reason: res.Reason, By: signature(by)}.WithOutcome(res.Outcome)
+		switch {
+		case err == nil:
+			ev.Event, ev.Verdict = EventApplied, VerdictApplied
+			l.audit(ev)
+		case errors.Is(err, ErrRefused):
+			ev.Event, ev.Verdict = EventRejected, res.Verdict
+			l.audit(ev)
+		}
+	}
 	return res, err
 }
 
@@ -291,6 +315,9 @@ func (l *Ledger) apply(ctx context.Context, req Request) (*Result, error) {
 	}
 	preview, report, pictures := l.approvedFiles(req, o, info)
 	files := archiveFiles(res.PlanID, req.Raw, preview, report, pictures, inv)
+	if conv := l.conversationFile(req.Name); conv != nil {
+		files[archivePath(res.PlanID, ArchiveConversation)] = conv // the intent and the planner
+	}
 	files[ws.Model] = data
 	by := l.cfg.ApprovedBy
 	if req.ApprovedBy != nil {

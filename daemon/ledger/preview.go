@@ -103,9 +103,9 @@ func (l *Ledger) Publish(c *Checked) (*inbox.Record, error) {
 		preview = withNote(preview, fmt.Sprintf("To apply it, rename %s to %s (or run archiplan approve %s).",
 			plans.MDEscape(file), plans.MDEscape(inbox.ApprovedFile(c.Entry.Name)), c.Entry.Name))
 	}
-	if o := l.cfg.Inbox.OriginOf(c.Entry.Name, c.Outcome.SHA256); o != nil {
+	if conv, _ := l.cfg.Inbox.Conversation(c.Entry.Name); conv.Wrote(c.Outcome.SHA256) != "" {
 		// archiplan's own record, never the inbox's: who wrote the plan, asked what
-		preview = withNote(preview, plans.MDEscape(o.String())+" for: "+plans.MDEscape(o.Intent))
+		preview = withNote(preview, plans.MDEscape(conv.Wrote(c.Outcome.SHA256))+" for: "+plans.MDEscape(conv.Intent))
 	}
 	var files map[string][]byte
 	if c.pics != nil {
@@ -115,12 +115,11 @@ func (l *Ledger) Publish(c *Checked) (*inbox.Record, error) {
 	}
 	out := inbox.Outputs{Preview: preview, Report: c.Outcome.Report(file, info).JSON(), Pictures: files}
 	rec := recordOf(c, file)
-	if o := l.cfg.Inbox.OriginOf(c.Entry.Name, c.Outcome.SHA256); o != nil {
-		rec.Planner = o.Line()
-	}
+	prev, _ := l.cfg.Inbox.Record(c.Entry.Name)
 	if err := l.cfg.Inbox.Publish(c.Entry.Name, out, rec); err != nil {
 		return nil, fmt.Errorf("publish the preview of %s: %w", file, err)
 	}
+	l.auditPreview(c, prev, rec)
 	return rec, nil
 }
 

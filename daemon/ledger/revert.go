@@ -41,6 +41,10 @@ func (l *Ledger) Revert(ctx context.Context, target string) (*RevertResult, erro
 		res, err = l.revert(target)
 		return err
 	})
+	if err == nil && res != nil {
+		l.audit(Event{Event: EventReverted, Name: PlanName(res.PlanID), PlanID: res.PlanID, Commit: res.Commit,
+			Reason: "reverts commit " + res.RevertsCommit})
+	}
 	return res, err
 }
 

@@ -89,6 +89,12 @@ func (l *Ledger) Sync(ctx context.Context) (*SyncResult, error) {
 		res, err = l.sync(ctx)
 		return err
 	})
+	// the audit travels beside the branch, outside the lock: a failure waits for the next sync
+	if r := l.cfg.Remote; r.Name != "" {
+		if aerr := l.cfg.Workspace.SyncAudit(ctx, r.Name); aerr != nil {
+			l.log.Warn("audit not synced", "remote", r.Name, "err", aerr)
+		}
+	}
 	return res, err
 }
 

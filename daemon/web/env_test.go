@@ -111,7 +111,16 @@ func waitFor(t *testing.T, what string, done func() bool) {
 // previewed waits until the daemon has previewed plan NAME: outputs on disk, and its record.
 func (e *env) previewed(name string) {
 	e.t.Helper()
-	waitFor(e.t, name+" previewed", func() bool { return e.exists(name+".report.json") && e.exists(name+".preview.md") })
+	box := inbox.New(e.inbox, e.ws.GitPath("archiplan/inbox"))
+	waitFor(e.t, name+" previewed", func() bool {
+		// the record is written last: with it, and the outputs it names on disk, the preview is whole
+		rec, err := box.Record(name)
+		if err != nil {
+			return false
+		}
+		_, err = box.Verify(rec)
+		return err == nil
+	})
 }
 
 // history is the first-parent history, newest first.

@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/archiplan/archiplan/daemon/ledger"
 )
 
 func (s *Server) routes() {
@@ -17,6 +19,7 @@ func (s *Server) routes() {
 	m.HandleFunc("GET /plan/{name}/picture/{file}", s.picture)
 	m.HandleFunc("POST /plan/{name}/approve", s.approve)
 	m.HandleFunc("POST /plan/{name}/reject", s.reject)
+	m.HandleFunc("POST /plan/{name}/answer", s.answer)
 	m.HandleFunc("GET /history", s.history)
 	m.HandleFunc("POST /history/revert", s.revert)
 	m.HandleFunc("GET /views", s.views)
@@ -107,12 +110,17 @@ func (s *Server) plan(w http.ResponseWriter, r *http.Request) {
 			more = append(more, f)
 		}
 	}
+	var asked *Asked
+	if cb, ok := s.cfg.Backend.(Conversations); ok {
+		asked, _ = cb.Asked(p.Name)
+	}
 	s.render(w, http.StatusOK, "plan", struct {
 		common
 		P        *PlanPage
 		Preview  any
 		Pictures []string
-	}{s.common("Plan "+p.Name, "inbox"), p, preview, more})
+		Asked    *Asked
+	}{s.common("Plan "+p.Name, "inbox"), p, preview, more, asked})
 }
 
 func (s *Server) picture(w http.ResponseWriter, r *http.Request) {
@@ -179,10 +187,18 @@ func (s *Server) history(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
+	var events []ledger.Event
+	if cb, ok := s.cfg.Backend.(Conversations); ok {
+		events, _ = cb.Audit()
+		for i, j := 0, len(events)-1; i < j; i, j = i+1, j-1 { // newest first, as the commits
+			events[i], events[j] = events[j], events[i]
+		}
+	}
 	s.render(w, http.StatusOK, "history", struct {
 		common
 		Entries []Entry
-	}{s.common("History", "history"), entries})
+		Events  []ledger.Event
+	}{s.common("History", "history"), entries, events})
 }
 
 func (s *Server) revert(w http.ResponseWriter, r *http.Request) {
