@@ -27,10 +27,10 @@ type Conversation struct {
 	How        string `json:"how,omitempty"`
 	Attempts   int    `json:"attempts,omitempty"`
 	PlanSHA256 string `json:"plan_sha256,omitempty"`
-	Thread        string `json:"thread,omitempty"`
-	Turn          string `json:"turn,omitempty"`
-	Follows       string `json:"follows,omitempty"`     // the NAME whose answered questions this plan follows
-	FollowedBy    string `json:"followed_by,omitempty"` // the NAME asked after the answers
+	Thread     string `json:"thread,omitempty"`
+	Turn       string `json:"turn,omitempty"`
+	Follows    string `json:"follows,omitempty"`     // the NAME whose answered questions this plan follows
+	FollowedBy string `json:"followed_by,omitempty"` // the NAME asked after the answers
 	// Questions are the plan's questions as answered; Answers the person's, one for each.
 	Questions  []string `json:"questions,omitempty"`
 	Answers    []string `json:"answers,omitempty"`
