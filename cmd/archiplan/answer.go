@@ -129,7 +129,14 @@ func printConversation(w io.Writer, c *inbox.Conversation) {
 	if c.Intent != "" {
 		fmt.Fprintf(w, "             asked: %s", strconv.Quote(c.Intent))
 		if c.Planner != "" {
-			fmt.Fprintf(w, " (planner %s)", c.Planner)
+			fmt.Fprintf(w, " (planner %s", c.Planner)
+			if c.PlannerName != "" && c.PlannerName != "planner" {
+				fmt.Fprintf(w, " %s", c.PlannerName)
+			}
+			if c.Model != "" {
+				fmt.Fprintf(w, ", model %s", c.Model)
+			}
+			fmt.Fprint(w, ")")
 		}
 		fmt.Fprintln(w)
 	}

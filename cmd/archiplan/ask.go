@@ -174,7 +174,7 @@ func askPlanner(cmd *cobra.Command, cfg *config, ws *store.Workspace, m *archixm
 		fmt.Fprintf(out, "answer %d: %s (%d error(s))\n", n, o.Verdict, len(o.Errors()))
 		return plans.FollowUp(o), len(o.Errors()) == 0
 	}
-	_, _, err = planners.Converse(context.Background(), p, prompt, settings.GetInt("max_attempts"), judge,
+	_, attempts, err := planners.Converse(context.Background(), p, prompt, settings.GetInt("max_attempts"), judge,
 		func(s string) { fmt.Fprintln(errOut, s) })
 	if errors.Is(err, planners.ErrPromptTooLarge) {
 		return "", codedError{exitNoUsable, fmt.Errorf("ask the planner: %w: lower --max-chars or --max-elements, narrow --scope, or set max_input", err)}
@@ -190,6 +190,7 @@ func askPlanner(cmd *cobra.Command, cfg *config, ws *store.Workspace, m *archixm
 	if t, ok := p.(interface{ Conversation() (string, string) }); ok { // the Codex app-server's thread and turn
 		conv.Thread, conv.Turn = t.Conversation()
 	}
+	conv.How, conv.Attempts, conv.PlanSHA256 = planners.Describe(p, kind), attempts, plans.SHA256(plan)
 	if err := box.SaveConversation(conv); err != nil {
 		return "", codedError{exitNoUsable, err}
 	}

@@ -152,7 +152,31 @@ func TestAsk_READMEPlanners(t *testing.T) {
 			}
 		})
 	}
+	// the preview and status say who wrote a plan archiplan asked for, from archiplan's own
+	// record; a plan written over the answer is nobody's
 	var out, errOut bytes.Buffer
+	planFile := filepath.Join(dir, "plans", "p-llamacpp.json")
+	if code := run([]string{"validate", "--repo", dir, planFile}, &out, &errOut); code != 0 {
+		t.Fatalf("validate: exit %d: %s %s", code, out.String(), errOut.String())
+	}
+	preview, _ := os.ReadFile(filepath.Join(dir, "plans", "p-llamacpp.preview.md"))
+	if !strings.Contains(string(preview), "Asked of the planner llamacpp \\(chat, local\\), chat, json\\_object") ||
+		!strings.Contains(string(preview), "for: Rename the customer to Client") {
+		t.Fatalf("the preview does not say who wrote the plan:\n%s", preview)
+	}
+	out.Reset()
+	run([]string{"status", "--repo", dir}, &out, &errOut)
+	if !strings.Contains(out.String(), `asked: "Rename the customer to Client" (planner chat llamacpp, model local)`) {
+		t.Fatalf("status:\n%s", out.String())
+	}
+	forged := strings.Replace(goodRename, "Client", "Buyer", 1)
+	os.WriteFile(planFile, []byte(forged), 0o644)
+	run([]string{"validate", "--repo", dir, planFile}, &out, &errOut)
+	if preview, _ := os.ReadFile(filepath.Join(dir, "plans", "p-llamacpp.preview.md")); strings.Contains(string(preview), "Asked of") {
+		t.Fatalf("a plan written over the planner's answer is said to be the planner's:\n%s", preview)
+	}
+	out.Reset()
+	errOut.Reset()
 	if code := run([]string{"ask", "--repo", dir, "--planner", "nosuch", "x"}, &out, &errOut); code != exitUsage || !strings.Contains(errOut.String(), "configured: ") {
 		t.Fatalf("an unknown planner: exit %d: %s", code, errOut.String())
 	}

@@ -21,10 +21,16 @@ type Conversation struct {
 	Planner       string `json:"planner,omitempty"`        // the planner's kind: codex, openai, command, ...
 	PlannerName   string `json:"planner_config,omitempty"` // which of the configuration's planners
 	Model         string `json:"model,omitempty"`
-	Thread        string `json:"thread,omitempty"`
-	Turn          string `json:"turn,omitempty"`
-	Follows       string `json:"follows,omitempty"`     // the NAME whose answered questions this plan follows
-	FollowedBy    string `json:"followed_by,omitempty"` // the NAME asked after the answers
+	// How says how the plan was asked for (the API and output format, planners.Describe), and
+	// Attempts how many answers it took; PlanSHA256 is the plan the planner's last answer made:
+	// a plan file written over it is not the planner's, and the preview names no planner for it.
+	How        string `json:"how,omitempty"`
+	Attempts   int    `json:"attempts,omitempty"`
+	PlanSHA256 string `json:"plan_sha256,omitempty"`
+	Thread     string `json:"thread,omitempty"`
+	Turn       string `json:"turn,omitempty"`
+	Follows    string `json:"follows,omitempty"`     // the NAME whose answered questions this plan follows
+	FollowedBy string `json:"followed_by,omitempty"` // the NAME asked after the answers
 	// Questions are the plan's questions as answered; Answers the person's, one for each.
 	Questions  []string `json:"questions,omitempty"`
 	Answers    []string `json:"answers,omitempty"`
@@ -37,6 +43,32 @@ const ConversationFormat = "1"
 
 // Open says the questions are answered and no plan followed yet: whoever plans next should read
 // the answers.
+// Wrote says who wrote the plan whose bytes hash to planSHA, in one line for previews and
+// status ("" when it is not the plan the planner answered).
+func (c *Conversation) Wrote(planSHA string) string {
+	if c == nil || c.Planner == "" || c.PlanSHA256 == "" || c.PlanSHA256 != planSHA {
+		return ""
+	}
+	who := c.Planner
+	if c.PlannerName != "" && c.PlannerName != "planner" {
+		who = c.PlannerName + " (" + c.Planner
+		if c.Model != "" {
+			who += ", " + c.Model
+		}
+		who += ")"
+	} else if c.Model != "" {
+		who += " (" + c.Model + ")"
+	}
+	s := "Asked of the planner " + who
+	if c.How != "" {
+		s += ", " + c.How
+	}
+	if c.Attempts > 1 {
+		s += fmt.Sprintf(", after %d answers", c.Attempts)
+	}
+	return s
+}
+
 func (c *Conversation) Open() bool { return c != nil && len(c.Answers) > 0 && c.FollowedBy == "" }
 
 func (b *Inbox) conversationPath(name string) string {

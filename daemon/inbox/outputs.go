@@ -338,14 +338,33 @@ func (b *Inbox) Clear(name string) {
 
 // RemoveOutputs removes the outputs of a NAME whose plan is gone, and its record; the context a
 // planner left stays until the plan goes. What its preview fixed stays: a plan deleted and
-// written again is still bound to the bytes the person may have read.
-func (b *Inbox) RemoveOutputs(name string, files []string) {
+// written again is still bound to the bytes the person may have read. A listing can miss a plan
+// that is being renamed (a directory read during a rename may return neither name, and an entry
+// renamed after the read is gone when stat'ed), so NAME's plan files are looked for again first:
+// while any is there, nothing is removed and it returns false. Removing the record of a plan just
+// renamed to .approved rejected it as "approved before archiplan previewed it" (20 approvals at
+// once).
+func (b *Inbox) RemoveOutputs(name string, files []string) bool {
+	if CheckName(name) != nil || b.HasPlan(name) {
+		return false
+	}
 	for _, f := range files {
 		if n, kind, _ := Parse(f); n == name && (kind == KindPreview || kind == KindReport || kind == KindPicture) {
 			os.Remove(b.Path(f))
 		}
 	}
 	os.Remove(b.recordPath(name))
+	return true
+}
+
+// HasPlan says whether a plan file of NAME (in any state) is in the inbox now.
+func (b *Inbox) HasPlan(name string) bool {
+	for _, suffix := range []string{SuffixPlan, SuffixApproved, SuffixJSONApproved, SuffixRejected} {
+		if _, err := os.Lstat(b.Path(name + suffix)); err == nil {
+			return true
+		}
+	}
+	return false
 }
 
 // Submit writes a new plan NAME.json, never over an existing file.

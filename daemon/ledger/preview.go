@@ -167,6 +167,10 @@ func (l *Ledger) Publish(c *Checked) (*inbox.Record, error) {
 		preview = withNote(preview, fmt.Sprintf("To apply it, rename %s to %s (or run archiplan approve %s).",
 			plans.MDEscape(file), plans.MDEscape(inbox.ApprovedFile(c.Entry.Name)), c.Entry.Name))
 	}
+	if conv, _ := l.cfg.Inbox.Conversation(c.Entry.Name); conv.Wrote(c.Outcome.SHA256) != "" {
+		// archiplan's own record, never the inbox's: who wrote the plan, asked what
+		preview = withNote(preview, plans.MDEscape(conv.Wrote(c.Outcome.SHA256))+" for: "+plans.MDEscape(conv.Intent))
+	}
 	var files map[string][]byte
 	if c.pics != nil {
 		var section string
