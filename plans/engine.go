@@ -73,6 +73,9 @@ type engine struct {
 	views       []string        // views the plan creates or puts objects on, in order
 	viewSeen    map[string]bool //
 	unconnected map[string]bool // "view|relationship" a remove_from_view took off: not drawn again
+	// unconnectedViews are views an add_to_view with connect false put objects on: the plan draws
+	// their connections itself, none is drawn after the last action
+	unconnectedViews map[string]bool
 }
 
 type newRel struct {
@@ -102,7 +105,7 @@ func (e *engine) drawConnections() {
 		}
 		r := &e.results[nr.action]
 		for _, v := range e.views {
-			if _, gone := e.deleted[v]; gone || e.unconnected[v+"|"+nr.id] {
+			if _, gone := e.deleted[v]; gone || e.unconnected[v+"|"+nr.id] || e.unconnectedViews[v] {
 				continue
 			}
 			vo, ok := e.m.Object(v)
@@ -127,7 +130,7 @@ func (e *engine) drawConnections() {
 func newEngine(m *archixml.Model, p *Plan, opts Options) *engine {
 	e := &engine{m: m, p: p, opts: opts, refs: map[string]string{}, declaredAt: map[string]int{},
 		deleted: map[string]int{}, created: map[string]bool{}, set: map[string]int{}, setValue: map[string]string{},
-		names: map[string]string{}, viewSeen: map[string]bool{}, unconnected: map[string]bool{}}
+		names: map[string]string{}, viewSeen: map[string]bool{}, unconnected: map[string]bool{}, unconnectedViews: map[string]bool{}}
 	if opts.Scope != nil {
 		e.scope = map[string]bool{}
 		for _, id := range opts.Scope {

@@ -76,6 +76,16 @@ type Action struct {
 	SelectTypes       *[]string   `json:"select_types,omitempty"`
 	SelectFolder      *string     `json:"select_folder,omitempty"`
 	Depth             *int        `json:"depth,omitempty"`
+	// 3.1
+	Connect       *bool   `json:"connect,omitempty"`
+	AllowReversed *bool   `json:"allow_reversed,omitempty"`
+	Opacity       *int    `json:"opacity,omitempty"`
+	LineWidth     *int    `json:"line_width,omitempty"`
+	Router        *string `json:"router,omitempty"`
+	Algorithm     *string `json:"algorithm,omitempty"`
+	Direction     *string `json:"direction,omitempty"`
+	NodeSpacing   *int    `json:"node_spacing,omitempty"`
+	RankSpacing   *int    `json:"rank_spacing,omitempty"`
 }
 
 // KeyValue is one property of a create action.

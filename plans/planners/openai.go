@@ -214,7 +214,7 @@ func finalAnswer(r *response) (string, error) {
 		case "output_text":
 			text.WriteString(c.Text)
 		case "refusal":
-			plan, _ := json.Marshal(map[string]any{"schema_version": "2.0", "status": "refusal",
+			plan, _ := json.Marshal(map[string]any{"schema_version": schemas.Latest, "status": "refusal",
 				"summary": clip(c.Refusal, schemas.MaxSummary), "actions": []any{}})
 			return string(plan), nil
 		}
