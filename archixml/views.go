@@ -140,7 +140,7 @@ func (m *Model) addToView(viewID, parentID, elementID string, bounds *Bounds, co
 		return "", nil, err
 	}
 	if class(v) != "ArchimateDiagramModel" {
-		return "", nil, fmt.Errorf("view %q is a %s, which cannot show ArchiMate elements: %w", viewID, class(v), ErrWrongKind)
+		return "", nil, fmt.Errorf("view %q is %s, which cannot show ArchiMate elements: %w", viewID, Article(TypeWords(class(v))), ErrWrongKind)
 	}
 	if _, err := m.get(elementID, KindElement); err != nil {
 		return "", nil, err
@@ -219,7 +219,7 @@ func (m *Model) container(v *etree.Element, parentID string) (*etree.Element, er
 	case "DiagramObject", "Group":
 		return p, nil
 	}
-	return nil, fmt.Errorf("a %s cannot hold other objects: %w", class(p), ErrWrongKind)
+	return nil, fmt.Errorf("%s cannot hold other objects: %w", Article(TypeWords(class(p))), ErrWrongKind)
 }
 
 // connect draws a connection for relationship relID from diagram object src to tgt.

@@ -77,7 +77,7 @@ func (m *Model) get(id string, kinds ...Kind) (*etree.Element, error) {
 			return e, nil
 		}
 	}
-	return nil, fmt.Errorf("%q is a %s, not a %s: %w", id, k, kinds[0], ErrWrongKind)
+	return nil, fmt.Errorf("%q is %s, not %s: %w", id, Article(k.String()), Article(kinds[0].String()), ErrWrongKind)
 }
 
 const unknownAttr = 45

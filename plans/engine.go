@@ -272,7 +272,7 @@ func (e *engine) resolve(i int, field, value string, kinds ...archixml.Kind) (ar
 		}
 	}
 	if !kindOK {
-		e.errorf(i, field, RefWrongKind, value, "%s %q is %s (%s %q), not %s", field, value, article(o.Kind().String()), o.Class(), o.Name(),
+		e.errorf(i, field, RefWrongKind, value, "%s %q is %s (%s %q), not %s", field, value, article(o.Kind().String()), archixml.TypeWords(o.Class()), o.Name(),
 			article(strings.Join(names, " or ")))
 		return archixml.Object{}, false
 	}
@@ -404,12 +404,10 @@ func intOr(p *int, d int) int {
 }
 
 // article puts "a" or "an" before a word.
-func article(w string) string {
-	if w != "" && strings.ContainsRune("aeiouAEIOU", rune(w[0])) {
-		return "an " + w
-	}
-	return "a " + w
-}
+func article(w string) string { return archixml.Article(w) }
+
+// aType names a class with its article: "an Access relationship", "a sketch view".
+func aType(class string) string { return archixml.Article(archixml.TypeWords(class)) }
 
 // named suggests the ids of what a value names, when a planner wrote a name where an id belongs.
 func (e *engine) named(value string) string {

@@ -174,5 +174,5 @@ func labelOf(o archixml.Object) string {
 	if t := o.Type(); t != nil && t.Label != "" {
 		return t.Label
 	}
-	return o.Class()
+	return archixml.TypeWords(o.Class())
 }

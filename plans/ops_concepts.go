@@ -273,7 +273,7 @@ func (e *engine) checkRelAttrs(i int, a Action, class string) bool {
 		{"directed", "AssociationRelationship", a.Directed != nil},
 	} {
 		if c.set && class != c.want {
-			e.errorf(i, c.field, FieldNotForType, class, "%s is for a %s, not a %s", c.field, c.want, class)
+			e.errorf(i, c.field, FieldNotForType, class, "%s is for %s, not %s", c.field, aType(c.want), aType(class))
 			ok = false
 		}
 	}
@@ -433,14 +433,14 @@ func (e *engine) changeType(i int, a Action, r *ActionResult) {
 		e.errorf(i, "type", SchemaBadValue, str(a.Type), "%q is no element type", str(a.Type))
 		return
 	}
-	r.Description = fmt.Sprintf("Change %s to a %s", label(o), t.Label)
+	r.Description = fmt.Sprintf("Change %s to %s", label(o), article(t.Label))
 	r.Before, r.After, r.touched = o.Type().Label, t.Label, []string{o.ID()}
 	if !allowedType(e.opts.Policy.AllowedElementTypes, t) {
 		e.errorf(i, "type", PolicyTypeNotAllowed, str(a.Type), "the workspace does not allow %s elements", t.Label)
 		return
 	}
 	if o.Class() == t.Class {
-		e.errorf(i, "type", NoOp, t.Label, "%s is already a %s", label(o), t.Label)
+		e.errorf(i, "type", NoOp, t.Label, "%s is already %s", label(o), article(t.Label))
 		return
 	}
 	if !e.once(i, "type", "type|"+o.ID(), t.Class, "the type of "+label(o)) {
@@ -455,7 +455,7 @@ func (e *engine) changeType(i int, a Action, r *ActionResult) {
 			tc = t.Class
 		}
 		if !archixml.Relationships().Allowed(rel.Class(), sc, tc) {
-			e.errorf(i, "type", RelNotAllowed, rel.ID(), "as a %s it could not keep %s (%s from %s to %s)", t.Label, label(rel), rel.Type().Label, sc, tc)
+			e.errorf(i, "type", RelNotAllowed, rel.ID(), "as %s it could not keep %s (%s from %s to %s)", article(t.Label), label(rel), rel.Type().Label, sc, tc)
 			return
 		}
 	}

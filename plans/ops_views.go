@@ -160,7 +160,7 @@ func (e *engine) addToView(i int, a Action, r *ActionResult) {
 	r.Description = fmt.Sprintf("Add %s to view %q (%s)", label(el), v.Name(), v.ID())
 	r.touched = []string{el.ID()}
 	if v.Class() != "ArchimateDiagramModel" {
-		e.errorf(i, "view_id", ViewNotArchimate, v.ID(), "view %q is a %s, which cannot show ArchiMate elements", v.Name(), v.Class())
+		e.errorf(i, "view_id", ViewNotArchimate, v.ID(), "view %q is %s, which cannot show ArchiMate elements", v.Name(), aType(v.Class()))
 		return
 	}
 	if e.protected(i, "view_id", v) {
@@ -446,7 +446,7 @@ func (e *engine) createBox(i int, a Action, r *ActionResult, what string, size a
 	if !found {
 		return
 	}
-	r.Description = fmt.Sprintf("Put a %s on view %q", what, v.Name())
+	r.Description = fmt.Sprintf("Put %s on view %q", article(what), v.Name())
 	if e.protected(i, "view_id", v) || !e.checkRefID(i, a) || ok != nil && !ok() {
 		return
 	}
@@ -474,7 +474,7 @@ func (e *engine) layoutView(i int, a Action, r *ActionResult) {
 	}
 	r.Description = fmt.Sprintf("Lay out view %q (%s) by layer", v.Name(), v.ID())
 	if v.Class() != "ArchimateDiagramModel" {
-		e.errorf(i, "view_id", ViewNotArchimate, v.ID(), "view %q is a %s, which archiplan does not lay out", v.Name(), v.Class())
+		e.errorf(i, "view_id", ViewNotArchimate, v.ID(), "view %q is %s, which archiplan does not lay out", v.Name(), aType(v.Class()))
 		return
 	}
 	if !e.once(i, "view_id", "layout|"+v.ID(), "", "the layout of view "+v.Name()) {

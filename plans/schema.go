@@ -268,7 +268,7 @@ func checkAction(version string, i int, a any, inst any, legacy map[string]bool)
 			// with their 2.0 meaning
 			schemaVersion = def.Since
 			fs = append(fs, newFinding(SchemaOpLaterVersion, i, p+"/op", op,
-				"%s is a schema_version %s op in a %s plan; accepted, with its %s meaning", op, def.Since, version, def.Since))
+				"%s is a schema_version %s op in a plan of version %s; accepted, with its %s meaning", op, def.Since, version, def.Since))
 		case known:
 			return append(fs, newFinding(SchemaOpNotInVersion, i, p+"/op", op,
 				"%s is a schema_version %s op; this plan is %s: write %q", op, def.Since, version, def.Since))

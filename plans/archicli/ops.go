@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"sort"
 	"strings"
+
+	"github.com/archiplan/archiplan/archixml"
 )
 
 // fieldsOf are the fields each archicli op may carry (its BOM schema, and the server's own extras
@@ -349,7 +351,7 @@ func (c *converter) createRelationship(g, f *getter, onDup string) {
 			g.failf(CodeBadValue, "accessType %s is none of 0-3, write, read, access, readwrite", jsonText(v))
 		}
 		if t != "" && t != "Access" {
-			g.failf(CodeBadValue, "accessType on a %s relationship", t)
+			g.failf(CodeBadValue, "accessType on %s", archixml.Article(t+" relationship"))
 		}
 		a = append(a, kv{"access_type", at})
 	}
