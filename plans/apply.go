@@ -153,3 +153,13 @@ func Revert(m *archixml.Model, inv *Inverse) error {
 	}
 	return nil
 }
+
+// StepRange is the range [first, last) of an applied plan's inverse steps that action i's own
+// edits recorded (connections drawn after the last action are not in it).
+func (o *Outcome) StepRange(i int) (first, last int) {
+	if i < 0 || i >= len(o.Results) || len(o.Results[i].steps) == 0 {
+		return 0, 0
+	}
+	r := o.Results[i].steps[0]
+	return r[0], r[1]
+}

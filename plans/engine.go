@@ -37,11 +37,14 @@ type ActionResult struct {
 	After       string            `json:"after,omitempty"`
 	Created     []string          `json:"created,omitempty"`
 	Deleted     *archixml.Deleted `json:"deleted,omitempty"`
-	Failed      bool              `json:"-"`
+	// Given are the values the action gives that reach the model and Description does not say
+	Given  []Given `json:"given,omitempty"`
+	Failed bool    `json:"-"`
 	// for the diagram: the concepts the action touches, and relationships it adds or removes
 	touched []string
 	edges   []edge
 	changed []string // diagram components and folders the action changes (for revert's conflict check)
+	reused  bool     // on_duplicate reuse: nothing is created, nothing it gives reaches the model
 	steps   [][2]int // the ranges of the journal its edits recorded (the table test holds them to its op's Effect)
 }
 
@@ -187,6 +190,9 @@ func (e *engine) run() {
 		start := e.m.Steps()
 		e.action(i, a, &r)
 		r.steps = append(r.steps, [2]int{start, e.m.Steps()})
+		if i < len(e.p.acts) && !r.reused {
+			r.Given = given(a.Op, e.p.acts[i])
+		}
 		for _, f := range e.findings[n:] {
 			if f.Severity == Error {
 				r.Failed = true

@@ -87,7 +87,7 @@ func (e *engine) onDuplicate(i int, a Action, r *ActionResult, existing archixml
 			e.refs[*a.RefID] = existing.ID()
 		}
 		r.Description = "Reuse " + label(existing) + " (it exists already)"
-		r.touched = []string{existing.ID()}
+		r.touched, r.reused = []string{existing.ID()}, true
 		return true
 	}
 	return false

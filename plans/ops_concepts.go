@@ -161,9 +161,6 @@ func (e *engine) extrasOnCreate(i int, a Action, id string, r *ActionResult) {
 			seen[p.Key] = true
 			e.edit(i, field, e.m.SetProperty(id, p.Key, p.Value))
 		}
-		if n := len(*a.Properties); n > 0 {
-			r.Description += fmt.Sprintf(", with %d propert(ies)", n)
-		}
 	}
 	if sp := str(a.Specialization); sp != "" {
 		if _, _, err := e.m.SetSpecialization(id, sp); e.edit(i, "specialization", err) {
@@ -462,6 +459,11 @@ func (e *engine) changeType(i int, a Action, r *ActionResult) {
 	if len(o.ProfileIDs()) > 0 {
 		r.Description += ", dropping its specialization"
 	}
+	if archixml.FolderFor(o.Class()) != t.Folder {
+		// the element leaves its folder for the top of its new layer's (archixml.ChangeType)
+		top, _ := e.m.TopFolder(t.Folder)
+		r.Description += fmt.Sprintf(", moving it from folder %s to folder %s", o.FolderPath(), top.Name())
+	}
 	e.edit(i, "type", e.m.ChangeType(o.ID(), t.Class))
 }
 
@@ -493,6 +495,7 @@ func (e *engine) mergeElements(i int, a Action, r *ActionResult) {
 			r.edges = append(r.edges, edge{id: rel.ID(), typ: ty.Label, src: rel.SourceID(), tgt: rel.TargetID(), deleted: true})
 		}
 	}
+	carried := d.Documentation() != "" && s.Documentation() == "" // archixml.Merge keeps it
 	mg, err := e.m.Merge(s.ID(), d.ID())
 	if !e.edit(i, "merged_id", err) {
 		return
@@ -501,10 +504,25 @@ func (e *engine) mergeElements(i int, a Action, r *ActionResult) {
 	r.Deleted = &archixml.Deleted{}
 	r.Description += fmt.Sprintf(": %d relationship(s), %d appearance(s) on views and %d propert(ies) move to it",
 		len(mg.Relationships), len(mg.DiagramObjects), len(mg.Properties))
+	if len(mg.Properties) > 0 {
+		r.Description += fmt.Sprintf(" (properties %s)", strings.Join(quotedAll(mg.Properties), ", "))
+	}
+	if carried {
+		r.Description += "; its documentation goes to the survivor, which has none"
+		r.After = "documentation: " + d.Documentation()
+	}
 	r.changed = append(append(r.changed, mg.Relationships...), mg.DiagramObjects...)
 	for _, id := range mg.Relationships {
 		if rel, ok := e.m.Object(id); ok && rel.Type() != nil {
 			r.edges = append(r.edges, edge{id: id, typ: rel.Type().Label, src: rel.SourceID(), tgt: rel.TargetID()})
 		}
 	}
+}
+
+func quotedAll(list []string) []string {
+	out := make([]string, len(list))
+	for i, s := range list {
+		out[i] = fmt.Sprintf("%q", s)
+	}
+	return out
 }

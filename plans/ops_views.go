@@ -248,6 +248,7 @@ func (e *engine) addConnection(i int, a Action, r *ActionResult) {
 			src, tgt = tgt, src
 			r.Description += " (ends given reversed: drawn from its source)"
 		}
+		r.Description += fmt.Sprintf(" from %s to %s", diagramLabel(src), diagramLabel(tgt))
 		e.connectObjects(i, a, src, tgt, rel.ID(), r)
 		return
 	}
@@ -446,7 +447,7 @@ func (e *engine) createBox(i int, a Action, r *ActionResult, what string, size a
 	if !found {
 		return
 	}
-	r.Description = fmt.Sprintf("Put %s on view %q", article(what), v.Name())
+	r.Description = fmt.Sprintf("Put %s on view %q (%s)", article(what), v.Name(), v.ID())
 	if e.protected(i, "view_id", v) || !e.checkRefID(i, a) || ok != nil && !ok() {
 		return
 	}
@@ -464,7 +465,7 @@ func (e *engine) createBox(i int, a Action, r *ActionResult, what string, size a
 	e.refFor(i, a, id)
 	e.touchView(v.ID())
 	r.Created = []string{id}
-	r.Description += fmt.Sprintf(" (%s)", id)
+	r.Description += fmt.Sprintf(", new %s", id)
 }
 
 func (e *engine) layoutView(i int, a Action, r *ActionResult) {

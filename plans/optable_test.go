@@ -159,3 +159,125 @@ func firstDiff(a, b []byte) string {
 }
 
 func sprintf(format string, args ...any) string { return fmt.Sprintf(format, args...) }
+
+// The field walk (issue 18): every field of every op of schema 3.0, given a value unique to the
+// op and field where it is text, is found in the preview (escaped as the preview escapes) and in
+// the report, unless the table says it never reaches the model (ShowNone: ref_id, on_duplicate).
+func TestOpTable_FieldWalk(t *testing.T) {
+	m := exampleModel(t)
+	const version = "3.0"
+	walked := map[string]bool{}
+	for _, s := range opsamples.For(m) {
+		t.Run(s.Name(), func(t *testing.T) {
+			o := Check(s.Plan(), exampleModel(t), Options{})
+			if o.Verdict != VerdictValid {
+				t.Fatalf("%s: %v", o.Verdict, o.Errors())
+			}
+			md := string(o.Preview("p.json", ModelInfo{}))
+			rep := string(o.Report("p.json", ModelInfo{}).JSON())
+			refs := map[string]string{} // ref_id -> what its action created
+			for i, a := range s.Actions {
+				if ref, ok := a["ref_id"].(string); ok && len(o.Results[i].Created) > 0 {
+					refs[ref] = o.Results[i].Created[0]
+				}
+			}
+			op, _ := schemas.OpByName(version, s.Op)
+			act := s.Action()
+			for _, f := range op.FieldsOf(version) {
+				v, set := act[f.Name]
+				if !set {
+					continue
+				}
+				walked[string(s.Op)+"."+f.Name] = true
+				if f.Show == schemas.ShowNone {
+					if f.Name != "ref_id" && f.Name != "on_duplicate" {
+						t.Errorf("%s is not shown: say why in the table, or show it", f.Name)
+					}
+					continue
+				}
+				for _, want := range shownValues(f, v, refs) {
+					if !strings.Contains(md, MDEscape(want)) {
+						t.Errorf("%s: %q is not in the preview:\n%s", f.Name, want, md)
+					}
+					js, _ := json.Marshal(want)
+					if !strings.Contains(rep, strings.Trim(string(js), `"`)) {
+						t.Errorf("%s: %q is not in the report:\n%s", f.Name, want, rep)
+					}
+				}
+			}
+		})
+	}
+	for _, op := range schemas.OpsOf(version) {
+		for _, f := range op.FieldsOf(version) {
+			if !walked[string(op.Name)+"."+f.Name] {
+				t.Errorf("no sample gives %s.%s: add it to internal/opsamples", op.Name, f.Name)
+			}
+		}
+	}
+}
+
+// shownValues is what a preview must show of a field's value: the text, each property's key and
+// value, the id a ref_id stands for, a type's label.
+func shownValues(f schemas.Field, v any, refs map[string]string) []string {
+	id := func(s string) string {
+		if c, ok := refs[s]; ok {
+			return c
+		}
+		return s
+	}
+	switch f.Kind {
+	case schemas.Properties:
+		var out []string
+		for _, p := range v.([]map[string]any) {
+			out = append(out, p["key"].(string))
+			if val := p["value"].(string); val != "" {
+				out = append(out, val)
+			}
+		}
+		return out
+	case schemas.ID:
+		return []string{id(v.(string))}
+	case schemas.IDList:
+		var out []string
+		for _, s := range v.([]string) {
+			out = append(out, s)
+		}
+		return out
+	case schemas.TypeList:
+		var out []string
+		for _, s := range v.([]string) {
+			out = append(out, archixml.LookupType(s).Label)
+		}
+		return out
+	case schemas.ElementType, schemas.RelationshipType:
+		return []string{archixml.LookupType(v.(string)).Label}
+	}
+	return []string{fmt.Sprint(v)}
+}
+
+// The README's op tables name every field of every op, as the table has them.
+func TestOpTable_READMEFields(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join("..", "README.md"))
+	must(t, err)
+	rows := map[string]string{}
+	for _, line := range strings.Split(string(readme), "\n") {
+		if strings.HasPrefix(line, "| `") {
+			name, _, _ := strings.Cut(strings.TrimPrefix(line, "| `"), "`")
+			if _, seen := rows[name]; !seen { // the op tables come first
+				rows[name] = line
+			}
+		}
+	}
+	for _, op := range schemas.Ops {
+		row, ok := rows[string(op.Name)]
+		if !ok {
+			t.Errorf("the README has no row for %s", op.Name)
+			continue
+		}
+		for _, f := range op.Fields {
+			if !strings.Contains(row, "`"+f.Name+"`") {
+				t.Errorf("the README's row of %s does not name %s", op.Name, f.Name)
+			}
+		}
+	}
+}

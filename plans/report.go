@@ -48,6 +48,11 @@ type ReportAction struct {
 	Op          string   `json:"op"`
 	Description string   `json:"description"`
 	Created     []string `json:"created,omitempty"`
+	Before      string   `json:"before,omitempty"`
+	After       string   `json:"after,omitempty"`
+	// Given are the values the action gives that reach the model beyond what Description says
+	// (documentation, properties, names, text...): every one, whole.
+	Given []Given `json:"given,omitempty"`
 }
 
 // Report builds the report of an outcome.
@@ -65,7 +70,8 @@ func (o *Outcome) Report(file string, model ModelInfo) *Report {
 	}
 	r.Refs = o.Refs
 	for _, a := range o.Results {
-		r.Actions = append(r.Actions, ReportAction{Index: a.Index, Op: string(a.Op), Description: a.Description, Created: a.Created})
+		r.Actions = append(r.Actions, ReportAction{Index: a.Index, Op: string(a.Op), Description: a.Description, Created: a.Created,
+			Before: a.Before, After: a.After, Given: a.Given})
 	}
 	return r
 }
@@ -129,6 +135,9 @@ func (o *Outcome) Preview(file string, model ModelInfo) []byte {
 			case r.After != "":
 				w("  - %s\n", MDEscape(r.After))
 			}
+			for _, g := range r.Given {
+				w("  - %s\n", g.line())
+			}
 			if r.Deleted != nil {
 				for _, id := range r.Deleted.Relationships {
 					w("  - also deletes relationship %s\n", MDEscape(id))
@@ -178,7 +187,7 @@ func quoteOrNone(s string) string {
 	if s == "" || s == "(none)" {
 		return "(none)"
 	}
-	return "“" + MDEscape(s) + "”"
+	return shown(s)
 }
 
 func short(s string) string {

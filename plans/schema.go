@@ -22,6 +22,9 @@ type Plan struct {
 	Questions     []string `json:"questions,omitempty"`
 	Warnings      []string `json:"warnings,omitempty"`
 	Actions       []Action `json:"actions"`
+	// acts are the actions as the plan wrote them (nulls dropped): what the preview's given
+	// fields are read from
+	acts []map[string]any
 }
 
 // Plan statuses.
@@ -232,6 +235,12 @@ func decodePlan0(obj []byte) (*Plan, int, []Finding) {
 	var p Plan
 	if err := json.Unmarshal(obj, &p); err != nil {
 		return nil, dropped, []Finding{newFinding(SchemaInvalid, -1, "", "", "the plan does not decode: %v", err)}
+	}
+	if actions, ok := top["actions"].([]any); ok {
+		for _, a := range actions {
+			m, _ := a.(map[string]any)
+			p.acts = append(p.acts, m)
+		}
 	}
 	return &p, dropped, fs
 }

@@ -102,6 +102,7 @@ func TestStrict_RoundTrip(t *testing.T) {
 					if got == nil {
 						t.Fatalf("the plan does not follow the plan schema: %v\n%s", codes(fs), form)
 					}
+					got.acts = nil // the actions as written, kept for the preview
 					if !reflect.DeepEqual(*got, canon) {
 						t.Fatalf("round trip lost something:\n%s\n%s", raw, form)
 					}

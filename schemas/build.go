@@ -180,6 +180,17 @@ func BuildReport() []byte {
 					{"op", obj{{"type", "string"}}},
 					{"description", obj{{"type", "string"}}},
 					{"created", obj{{"type", "array"}, {"items", obj{{"type", "string"}}}}},
+					{"before", obj{{"type", "string"}}},
+					{"after", obj{{"type", "string"}}},
+					{"given", obj{{"type", "array"}, {"items", obj{
+						{"type", "object"},
+						{"properties", obj{
+							{"field", obj{{"type", "string"}}},
+							{"key", obj{{"type", "string"}}},
+							{"value", obj{{"type", "string"}}},
+						}},
+						{"required", []string{"field", "value"}},
+					}}}},
 				}},
 				{"required", []string{"index", "op", "description"}},
 			}}}},

@@ -289,6 +289,14 @@ func (l *Ledger) apply(ctx context.Context, req Request) (*Result, error) {
 		undo()
 		return refuse(o, VerdictRejected, err.Error())
 	}
+	// never commit an inverse a revert could not prove: it must give back HEAD's model
+	if base, ok, err := ws.ModelAt(head.Commit); err != nil || !ok {
+		undo()
+		return nil, fmt.Errorf("the model at %s: %v", short(head.Commit), err)
+	} else if err := proveInverse(req.Raw, inv, base, data); err != nil {
+		undo()
+		return refuse(o, VerdictRejected, "the plan's inverse would not undo it exactly, so it could not be reverted ("+err.Error()+"): not applied")
+	}
 	preview, report, pictures := l.approvedFiles(req, o, info)
 	files := archiveFiles(res.PlanID, req.Raw, preview, report, pictures, inv)
 	files[ws.Model] = data
@@ -415,6 +423,13 @@ func applyMessage(o *plans.Outcome, id, digest, base string, by store.Signature,
 	fmt.Fprintf(&b, "plan: %s\n\n", summary)
 	for _, r := range o.Results {
 		fmt.Fprintf(&b, "- %s\n", oneLine(r.Description))
+		for _, g := range r.Given {
+			if g.Key != "" {
+				fmt.Fprintf(&b, "  %s: %s = %s\n", g.Field, oneLine(g.Key), oneLine(g.Value))
+			} else {
+				fmt.Fprintf(&b, "  %s: %s\n", g.Field, oneLine(g.Value))
+			}
+		}
 	}
 	if revalid != "" && rec != nil {
 		fmt.Fprintf(&b, "\nPreviewed at %s; HEAD moved since only through commits that touched nothing this plan reads or changes, so it was validated again on %s and shows the same changes.\n",

@@ -126,11 +126,12 @@ func recordOf(c *Checked, file string) *inbox.Record {
 }
 
 // bound is what a preview shows and an apply must make again: the created ids, each action in
-// words, and the objects the plan reads or changes.
+// the words its preview shows (its line, before and after, and every value it gives that reaches
+// the model), and the objects the plan reads or changes.
 func bound(o *plans.Outcome) (created, changes, reads []string) {
 	for _, r := range o.Results {
 		created = append(created, r.Created...)
-		changes = append(changes, r.Description)
+		changes = append(changes, r.Words())
 	}
 	return created, changes, o.Reads()
 }
