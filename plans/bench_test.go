@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/archiplan/archiplan/archixml"
 )
@@ -288,6 +289,38 @@ func versionActions(m *archixml.Model, version string) []byte {
 		acts = append(acts, fmt.Sprintf(`{"op":"move_to_folder","element_id":%s,"folder_path":%s}`, j(e.ID()), j(top.Name()+"/Reviewed")))
 	}
 	return []byte(`{"schema_version":"` + version + `","status":"ready","summary":"bench","actions":[` + strings.Join(acts, ",\n") + `]}`)
+}
+
+// BenchmarkVersionRatio: the 3.0 and the 3.1 plan of versionActions, validated and previewed in
+// turns within each iteration, so that the load of a shared machine falls on both alike; it
+// reports each one's time per plan and the ratio 3.1/3.0.
+func BenchmarkVersionRatio(b *testing.B) {
+	for _, n := range benchSizes {
+		b.Run(fmt.Sprintf("elements=%d", n), func(b *testing.B) {
+			m, err := archixml.Load(benchModel(b, n))
+			if err != nil {
+				b.Fatal(err)
+			}
+			raws := [2][]byte{versionActions(m, "3.0"), versionActions(m, "3.1")}
+			var spent [2]time.Duration
+			run := func(k int) {
+				start := time.Now()
+				o := Check(raws[k], m, Options{})
+				_ = o.Preview("p.json", ModelInfo{})
+				_ = o.Report("p.json", ModelInfo{}).JSON()
+				spent[k] += time.Since(start)
+			}
+			i := 0
+			for b.Loop() {
+				run(i % 2) // which goes first alternates too
+				run(1 - i%2)
+				i++
+			}
+			b.ReportMetric(float64(spent[0].Nanoseconds())/float64(i), "ns-3.0/plan")
+			b.ReportMetric(float64(spent[1].Nanoseconds())/float64(i), "ns-3.1/plan")
+			b.ReportMetric(float64(spent[1])/float64(spent[0]), "ratio-3.1/3.0")
+		})
+	}
 }
 
 // BenchmarkCheckPreviewVersion: validate and preview a 100-action plan of 3.0 and of 3.1 on the

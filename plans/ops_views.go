@@ -186,9 +186,12 @@ func (e *engine) addToView(i int, a Action, r *ActionResult) {
 		// the plan draws its own: none now, none after the last action on this view
 		obj, err = e.m.AddToViewAlone(v.ID(), parent, el.ID(), b)
 		e.unconnectedViews[v.ID()] = true
-		r.Description += ", drawing no connection"
+		r.Description += ", connect false: no connection drawn to it"
 	} else {
 		obj, conns, err = e.m.AddToViewIn(v.ID(), parent, el.ID(), b)
+		if a.Connect != nil {
+			r.Description += ", connect true"
+		}
 	}
 	if e.edit(i, "element_id", err) {
 		e.created[obj] = true
@@ -242,11 +245,14 @@ func (e *engine) addConnection(i int, a Action, r *ActionResult) {
 		return
 	}
 	if src.Valid() {
+		if a.AllowReversed != nil {
+			r.Description += fmt.Sprintf(", allow_reversed %t", *a.AllowReversed)
+		}
 		if a.AllowReversed != nil && *a.AllowReversed && shows(src, rel.TargetID()) && shows(tgt, rel.SourceID()) &&
 			!(shows(src, rel.SourceID()) && shows(tgt, rel.TargetID())) {
 			// the objects show the ends the other way round: drawn from the relationship's source
 			src, tgt = tgt, src
-			r.Description += " (ends given reversed: drawn from its source)"
+			r.Description += " (the ends were given reversed: drawn from its source)"
 		}
 		r.Description += fmt.Sprintf(" from %s to %s", diagramLabel(src), diagramLabel(tgt))
 		e.connectObjects(i, a, src, tgt, rel.ID(), r)
