@@ -228,6 +228,28 @@ func (m *Model) placeNear(container *etree.Element, elementID string, size Bound
 // wrapped after 8 objects, nothing overlapping. Nested objects keep their place in their parent,
 // and every object its size. It returns the ids of the objects it moved.
 func (m *Model) LayoutView(viewID string) ([]string, error) {
+	return m.LayoutViewWith(viewID, LayoutOptions{})
+}
+
+// LayoutOptions tune LayoutView: Grid puts every object in one rank (document order, in rows);
+// LeftToRight lays ranks out as columns; NodeGap and RankGap (0: the defaults, 24 and 48) are the
+// gaps between objects of a rank and between ranks.
+type LayoutOptions struct {
+	Grid        bool
+	LeftToRight bool
+	NodeGap     *int
+	RankGap     *int
+}
+
+// LayoutViewWith lays a view out as LayoutView does, tuned by opts.
+func (m *Model) LayoutViewWith(viewID string, opts LayoutOptions) ([]string, error) {
+	gap, rowGap := layoutGap, layoutRowGap
+	if opts.NodeGap != nil {
+		gap = *opts.NodeGap
+	}
+	if opts.RankGap != nil {
+		rowGap = *opts.RankGap
+	}
 	v, err := m.get(viewID, KindView)
 	if err != nil {
 		return nil, err
@@ -249,7 +271,9 @@ func (m *Model) LayoutView(viewID string) ([]string, error) {
 		b, _ := (Object{m, c}).Bounds()
 		it := &item{e: c, b: sized(b), concept: c.SelectAttrValue("archimateElement", ""), doc: len(items)}
 		it.rank = len(layerOrder)
-		if it.concept != "" {
+		if opts.Grid {
+			it.rank = 0
+		} else if it.concept != "" {
 			it.rank = LayerRank(m.classOf(it.concept))
 		}
 		items = append(items, it)
@@ -307,17 +331,27 @@ func (m *Model) LayoutView(viewID string) ([]string, error) {
 		})
 		for start := 0; start < len(row); start += layoutPerRow {
 			end := min(start+layoutPerRow, len(row))
-			x, height := layoutMargin, 0
+			// along is the position in the rank, across the rank's own; left to right, a rank is
+			// a column
+			along, depth := layoutMargin, 0
 			for _, it := range row[start:end] {
-				placedX[it] = x + it.b.Width/2
-				if it.b.X != x || it.b.Y != y {
-					m.moveTo(it.e, x, y)
+				w, h := it.b.Width, it.b.Height
+				if opts.LeftToRight {
+					w, h = h, w
+				}
+				placedX[it] = along + w/2
+				x, yy := along, y
+				if opts.LeftToRight {
+					x, yy = y, along
+				}
+				if it.b.X != x || it.b.Y != yy {
+					m.moveTo(it.e, x, yy)
 					moved = append(moved, it.e.SelectAttrValue("id", ""))
 				}
-				x += it.b.Width + layoutGap
-				height = max(height, it.b.Height)
+				along += w + gap
+				depth = max(depth, h)
 			}
-			y += height + layoutRowGap
+			y += depth + rowGap
 		}
 	}
 	return moved, nil

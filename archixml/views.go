@@ -125,12 +125,22 @@ func (m *Model) AddToView(viewID, elementID string, bounds *Bounds) (string, []s
 // AddToViewIn is AddToView nesting the new object in a diagram object or group of the view
 // (parentID; "" for the view itself), with bounds relative to it.
 func (m *Model) AddToViewIn(viewID, parentID, elementID string, bounds *Bounds) (string, []string, error) {
+	return m.addToView(viewID, parentID, elementID, bounds, true)
+}
+
+// AddToViewAlone is AddToViewIn drawing no connection: for plans that draw their own.
+func (m *Model) AddToViewAlone(viewID, parentID, elementID string, bounds *Bounds) (string, error) {
+	id, _, err := m.addToView(viewID, parentID, elementID, bounds, false)
+	return id, err
+}
+
+func (m *Model) addToView(viewID, parentID, elementID string, bounds *Bounds, connect bool) (string, []string, error) {
 	v, err := m.get(viewID, KindView)
 	if err != nil {
 		return "", nil, err
 	}
 	if class(v) != "ArchimateDiagramModel" {
-		return "", nil, fmt.Errorf("view %q is a %s, which cannot show ArchiMate elements: %w", viewID, class(v), ErrWrongKind)
+		return "", nil, fmt.Errorf("view %q is %s, which cannot show ArchiMate elements: %w", viewID, Article(TypeWords(class(v))), ErrWrongKind)
 	}
 	if _, err := m.get(elementID, KindElement); err != nil {
 		return "", nil, err
@@ -162,6 +172,9 @@ func (m *Model) AddToViewIn(viewID, parentID, elementID string, bounds *Bounds) 
 	obj := newEl("child", "xsi:type", "archimate:DiagramObject", "id", id, "archimateElement", elementID)
 	obj.AddChild(boundsEl(b))
 	m.add(parent, obj, KindDiagramObject)
+	if !connect {
+		return id, nil, nil
+	}
 
 	// every diagram object on this view by the element it shows
 	onView := map[string][]*etree.Element{}
@@ -220,7 +233,7 @@ func (m *Model) container(v *etree.Element, parentID string) (*etree.Element, er
 	case "DiagramObject", "Group":
 		return p, nil
 	}
-	return nil, fmt.Errorf("a %s cannot hold other objects: %w", class(p), ErrWrongKind)
+	return nil, fmt.Errorf("%s cannot hold other objects: %w", Article(TypeWords(class(p))), ErrWrongKind)
 }
 
 // connect draws a connection for relationship relID from diagram object src to tgt.
@@ -552,7 +565,7 @@ func (m *Model) SetBounds(id string, x, y, width, height *int) error {
 
 // Style attributes of diagram objects and connections, as Archi names them.
 var styleAttrs = map[string]bool{"fillColor": true, "lineColor": true, "fontColor": true, "font": true,
-	"textAlignment": true, "textPosition": true}
+	"textAlignment": true, "textPosition": true, "alpha": true, "lineWidth": true}
 
 // SetStyle sets one style attribute (fillColor, lineColor, fontColor, font, textAlignment,
 // textPosition) of a diagram object or connection; an empty value removes it (Archi's default).
@@ -564,7 +577,7 @@ func (m *Model) SetStyle(id, attr, value string) error {
 	if !styleAttrs[attr] {
 		return fmt.Errorf("%q is no style attribute: %w", attr, ErrUnknownType)
 	}
-	if kindOf(e) == KindConnection && (attr == "fillColor" || attr == "textAlignment") {
+	if kindOf(e) == KindConnection && (attr == "fillColor" || attr == "textAlignment" || attr == "alpha") {
 		return fmt.Errorf("a connection has no %s: %w", attr, ErrWrongKind)
 	}
 	if err := checkText(value); err != nil {

@@ -77,7 +77,7 @@ func (m *Model) get(id string, kinds ...Kind) (*etree.Element, error) {
 			return e, nil
 		}
 	}
-	return nil, fmt.Errorf("%q is a %s, not a %s: %w", id, k, kinds[0], ErrWrongKind)
+	return nil, fmt.Errorf("%q is %s, not %s: %w", id, Article(k.String()), Article(kinds[0].String()), ErrWrongKind)
 }
 
 const unknownAttr = 45
@@ -86,7 +86,7 @@ const unknownAttr = 45
 var (
 	// attributes not in a table rank unknownAttr: after the known ones before it
 	conceptAttrs = map[string]int{"xsi:type": 0, "name": 10, "id": 20, "profiles": 30, "source": 50, "target": 60,
-		"accessType": 70, "strength": 70, "directed": 70}
+		"accessType": 70, "strength": 70, "directed": 70, "connectionRouterType": 35, "viewpoint": 40}
 	folderAttrs  = map[string]int{"name": 0, "id": 10, "type": 20}
 	diagramAttrs = map[string]int{"xsi:type": 0, "id": 10, "name": 20, "targetConnections": 30,
 		"font": 41, "fontColor": 42, "lineWidth": 43, "lineColor": 44, "textAlignment": 45, "fillColor": 46,

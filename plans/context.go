@@ -858,7 +858,7 @@ func inScope(m *archixml.Model, scope string) ([]archixml.Object, []archixml.Obj
 					}
 				}
 			default:
-				return nil, nil, nil, fmt.Errorf("ids: %q is a %s: %w", id, o.Kind(), ErrBadScope)
+				return nil, nil, nil, fmt.Errorf("ids: %q is %s: %w", id, article(o.Kind().String()), ErrBadScope)
 			}
 		}
 	default:

@@ -76,6 +76,9 @@ type engine struct {
 	views       []string        // views the plan creates or puts objects on, in order
 	viewSeen    map[string]bool //
 	unconnected map[string]bool // "view|relationship" a remove_from_view took off: not drawn again
+	// unconnectedViews are views an add_to_view with connect false put objects on: the plan draws
+	// their connections itself, none is drawn after the last action
+	unconnectedViews map[string]bool
 }
 
 type newRel struct {
@@ -105,7 +108,7 @@ func (e *engine) drawConnections() {
 		}
 		r := &e.results[nr.action]
 		for _, v := range e.views {
-			if _, gone := e.deleted[v]; gone || e.unconnected[v+"|"+nr.id] {
+			if _, gone := e.deleted[v]; gone || e.unconnected[v+"|"+nr.id] || e.unconnectedViews[v] {
 				continue
 			}
 			vo, ok := e.m.Object(v)
@@ -130,7 +133,7 @@ func (e *engine) drawConnections() {
 func newEngine(m *archixml.Model, p *Plan, opts Options) *engine {
 	e := &engine{m: m, p: p, opts: opts, refs: map[string]string{}, declaredAt: map[string]int{},
 		deleted: map[string]int{}, created: map[string]bool{}, set: map[string]int{}, setValue: map[string]string{},
-		names: map[string]string{}, viewSeen: map[string]bool{}, unconnected: map[string]bool{}}
+		names: map[string]string{}, viewSeen: map[string]bool{}, unconnected: map[string]bool{}, unconnectedViews: map[string]bool{}}
 	if opts.Scope != nil {
 		e.scope = map[string]bool{}
 		for _, id := range opts.Scope {
@@ -275,7 +278,7 @@ func (e *engine) resolve(i int, field, value string, kinds ...archixml.Kind) (ar
 		}
 	}
 	if !kindOK {
-		e.errorf(i, field, RefWrongKind, value, "%s %q is %s (%s %q), not %s", field, value, article(o.Kind().String()), o.Class(), o.Name(),
+		e.errorf(i, field, RefWrongKind, value, "%s %q is %s (%s %q), not %s", field, value, article(o.Kind().String()), archixml.TypeWords(o.Class()), o.Name(),
 			article(strings.Join(names, " or ")))
 		return archixml.Object{}, false
 	}
@@ -407,12 +410,10 @@ func intOr(p *int, d int) int {
 }
 
 // article puts "a" or "an" before a word.
-func article(w string) string {
-	if w != "" && strings.ContainsRune("aeiouAEIOU", rune(w[0])) {
-		return "an " + w
-	}
-	return "a " + w
-}
+func article(w string) string { return archixml.Article(w) }
+
+// aType names a class with its article: "an Access relationship", "a sketch view".
+func aType(class string) string { return archixml.Article(archixml.TypeWords(class)) }
 
 // named suggests the ids of what a value names, when a planner wrote a name where an id belongs.
 func (e *engine) named(value string) string {

@@ -98,7 +98,7 @@ func checkFields(p *Plan) []Finding {
 			for _, part := range strings.Split(strings.Trim(*a.FolderPath, "/"), "/") {
 				if part == "." || part == ".." || part == "" && strings.Trim(*a.FolderPath, "/") != "" {
 					out = append(out, newFinding(FolderPathInvalid, i, actionPointer(i, "folder_path"), *a.FolderPath,
-						"the folder path %q has a %q part: name each folder, from the top-level one down", *a.FolderPath, part))
+						"the folder path %q has the part %q: name each folder, from the top-level one down", *a.FolderPath, part))
 					break
 				}
 			}

@@ -41,6 +41,10 @@ var handlers = map[schemas.OpName]handler{
 	schemas.LayoutView:          (*engine).layoutView,
 	schemas.MoveToFolder:        (*engine).moveToFolder,
 	schemas.CreateFolder:        (*engine).createFolder,
+	schemas.DuplicateView:       (*engine).duplicateView,
+	schemas.SetConnectionRouter: (*engine).setConnectionRouter,
+	schemas.AddPropertyValue:    (*engine).addPropertyValue,
+	schemas.RemovePropertyValue: (*engine).removePropertyValue,
 }
 
 // propertyHolders are the kinds that carry properties and documentation in Archi.
@@ -170,5 +174,5 @@ func labelOf(o archixml.Object) string {
 	if t := o.Type(); t != nil && t.Label != "" {
 		return t.Label
 	}
-	return o.Class()
+	return archixml.TypeWords(o.Class())
 }

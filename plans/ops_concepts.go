@@ -69,8 +69,19 @@ func (e *engine) removeProperty(i int, a Action, r *ActionResult) {
 }
 
 func (e *engine) setDocumentation(i int, a Action, r *ActionResult) {
-	o, ok := e.resolve(i, "element_id", str(a.ElementID), propertyHolders...)
-	if !ok || e.protected(i, "element_id", o) {
+	var o archixml.Object
+	ok := false
+	if e.p.SchemaVersion >= "3.1" && e.isDiagramObject(str(a.ElementID)) {
+		// 3.1: a group on a view has documentation too (Archi's DiagramModelGroup)
+		if o, ok = e.resolveDiagram(i, "element_id", str(a.ElementID), archixml.Object{}); ok && o.Class() != "Group" {
+			e.errorf(i, "element_id", RefWrongKind, str(a.ElementID), "%s has no documentation of its own: only a group on a view has", diagramLabel(o))
+			return
+		}
+	} else {
+		o, ok = e.resolve(i, "element_id", str(a.ElementID), propertyHolders...)
+		ok = ok && !e.protected(i, "element_id", o)
+	}
+	if !ok {
 		return
 	}
 	doc := str(a.Documentation)
@@ -100,16 +111,20 @@ func (e *engine) createElement(i int, a Action, r *ActionResult) {
 	if e.blank(i, "name", str(a.Name)) || !e.checkRefID(i, a) {
 		return
 	}
-	if existing, dup := e.duplicateName(i, t.Class, str(a.Name), "element", a.OnDuplicate == nil || *a.OnDuplicate == "create"); dup {
+	name := str(a.Name)
+	if existing, dup := e.duplicateName(i, t.Class, name, "element", a.OnDuplicate == nil || *a.OnDuplicate == "create"); dup {
 		if e.onDuplicate(i, a, r, existing) {
 			return
+		}
+		if str(a.OnDuplicate) == "rename" {
+			name = e.renamed(t.Class, name)
 		}
 	}
 	folder, ok := e.folderOnCreate(i, a, t.Class)
 	if !ok {
 		return
 	}
-	id, err := e.m.CreateElement(t.Class, str(a.Name), folder)
+	id, err := e.m.CreateElement(t.Class, name, folder)
 	if !e.edit(i, "name", err) {
 		return
 	}
@@ -119,7 +134,10 @@ func (e *engine) createElement(i int, a Action, r *ActionResult) {
 	if a.FolderPath != nil {
 		where = "folder " + strings.Trim(*a.FolderPath, "/")
 	}
-	r.Description = fmt.Sprintf("Create %s %q (%s) in %s", t.Label, str(a.Name), id, where)
+	r.Description = fmt.Sprintf("Create %s %q (%s) in %s", t.Label, name, id, where)
+	if name != str(a.Name) {
+		r.Description += fmt.Sprintf(", renamed: %s %q exists", article(t.Label), str(a.Name))
+	}
 	e.extrasOnCreate(i, a, id, r)
 }
 
@@ -252,7 +270,7 @@ func (e *engine) checkRelAttrs(i int, a Action, class string) bool {
 		{"directed", "AssociationRelationship", a.Directed != nil},
 	} {
 		if c.set && class != c.want {
-			e.errorf(i, c.field, FieldNotForType, class, "%s is for a %s, not a %s", c.field, c.want, class)
+			e.errorf(i, c.field, FieldNotForType, class, "%s is for %s, not %s", c.field, aType(c.want), aType(class))
 			ok = false
 		}
 	}
@@ -412,14 +430,14 @@ func (e *engine) changeType(i int, a Action, r *ActionResult) {
 		e.errorf(i, "type", SchemaBadValue, str(a.Type), "%q is no element type", str(a.Type))
 		return
 	}
-	r.Description = fmt.Sprintf("Change %s to a %s", label(o), t.Label)
+	r.Description = fmt.Sprintf("Change %s to %s", label(o), article(t.Label))
 	r.Before, r.After, r.touched = o.Type().Label, t.Label, []string{o.ID()}
 	if !allowedType(e.opts.Policy.AllowedElementTypes, t) {
 		e.errorf(i, "type", PolicyTypeNotAllowed, str(a.Type), "the workspace does not allow %s elements", t.Label)
 		return
 	}
 	if o.Class() == t.Class {
-		e.errorf(i, "type", NoOp, t.Label, "%s is already a %s", label(o), t.Label)
+		e.errorf(i, "type", NoOp, t.Label, "%s is already %s", label(o), article(t.Label))
 		return
 	}
 	if !e.once(i, "type", "type|"+o.ID(), t.Class, "the type of "+label(o)) {
@@ -434,7 +452,7 @@ func (e *engine) changeType(i int, a Action, r *ActionResult) {
 			tc = t.Class
 		}
 		if !archixml.Relationships().Allowed(rel.Class(), sc, tc) {
-			e.errorf(i, "type", RelNotAllowed, rel.ID(), "as a %s it could not keep %s (%s from %s to %s)", t.Label, label(rel), rel.Type().Label, sc, tc)
+			e.errorf(i, "type", RelNotAllowed, rel.ID(), "as %s it could not keep %s (%s from %s to %s)", article(t.Label), label(rel), rel.Type().Label, sc, tc)
 			return
 		}
 	}

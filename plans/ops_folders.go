@@ -37,7 +37,7 @@ func (e *engine) folderPathOK(i int, field, class, path string) bool {
 	top, _ := e.m.TopFolder(ft)
 	first, _, _ := strings.Cut(path, "/")
 	if first != top.Name() && first != ft {
-		e.errorf(i, field, FolderWrongLayer, path, "a %s belongs under the %q folder; %q is not", class, top.Name(), path)
+		e.errorf(i, field, FolderWrongLayer, path, "%s belongs under the %q folder; %q is not", aType(class), top.Name(), path)
 		return false
 	}
 	for _, p := range e.opts.Policy.ProtectedFolders {

@@ -14,9 +14,13 @@ func (e *engine) createView(i int, a Action, r *ActionResult) {
 	if e.blank(i, "name", str(a.Name)) || !e.checkRefID(i, a) {
 		return
 	}
-	if existing, dup := e.duplicateName(i, "ArchimateDiagramModel", str(a.Name), "view", a.OnDuplicate == nil || *a.OnDuplicate == "create"); dup {
+	name := str(a.Name)
+	if existing, dup := e.duplicateName(i, "ArchimateDiagramModel", name, "view", a.OnDuplicate == nil || *a.OnDuplicate == "create"); dup {
 		if e.onDuplicate(i, a, r, existing) {
 			return
+		}
+		if str(a.OnDuplicate) == "rename" {
+			name = e.renamed("ArchimateDiagramModel", name)
 		}
 	}
 	vp := ""
@@ -27,14 +31,17 @@ func (e *engine) createView(i int, a Action, r *ActionResult) {
 	if !ok {
 		return
 	}
-	id, err := e.m.CreateView(str(a.Name), folder, vp)
+	id, err := e.m.CreateView(name, folder, vp)
 	if !e.edit(i, "name", err) {
 		return
 	}
 	e.declare(i, a, id)
 	e.touchView(id)
 	r.Created = []string{id}
-	r.Description = fmt.Sprintf("Create view %q (%s)", str(a.Name), id)
+	r.Description = fmt.Sprintf("Create view %q (%s)", name, id)
+	if name != str(a.Name) {
+		r.Description += fmt.Sprintf(", renamed: a view %q exists", str(a.Name))
+	}
 	if vp != "" {
 		r.Description += fmt.Sprintf(" with viewpoint %s", vp)
 	}
@@ -153,7 +160,7 @@ func (e *engine) addToView(i int, a Action, r *ActionResult) {
 	r.Description = fmt.Sprintf("Add %s to view %q (%s)", label(el), v.Name(), v.ID())
 	r.touched = []string{el.ID()}
 	if v.Class() != "ArchimateDiagramModel" {
-		e.errorf(i, "view_id", ViewNotArchimate, v.ID(), "view %q is a %s, which cannot show ArchiMate elements", v.Name(), v.Class())
+		e.errorf(i, "view_id", ViewNotArchimate, v.ID(), "view %q is %s, which cannot show ArchiMate elements", v.Name(), aType(v.Class()))
 		return
 	}
 	if e.protected(i, "view_id", v) {
@@ -172,7 +179,20 @@ func (e *engine) addToView(i int, a Action, r *ActionResult) {
 	if !e.checkRefID(i, a) {
 		return
 	}
-	obj, conns, err := e.m.AddToViewIn(v.ID(), parent, el.ID(), b)
+	var obj string
+	var conns []string
+	var err error
+	if a.Connect != nil && !*a.Connect {
+		// the plan draws its own: none now, none after the last action on this view
+		obj, err = e.m.AddToViewAlone(v.ID(), parent, el.ID(), b)
+		e.unconnectedViews[v.ID()] = true
+		r.Description += ", connect false: no connection drawn to it"
+	} else {
+		obj, conns, err = e.m.AddToViewIn(v.ID(), parent, el.ID(), b)
+		if a.Connect != nil {
+			r.Description += ", connect true"
+		}
+	}
 	if e.edit(i, "element_id", err) {
 		e.created[obj] = true
 		e.touchView(v.ID())
@@ -226,6 +246,15 @@ func (e *engine) addConnection(i int, a Action, r *ActionResult) {
 		return
 	}
 	if src.Valid() {
+		if a.AllowReversed != nil {
+			r.Description += fmt.Sprintf(", allow_reversed %t", *a.AllowReversed)
+		}
+		if a.AllowReversed != nil && *a.AllowReversed && shows(src, rel.TargetID()) && shows(tgt, rel.SourceID()) &&
+			!(shows(src, rel.SourceID()) && shows(tgt, rel.TargetID())) {
+			// the objects show the ends the other way round: drawn from the relationship's source
+			src, tgt = tgt, src
+			r.Description += " (the ends were given reversed: drawn from its source)"
+		}
 		r.Description += fmt.Sprintf(" from %s to %s", diagramLabel(src), diagramLabel(tgt))
 		e.connectObjects(i, a, src, tgt, rel.ID(), r)
 		return
@@ -254,6 +283,12 @@ func (e *engine) addConnection(i int, a Action, r *ActionResult) {
 	}
 	r.Created = conns
 	r.Description += fmt.Sprintf(" (%d connection(s))", len(conns))
+}
+
+// shows says whether a diagram object shows the concept.
+func shows(o archixml.Object, concept string) bool {
+	c, ok := o.Concept()
+	return ok && c.ID() == concept
 }
 
 // connectObjects draws one connection between two diagram objects, of relationship relID or plain.
@@ -310,6 +345,10 @@ func (e *engine) moveViewObject(i int, a Action, r *ActionResult) {
 	if !ok {
 		return
 	}
+	if a.ParentID != nil {
+		e.moveInto(i, a, o, r)
+		return
+	}
 	r.Description = "Move " + diagramLabel(o)
 	b, _ := o.Bounds()
 	r.Before = fmt.Sprintf("at %d,%d size %dx%d", b.X, b.Y, b.Width, b.Height)
@@ -361,6 +400,14 @@ func (e *engine) styleViewObject(i int, a Action, r *ActionResult) {
 		sets = append(sets, set{c.field, c.attr, v})
 		r.Description += fmt.Sprintf(", %s %q", c.field, *c.v)
 	}
+	for _, s := range styleInts(a) {
+		if s.attr == "alpha" && o.Kind() == archixml.KindConnection {
+			e.errorf(i, s.field, StyleInvalid, s.shown, "a connection has no fill, so no opacity")
+			continue
+		}
+		sets = append(sets, set{s.field, s.attr, s.value})
+		r.Description += fmt.Sprintf(", %s %s", s.field, s.shown)
+	}
 	if len(sets) == 0 {
 		e.errorf(i, "object_id", NoOp, o.ID(), "style_view_object sets no style")
 		return
@@ -392,7 +439,11 @@ func (e *engine) createNote(i int, a Action, r *ActionResult) {
 func (e *engine) createGroup(i int, a Action, r *ActionResult) {
 	named := func() bool { return !e.blank(i, "name", str(a.Name)) }
 	e.createBox(i, a, r, fmt.Sprintf("group %q", str(a.Name)), archixml.GroupSize, named, func(view, parent string, b *archixml.Bounds) (string, error) {
-		return e.m.CreateGroup(view, parent, str(a.Name), b)
+		id, err := e.m.CreateGroup(view, parent, str(a.Name), b)
+		if err == nil && str(a.Documentation) != "" {
+			err = e.m.SetDocumentation(id, str(a.Documentation))
+		}
+		return id, err
 	})
 }
 
@@ -403,7 +454,7 @@ func (e *engine) createBox(i int, a Action, r *ActionResult, what string, size a
 	if !found {
 		return
 	}
-	r.Description = fmt.Sprintf("Put a %s on view %q (%s)", what, v.Name(), v.ID())
+	r.Description = fmt.Sprintf("Put %s on view %q (%s)", article(what), v.Name(), v.ID())
 	if e.protected(i, "view_id", v) || !e.checkRefID(i, a) || ok != nil && !ok() {
 		return
 	}
@@ -431,13 +482,31 @@ func (e *engine) layoutView(i int, a Action, r *ActionResult) {
 	}
 	r.Description = fmt.Sprintf("Lay out view %q (%s) by layer", v.Name(), v.ID())
 	if v.Class() != "ArchimateDiagramModel" {
-		e.errorf(i, "view_id", ViewNotArchimate, v.ID(), "view %q is a %s, which archiplan does not lay out", v.Name(), v.Class())
+		e.errorf(i, "view_id", ViewNotArchimate, v.ID(), "view %q is %s, which archiplan does not lay out", v.Name(), aType(v.Class()))
 		return
 	}
 	if !e.once(i, "view_id", "layout|"+v.ID(), "", "the layout of view "+v.Name()) {
 		return
 	}
-	moved, err := e.m.LayoutView(v.ID())
+	opts := archixml.LayoutOptions{Grid: str(a.Algorithm) == "grid", LeftToRight: str(a.Direction) == "LR",
+		NodeGap: a.NodeSpacing, RankGap: a.RankSpacing}
+	for _, p := range []struct {
+		field string
+		v     *string
+	}{{"algorithm", a.Algorithm}, {"direction", a.Direction}} {
+		if p.v != nil {
+			r.Description += fmt.Sprintf(", %s %s", p.field, *p.v)
+		}
+	}
+	for _, p := range []struct {
+		field string
+		v     *int
+	}{{"node_spacing", a.NodeSpacing}, {"rank_spacing", a.RankSpacing}} {
+		if p.v != nil {
+			r.Description += fmt.Sprintf(", %s %d", p.field, *p.v)
+		}
+	}
+	moved, err := e.m.LayoutViewWith(v.ID(), opts)
 	if !e.edit(i, "view_id", err) {
 		return
 	}

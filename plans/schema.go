@@ -79,6 +79,16 @@ type Action struct {
 	SelectTypes       *[]string   `json:"select_types,omitempty"`
 	SelectFolder      *string     `json:"select_folder,omitempty"`
 	Depth             *int        `json:"depth,omitempty"`
+	// 3.1
+	Connect       *bool   `json:"connect,omitempty"`
+	AllowReversed *bool   `json:"allow_reversed,omitempty"`
+	Opacity       *int    `json:"opacity,omitempty"`
+	LineWidth     *int    `json:"line_width,omitempty"`
+	Router        *string `json:"router,omitempty"`
+	Algorithm     *string `json:"algorithm,omitempty"`
+	Direction     *string `json:"direction,omitempty"`
+	NodeSpacing   *int    `json:"node_spacing,omitempty"`
+	RankSpacing   *int    `json:"rank_spacing,omitempty"`
 }
 
 // KeyValue is one property of a create action.
@@ -267,7 +277,7 @@ func checkAction(version string, i int, a any, inst any, legacy map[string]bool)
 			// with their 2.0 meaning
 			schemaVersion = def.Since
 			fs = append(fs, newFinding(SchemaOpLaterVersion, i, p+"/op", op,
-				"%s is a schema_version %s op in a %s plan; accepted, with its %s meaning", op, def.Since, version, def.Since))
+				"%s is a schema_version %s op in a plan of version %s; accepted, with its %s meaning", op, def.Since, version, def.Since))
 		case known:
 			return append(fs, newFinding(SchemaOpNotInVersion, i, p+"/op", op,
 				"%s is a schema_version %s op; this plan is %s: write %q", op, def.Since, version, def.Since))

@@ -7,10 +7,10 @@ import (
 )
 
 // Plan versions archiplan reads, oldest first.
-var Versions = []string{"1.0", "2.0", "3.0"}
+var Versions = []string{"1.0", "2.0", "3.0", "3.1"}
 
 // Latest is the plan version archiplan writes and asks planners for.
-const Latest = "2.0"
+const Latest = "3.1"
 
 // Newest is the newest plan version archiplan reads.
 var Newest = Versions[len(Versions)-1]
@@ -78,7 +78,9 @@ type Field struct {
 	Doc      string // what it holds, for the schema's description and the prompt
 	Since    string // the first plan version whose op has the field (set from the op when empty)
 	Values   []string
-	Show     Show
+	// ValueSince names the plan version that added a value to Values (absent: the field's own).
+	ValueSince map[string]string
+	Show       Show
 }
 
 // Effect is what an op's edit may record in the journal (archixml.Step), declared beside the op so
@@ -125,6 +127,10 @@ const (
 	ChangeType          OpName = "change_type"
 	LayoutView          OpName = "layout_view"
 	MergeElements       OpName = "merge_elements"
+	DuplicateView       OpName = "duplicate_view"
+	SetConnectionRouter OpName = "set_connection_router"
+	AddPropertyValue    OpName = "add_property_value"
+	RemovePropertyValue OpName = "remove_property_value"
 )
 
 // Op is one operation of the plan vocabulary: its one definition. The plan schemas, the strict
@@ -141,13 +147,23 @@ type Op struct {
 	Effect    Effect
 }
 
-// FieldsOf returns the fields an op has in a plan version.
+// FieldsOf returns the fields an op has in a plan version, each with the values it has there.
 func (op Op) FieldsOf(version string) []Field {
 	var out []Field
 	for _, f := range op.Fields {
-		if f.Since <= version {
-			out = append(out, f)
+		if f.Since > version {
+			continue
 		}
+		if len(f.ValueSince) > 0 {
+			var vs []string
+			for _, v := range f.Values {
+				if since, later := f.ValueSince[v]; !later || since <= version {
+					vs = append(vs, v)
+				}
+			}
+			f.Values = vs
+		}
+		out = append(out, f)
 	}
 	return out
 }
@@ -190,6 +206,15 @@ func onDuplicate(doc string) Field {
 	f.Show = ShowNone
 	return f
 }
+
+// onDuplicateRename is on_duplicate of the ops that may rename (elements and views): 3.1 adds
+// rename, as the peer's server has it.
+func onDuplicateRename(doc string) Field {
+	f := onDuplicate(doc)
+	f.Values = append(append([]string(nil), OnDuplicate...), "rename")
+	f.ValueSince = map[string]string{"rename": "3.1"}
+	return f
+}
 func headline(f Field) Field { f.Show = ShowHeadline; return f }
 
 func coord(name, doc string) Field {
@@ -219,6 +244,11 @@ var (
 		"strategy", "technology", "technology_usage", "value_stream"}
 	TextAlignments = []string{"left", "center", "right"}
 	TextPositions  = []string{"top", "middle", "bottom"}
+	Routers        = []string{"manual", "manhattan"}
+	// LayoutAlgorithms: layers (ArchiMate's layers as ranks, related objects near each other) or
+	// grid (document order, rows of equal cells).
+	LayoutAlgorithms = []string{"layers", "grid"}
+	LayoutDirections = []string{"TB", "LR"}
 )
 
 const (
@@ -235,7 +265,7 @@ var (
 	// a diagram object, note or group with its bounds, and the connections drawn to it
 	diagramNodes = []string{"child", "bounds", "sourceConnection", "bendpoint"}
 	relAttrs     = []string{"accessType", "strength", "directed"}
-	styleAttrs   = []string{"fillColor", "lineColor", "fontColor", "font", "textAlignment", "textPosition"}
+	styleAttrs   = []string{"fillColor", "lineColor", "fontColor", "font", "textAlignment", "textPosition", "alpha", "lineWidth"}
 	boundsAttrs  = []string{"x", "y", "width", "height"}
 	docTexts     = []string{"documentation"}
 )
@@ -299,11 +329,11 @@ var Ops = []Op{
 		text("documentation", false, MaxDoc, "documentation of the new element"),
 		props("properties of the new element"),
 		headline(text("folder_path", false, MaxFolderPath, "folder under the layer folder, created when missing (e.g. 'Business/Actors')")),
-		onDuplicate("when an element of this type and name exists: create another (default, with a warning), error, or reuse it (its id answers the ref_id)"),
+		onDuplicateRename("when an element of this type and name exists: create another (default, with a warning), error, reuse it (its id answers the ref_id), or (3.1) rename: create it as 'Name (2)', 'Name (3)', ..."),
 		headline(text("specialization", false, MaxName, "a specialization (Archi profile) for the new element, created when missing")),
 	)), Effect: Effect{Attrs: []string{"profiles"}, Nodes: join(conceptNodes, []string{"profile"}), Texts: docTexts}},
-	{Name: SetDocumentation, Since: "1.0", Doc: "Set the documentation of an element, relationship or view (empty removes it).", Fields: []Field{
-		id("element_id", "id of the element, relationship or view, or a ref_id"),
+	{Name: SetDocumentation, Since: "1.0", Doc: "Set the documentation of an element, relationship, view or (3.1) group on a view (empty removes it).", Fields: []Field{
+		id("element_id", "id of the element, relationship, view, folder or (3.1) group, or a ref_id"),
 		headline(text("documentation", true, MaxDoc, "documentation text")),
 	}, Effect: Effect{Changes: true, Nodes: []string{"documentation"}, Texts: docTexts}},
 	{Name: AddToView, Since: "1.0", Doc: "Show an element on a view; connections are drawn for its relationships to what the view shows.", Fields: fields([]Field{
@@ -316,6 +346,8 @@ var Ops = []Op{
 	}, since("3.0",
 		optID("parent_id", "a diagram object or group on the view to nest the element in (its ref_id or id); x and y are then relative to it"),
 		refID("a name later actions may use for the new diagram object"),
+	), since("3.1",
+		headline(Field{Name: "connect", Kind: Boolean, Doc: "false: draw no connection to it, now or after the last action (for plans that draw their own with add_connection_to_view); default true"}),
 	)), Effect: Effect{Attrs: []string{"targetConnections"}, Nodes: diagramNodes}},
 	{Name: DeleteElement, Since: "2.0", Doc: "Delete an element with its relationships and its appearances on views.", Fields: []Field{
 		id("element_id", "id of the element (or of a view, which is deleted)"),
@@ -335,7 +367,7 @@ var Ops = []Op{
 		props("properties of the view"),
 		text("folder_path", false, MaxFolderPath, "folder under the Views folder, created when missing"),
 		headline(enum("viewpoint", "the view's viewpoint (Archi's id)", Viewpoints...)),
-		onDuplicate("when a view of this name exists: create another (default, with a warning), error, or reuse it"),
+		onDuplicateRename("when a view of this name exists: create another (default, with a warning), error, reuse it, or (3.1) rename: create it as 'Name (2)', ..."),
 		Field{Name: "select_ids", Kind: IDList, Max: MaxSelection, Doc: "fill the view: these elements (ids or ref_ids)"},
 		Field{Name: "select_types", Kind: TypeList, Max: 61, Doc: "fill the view: every element of these types", Show: ShowHeadline},
 		headline(text("select_folder", false, MaxFolderPath, "fill the view: every element in this folder and below (e.g. 'Business/Customers')")),
@@ -367,13 +399,16 @@ var Ops = []Op{
 		optID("source_object_id", "diagram object the connection starts at (id or ref_id); absent with a relationship: every object showing its source"),
 		optID("target_object_id", "diagram object the connection ends at (id or ref_id); absent with a relationship: every object showing its target"),
 		refID("a name later actions may use for the connection"),
+		headline(Field{Name: "allow_reversed", Kind: Boolean, Since: "3.1", Doc: "true: when the objects show the relationship's ends the other way round, draw it from the target object to the source object"}),
 	}, Effect: Effect{Attrs: []string{"targetConnections"}, Nodes: []string{"sourceConnection"}}},
 	{Name: RemoveFromView, Since: "3.0", Doc: "Remove a diagram object (with what it holds and its connections) or a connection from its view; the concepts stay in the model.", Fields: []Field{
 		id("object_id", "id of the diagram object, note, group or connection, or a ref_id"),
 	}, Effect: Effect{Changes: true, Attrs: []string{"targetConnections"}, Nodes: diagramNodes}},
 	{Name: MoveViewObject, Since: "3.0", Doc: "Move or resize a diagram object, note or group.", Fields: fields([]Field{
 		id("object_id", "id of the diagram object, note or group, or a ref_id"),
-	}, box()), PartialXY: true, Effect: Effect{Changes: true, Attrs: boundsAttrs, Nodes: []string{"bounds"}}},
+	}, box(), since("3.1",
+		optID("parent_id", "move it into this group or diagram object (its id or ref_id), or onto the view itself (the view's id); x and y are then relative to it"),
+	)), PartialXY: true, Effect: Effect{Changes: true, Attrs: join(boundsAttrs, []string{"targetConnections"}), Nodes: diagramNodes}},
 	{Name: StyleViewObject, Since: "3.0", Doc: "Style a diagram object, note, group or connection.", Fields: []Field{
 		id("object_id", "id of the diagram object, note, group or connection, or a ref_id"),
 		headline(text("fill_color", false, MaxColor, "fill colour, #rrggbb; empty: Archi's default")),
@@ -382,6 +417,8 @@ var Ops = []Op{
 		headline(text("font", false, MaxFont, "font as Archi writes it (e.g. '1|Arial|10.0|1|GTK|1|'); empty: Archi's default")),
 		headline(enum("text_alignment", "horizontal text alignment", TextAlignments...)),
 		headline(enum("text_position", "vertical text position", TextPositions...)),
+		headline(Field{Name: "opacity", Kind: Integer, Since: "3.1", Min: 0, Max: 255, Doc: "fill opacity, 0 (transparent) to 255 (opaque, Archi's default); not on connections"}),
+		headline(Field{Name: "line_width", Kind: Integer, Since: "3.1", Min: 1, Max: 3, Doc: "line width, 1 (Archi's default) to 3"}),
 	}, Effect: Effect{Changes: true, Attrs: styleAttrs}},
 	{Name: CreateNote, Since: "3.0", Doc: "Put a note on a view.", Fields: fields([]Field{
 		id("view_id", "id of the view, or a ref_id"),
@@ -396,7 +433,9 @@ var Ops = []Op{
 		optID("parent_id", "a group or diagram object to put the group in"),
 	}, box(), []Field{
 		refID("a name later actions may use for the group"),
-	}), Effect: Effect{Nodes: []string{"child", "bounds"}}},
+	}, since("3.1",
+		text("documentation", false, MaxDoc, "documentation of the group"),
+	)), Effect: Effect{Nodes: []string{"child", "bounds", "documentation"}, Texts: docTexts}},
 	{Name: SetSpecialization, Since: "3.0", Doc: "Give an element or relationship a specialization (an Archi profile of its type, created when missing), or take it away.", Fields: []Field{
 		id("element_id", "id of the element or relationship, or a ref_id"),
 		headline(text("specialization", true, MaxName, "the specialization's name; empty removes the one it has")),
@@ -405,13 +444,39 @@ var Ops = []Op{
 		id("element_id", "id of the element, or a ref_id"),
 		{Name: "type", Kind: ElementType, Required: true, Doc: "the new element type", Show: ShowHeadline},
 	}, Effect: Effect{Changes: true, Attrs: []string{"xsi:type", "profiles"}, Nodes: []string{"element", "folder"}}},
-	{Name: LayoutView, Since: "3.0", Doc: "Lay a view out: layers from top to bottom in ArchiMate's order, related objects near each other, nesting kept, nothing overlapping.", Fields: []Field{
+	{Name: LayoutView, Since: "3.0", Doc: "Lay a view out: layers from top to bottom in ArchiMate's order, related objects near each other, nesting kept, nothing overlapping.", Fields: fields([]Field{
 		id("view_id", "id of the view, or a ref_id"),
-	}, Effect: Effect{Changes: true, Attrs: boundsAttrs, Nodes: []string{"bounds"}}},
+	}, since("3.1",
+		headline(enum("algorithm", "layers (ArchiMate's layers in ranks, related objects near each other; the default) or grid (document order in rows)", LayoutAlgorithms...)),
+		headline(enum("direction", "TB: ranks from top to bottom (default); LR: from left to right", LayoutDirections...)),
+		headline(Field{Name: "node_spacing", Kind: Integer, Min: 0, Max: 1000, Doc: "gap between objects of one rank (default 24)"}),
+		headline(Field{Name: "rank_spacing", Kind: Integer, Min: 0, Max: 1000, Doc: "gap between ranks (default 48)"}),
+	)), Effect: Effect{Changes: true, Attrs: boundsAttrs, Nodes: []string{"bounds"}}},
 	{Name: MergeElements, Since: "3.0", Doc: "Merge an element into another of the same type: its relationships, appearances on views and properties move to the survivor, then it is deleted.", Fields: []Field{
 		id("element_id", "the element that stays (id or ref_id)"),
 		id("merged_id", "the element merged into it and deleted"),
 	}, Effect: Effect{Changes: true, Attrs: []string{"source", "target", "archimateElement"}, Nodes: []string{"element", "property", "documentation"}, Texts: docTexts}},
+
+	// 3.1
+	{Name: DuplicateView, Since: "3.1", Doc: "Copy a view with everything drawn on it (new ids; the concepts it shows are shared), into the same folder.", Fields: []Field{
+		id("view_id", "id of the view to copy, or a ref_id"),
+		headline(text("name", false, MaxName, "the copy's name (default: the view's name and ' (copy)', as Archi names it)")),
+		refID("a name later actions may use for the copy"),
+	}, Effect: Effect{Nodes: join(conceptNodes, diagramNodes, []string{"content", "feature"}), Texts: docTexts}},
+	{Name: SetConnectionRouter, Since: "3.1", Doc: "Set how a view routes its connections: manual (straight, with the bendpoints drawn; Archi's default) or manhattan (right angles).", Fields: []Field{
+		id("view_id", "id of the view, or a ref_id"),
+		headline(Field{Name: "router", Kind: Enum, Required: true, Doc: "manual or manhattan", Values: Routers}),
+	}, Effect: Effect{Changes: true, Attrs: []string{"connectionRouterType"}}},
+	{Name: AddPropertyValue, Since: "3.1", Doc: "Add one value of a property that may hold several (another property of the same key), keeping the values it has.", Fields: []Field{
+		id("element_id", "id of the element, relationship, view or folder, or a ref_id"),
+		name("key", MaxKey, "property key"),
+		headline(text("value", true, MaxValue, "the value to add")),
+	}, Effect: Effect{Changes: true, Nodes: []string{"property"}}},
+	{Name: RemovePropertyValue, Since: "3.1", Doc: "Remove one value of a property that holds several (the property of that key with that value), keeping the others.", Fields: []Field{
+		id("element_id", "id of the element, relationship, view or folder, or a ref_id"),
+		name("key", MaxKey, "property key"),
+		headline(text("value", true, MaxValue, "the value to remove")),
+	}, Effect: Effect{Changes: true, Nodes: []string{"property"}}},
 }
 
 func init() {

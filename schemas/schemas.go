@@ -13,7 +13,7 @@ import (
 // embedded, so that what archiplan prints is what it validates with.
 //
 //go:generate go run ./internal/schemagen
-//go:embed plan-1.0.json plan-2.0.json plan-3.0.json report.json plan-1.0.strict.json plan-2.0.strict.json plan-3.0.strict.json
+//go:embed plan-1.0.json plan-2.0.json plan-3.0.json plan-3.1.json report.json plan-1.0.strict.json plan-2.0.strict.json plan-3.0.strict.json plan-3.1.strict.json
 var files embed.FS
 
 var (

@@ -15,6 +15,7 @@ import (
 	"github.com/archiplan/archiplan/daemon/inbox"
 	"github.com/archiplan/archiplan/daemon/ledger"
 	"github.com/archiplan/archiplan/plans"
+	"github.com/archiplan/archiplan/schemas"
 	"github.com/archiplan/archiplan/store"
 )
 
@@ -61,6 +62,13 @@ func newConfig(cmd *cobra.Command) (*config, error) {
 		v.SetConfigFile(file)
 		if err := v.ReadInConfig(); err != nil {
 			return nil, usageError{fmt.Errorf("read config %s: %w", file, err)}
+		}
+	}
+	// the policy names ops of the vocabulary, checked here once: a misspelt op would otherwise
+	// refuse every plan that uses it with POLICY_OP_NOT_ALLOWED, and nobody would see why
+	for _, op := range v.GetStringSlice("policy.allowed_ops") {
+		if _, ok := schemas.OpByName(schemas.Newest, schemas.OpName(op)); !ok {
+			return nil, usageError{fmt.Errorf("policy.allowed_ops: %q is no op of the plan vocabulary (archiplan schema lists them)", op)}
 		}
 	}
 	return &config{v: v, repo: repo}, nil

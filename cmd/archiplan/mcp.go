@@ -138,21 +138,22 @@ type (
 
 func (s *mcpServer) server() *mcp.Server {
 	srv := mcp.NewServer(&mcp.Implementation{Name: "archiplan", Title: "archiplan", Version: version},
-		&mcp.ServerOptions{Instructions: "archiplan keeps an ArchiMate model in git. Read it with context, search, show and views; " +
-			"draft an ArchiChangePlan, check it with validate_plan until it is valid, then submit_plan. " +
-			"A person reviews the preview and approves; no tool here applies or approves a plan."})
+		&mcp.ServerOptions{Instructions: mcpInstructions()})
 	read := &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: new(bool)}
 	mcp.AddTool(srv, &mcp.Tool{Name: "context", Annotations: read,
 		Description: "The planning context of the model at HEAD: the allowed ops and types, folders, specializations, the elements (what the intent names first), relationships, views with their contents, and what the budget omitted."},
 		s.toolContext)
 	s.addReadTools(srv, read)
-	mcp.AddTool(srv, &mcp.Tool{Name: "validate_plan", Annotations: read,
-		Description: "Check a draft plan against the model at HEAD, as archiplan will: returns the report (verdict, coded errors with JSON pointers, warnings, what each action does). Writes nothing."},
-		s.toolValidate)
+	scope := map[string]any{"type": "string", "description": "hold the plan to this scope (view:ID, folder:PATH or ids:ID,...)"}
+	srv.AddTool(&mcp.Tool{Name: "validate_plan", Annotations: read,
+		Description: "Check a draft plan against the model at HEAD, as archiplan will: returns the report (verdict, coded errors with JSON pointers, warnings, what each action does). Writes nothing.",
+		InputSchema: planInput(map[string]any{"scope": scope}, nil)},
+		planTool(s.toolValidate))
 	destructive := false
-	mcp.AddTool(srv, &mcp.Tool{Name: "submit_plan", Annotations: &mcp.ToolAnnotations{DestructiveHint: &destructive, OpenWorldHint: new(bool)},
-		Description: "Submit a plan to the inbox as plans/NAME.json (never over an existing one) and return its preview. A person reviews and approves it; this does not apply it."},
-		s.toolSubmit)
+	srv.AddTool(&mcp.Tool{Name: "submit_plan", Annotations: &mcp.ToolAnnotations{DestructiveHint: &destructive, OpenWorldHint: new(bool)},
+		Description: "Submit a plan to the inbox as plans/NAME.json (never over an existing one) and return its preview. A person reviews and approves it; this does not apply it.",
+		InputSchema: planInput(map[string]any{"scope": scope, "name": map[string]any{"type": "string", "description": "the plan's NAME: it lands as plans/NAME.json"}}, []string{"name"})},
+		planTool(s.toolSubmit))
 	return srv
 }
 

@@ -211,12 +211,24 @@ func (b *builder) samples(op schemas.OpName) []Sample {
 			act(op, "element_id", "p", "key", t("key"))})
 	case schemas.SetDocumentation:
 		x, setup := b.element("e0")
-		return one(append(setup, act(op, "element_id", x, "documentation", t("documentation"))))
+		v, more := b.view("v")
+		return []Sample{{Actions: append(setup, act(op, "element_id", x, "documentation", t("documentation")))},
+			{Variant: "group", Actions: append(more,
+				act(schemas.CreateGroup, "view_id", v, "name", "Setup group", "x", 5000, "y", 5000, "ref_id", "g"),
+				act(op, "element_id", "g", "documentation", t("documentation")))}}
 	case schemas.CreateElement:
-		return one(acts{act(op, "type", "Business Actor", "name", t("name"), "ref_id", "new",
+		x, setup := b.element("e0")
+		o, _ := b.m.Object(x)
+		rename := acts{act(op, "type", "Business Actor", "name", "Setup twice", "ref_id", "first"),
+			act(op, "type", "Business Actor", "name", "Setup twice", "on_duplicate", "rename", "ref_id", "new")}
+		if o.Valid() {
+			rename = append(setup, act(op, "type", o.Type().Label, "name", o.Name(), "on_duplicate", "rename", "ref_id", "new"))
+		}
+		return []Sample{{Actions: acts{act(op, "type", "Business Actor", "name", t("name"), "ref_id", "new",
 			"documentation", t("documentation"), "properties", props(),
 			"folder_path", b.top("business")+"/"+t("folder_path"), "on_duplicate", "create",
-			"specialization", t("specialization"))})
+			"specialization", t("specialization"))}},
+			{Variant: "rename", Actions: rename}}
 	case schemas.CreateRelationship:
 		setup := acts{
 			act(schemas.CreateElement, "type", "Business Process", "name", "Setup process", "ref_id", "proc"),
@@ -244,7 +256,7 @@ func (b *builder) samples(op schemas.OpName) []Sample {
 		return one(append(setup,
 			act(schemas.CreateView, "name", "Setup view", "ref_id", "v"),
 			act(schemas.CreateGroup, "view_id", "v", "name", "Setup group", "x", 10, "y", 10, "width", 400, "height", 300, "ref_id", "g"),
-			act(op, "view_id", "v", "element_id", x, "parent_id", "g", "x", 12, "y", 34, "width", 156, "height", 78, "ref_id", "o")))
+			act(op, "view_id", "v", "element_id", x, "parent_id", "g", "x", 12, "y", 34, "width", 156, "height", 78, "ref_id", "o", "connect", false)))
 	case schemas.DeleteElement:
 		x, setup := b.element("e0")
 		return one(append(setup, act(op, "element_id", x)))
@@ -255,8 +267,9 @@ func (b *builder) samples(op schemas.OpName) []Sample {
 		x, setup := b.element("e0")
 		return one(append(setup,
 			act(schemas.CreateElement, "type", "Business Actor", "name", "Setup in folder", "folder_path", b.top("business")+"/Setup folder"),
+			act(op, "name", t("name"), "ref_id", "v0"),
 			act(op, "name", t("name"), "ref_id", "v", "documentation", t("documentation"), "properties", props(),
-				"folder_path", b.top("diagrams")+"/"+t("folder_path"), "viewpoint", "layered", "on_duplicate", "create",
+				"folder_path", b.top("diagrams")+"/"+t("folder_path"), "viewpoint", "layered", "on_duplicate", "rename",
 				"select_ids", []string{x}, "select_types", []string{"Gap"}, "select_folder", b.top("business")+"/Setup folder", "depth", 1)))
 	case schemas.MoveToFolder:
 		x, setup := b.element("e0")
@@ -319,6 +332,9 @@ func (b *builder) samples(op schemas.OpName) []Sample {
 			{Actions: append(append(acts{}, setup...),
 				act(schemas.CreateRelationship, "source_id", "a", "target_id", "b", "relationship_type", "Assignment", "ref_id", "r"),
 				act(op, "view_id", "v", "relationship_id", "r", "source_object_id", "oa", "target_object_id", "ob2", "ref_id", "c"))},
+			{Variant: "allow_reversed", Actions: append(append(acts{}, setup...),
+				act(schemas.CreateRelationship, "source_id", "a", "target_id", "b", "relationship_type", "Assignment", "ref_id", "r"),
+				act(op, "view_id", "v", "relationship_id", "r", "source_object_id", "ob2", "target_object_id", "oa", "ref_id", "c", "allow_reversed", true))},
 			{Variant: "plain", Actions: append(append(acts{}, setup...),
 				act(schemas.CreateNote, "view_id", "v", "text", "Setup note", "x", 10, "y", 300, "ref_id", "n"),
 				act(op, "view_id", "v", "source_object_id", "n", "target_object_id", "oa", "ref_id", "c"))},
@@ -328,18 +344,23 @@ func (b *builder) samples(op schemas.OpName) []Sample {
 		return one(append(setup, act(op, "object_id", d)))
 	case schemas.MoveViewObject:
 		d, setup := b.shown()
-		return one(append(setup, act(op, "object_id", d, "x", 1234, "y", 2345, "width", 345, "height", 456)))
+		v, more := b.view("v")
+		return []Sample{{Actions: append(setup, act(op, "object_id", d, "x", 1234, "y", 2345, "width", 345, "height", 456))},
+			{Variant: "parent_id", Actions: append(more,
+				act(schemas.CreateGroup, "view_id", v, "name", "Setup group", "x", 5000, "y", 5000, "width", 600, "height", 500, "ref_id", "g"),
+				act(schemas.CreateNote, "view_id", v, "text", "Setup note", "x", 6000, "y", 6000, "ref_id", "n"),
+				act(op, "object_id", "n", "parent_id", "g", "x", 12, "y", 24, "width", 150, "height", 60))}}
 	case schemas.StyleViewObject:
 		d, setup := b.shown()
 		return one(append(setup, act(op, "object_id", d, "fill_color", "#a1b2c3", "line_color", "#b2c3d4", "font_color", "#c3d4e5",
-			"font", t("font"), "text_alignment", "right", "text_position", "bottom")))
+			"font", t("font"), "text_alignment", "right", "text_position", "bottom", "opacity", 100, "line_width", 2)))
 	case schemas.CreateNote, schemas.CreateGroup:
 		v, setup := b.view("v")
 		a := act(op, "view_id", v, "parent_id", "g", "x", 21, "y", 43, "width", 265, "height", 187, "ref_id", "n")
 		if op == schemas.CreateNote {
 			a["text"] = t("text")
 		} else {
-			a["name"] = t("name")
+			a["name"], a["documentation"] = t("name"), t("documentation")
 		}
 		return one(append(setup,
 			act(schemas.CreateGroup, "view_id", v, "name", "Setup group", "x", 5000, "y", 5000, "width", 600, "height", 500, "ref_id", "g"), a))
@@ -363,10 +384,33 @@ func (b *builder) samples(op schemas.OpName) []Sample {
 			act(schemas.CreateElement, "type", "Application Component", "name", "Setup b", "ref_id", "b"),
 			act(schemas.AddToView, "view_id", "v", "element_id", "a", "x", 0, "y", 0),
 			act(schemas.AddToView, "view_id", "v", "element_id", "b", "x", 0, "y", 0),
-			act(op, "view_id", "v")})
+			act(op, "view_id", "v", "algorithm", "layers", "direction", "LR", "node_spacing", 30, "rank_spacing", 90)})
 	case schemas.MergeElements:
 		keep, gone, setup := b.pair()
 		return one(append(setup, act(op, "element_id", keep, "merged_id", gone)))
+	case schemas.DuplicateView:
+		for _, v := range b.m.Views() {
+			if len(v.DiagramObjects()) > 0 {
+				return one(acts{act(op, "view_id", v.ID(), "name", t("name"), "ref_id", "copy")})
+			}
+		}
+		d, setup := b.shown()
+		_ = d
+		return one(append(setup, act(op, "view_id", "sv", "name", t("name"), "ref_id", "copy")))
+	case schemas.SetConnectionRouter:
+		v, setup := b.view("v")
+		return one(append(setup, act(op, "view_id", v, "router", "manhattan")))
+	case schemas.AddPropertyValue:
+		x, setup := b.element("e0")
+		return one(append(setup,
+			act(schemas.SetProperty, "element_id", x, "key", t("key"), "value", "Setup first"),
+			act(op, "element_id", x, "key", t("key"), "value", t("value"))))
+	case schemas.RemovePropertyValue:
+		x, setup := b.element("e0")
+		return one(append(setup,
+			act(schemas.SetProperty, "element_id", x, "key", t("key"), "value", t("value")),
+			act(schemas.AddPropertyValue, "element_id", x, "key", t("key"), "value", "Setup second"),
+			act(op, "element_id", x, "key", t("key"), "value", t("value"))))
 	}
 	return nil
 }

@@ -153,6 +153,9 @@ func Convert(path string, opts Options) ([]byte, error) {
 	if len(warnings) > 0 {
 		plan = append(plan, kv{"warnings", warnings})
 	}
+	if c.actions == nil {
+		c.actions = []ordered{} // an empty BOM is a plan without actions, never "actions": null
+	}
 	plan = append(plan, kv{"actions", c.actions})
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"sort"
 	"strings"
+
+	"github.com/archiplan/archiplan/archixml"
 )
 
 // fieldsOf are the fields each archicli op may carry (its BOM schema, and the server's own extras
@@ -349,7 +351,7 @@ func (c *converter) createRelationship(g, f *getter, onDup string) {
 			g.failf(CodeBadValue, "accessType %s is none of 0-3, write, read, access, readwrite", jsonText(v))
 		}
 		if t != "" && t != "Access" {
-			g.failf(CodeBadValue, "accessType on a %s relationship", t)
+			g.failf(CodeBadValue, "accessType on %s", archixml.Article(t+" relationship"))
 		}
 		a = append(a, kv{"access_type", at})
 	}
@@ -526,11 +528,18 @@ func (c *converter) style(g *getter, idField string) {
 
 func (c *converter) layout(g *getter) {
 	a := ordered{{"op", "layout_view"}, {"view_id", c.ref(g.need("viewId"))}}
-	if s := g.str("algorithm"); s != "" {
-		a = append(a, kv{"algorithm", strings.ToLower(s)})
+	if s := strings.ToLower(g.str("algorithm")); s != "" {
+		// the server's dagre and sugiyama are layered layouts, as archiplan's layers is
+		if !oneOf(s, "dagre", "sugiyama") {
+			g.failf(CodeBadValue, "algorithm %q is neither dagre nor sugiyama", s)
+		}
+		a = append(a, kv{"algorithm", "layers"})
 	}
-	if s := g.str("rankdir"); s != "" {
-		a = append(a, kv{"direction", strings.ToUpper(s)})
+	if s := strings.ToUpper(g.str("rankdir")); s != "" {
+		if !oneOf(s, "TB", "LR") {
+			g.failf(CodeUnsupported, "rankdir %s: archiplan lays ranks out from top to bottom (TB) or left to right (LR)", s)
+		}
+		a = append(a, kv{"direction", s})
 	}
 	if n, ok := g.integer("nodesep"); ok {
 		a = append(a, kv{"node_spacing", n})
