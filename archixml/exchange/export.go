@@ -15,7 +15,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -615,5 +614,3 @@ func num(s string, dflt int) int {
 	return v
 }
 
-// keep sort imported for deterministic helpers
-var _ = sort.Strings
