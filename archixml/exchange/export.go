@@ -613,4 +613,3 @@ func num(s string, dflt int) int {
 	}
 	return v
 }
-
