@@ -132,6 +132,9 @@ func AuditLog(ws *store.Workspace) ([]Event, error) {
 
 // conversationFile is the conversation archiplan keeps of NAME, as archived with an apply.
 func (l *Ledger) conversationFile(name string) []byte {
+	if l.cfg.Inbox == nil {
+		return nil // a ledger without an inbox (apply of a plan file from elsewhere, tests)
+	}
 	c, err := l.cfg.Inbox.Conversation(name)
 	if err != nil || c == nil {
 		return nil
@@ -164,6 +167,9 @@ func (l *Ledger) auditPreview(c *Checked, prev, rec *inbox.Record) {
 // Withdrawn records that a plan left the inbox without being applied or rejected (its file was
 // deleted), when archiplan had previewed it.
 func (l *Ledger) Withdrawn(name string) {
+	if l.cfg.Inbox == nil {
+		return
+	}
 	rec, err := l.cfg.Inbox.Record(name)
 	if err != nil || rec.PlanSHA256 == "" || rec.Verdict == VerdictRejected {
 		return // never previewed, or its rejection is recorded already
