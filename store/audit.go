@@ -91,6 +91,16 @@ func (w *Workspace) auditCommit(record []byte, when time.Time, parents []plumbin
 // AuditRecords reads every record of the audit (ours, and the remote's as last fetched), oldest
 // first by the time of its commit.
 func (w *Workspace) AuditRecords() ([][]byte, error) {
+	var out [][]byte
+	err := w.reloading(func() error {
+		var err error
+		out, err = w.auditRecords()
+		return err
+	})
+	return out, err
+}
+
+func (w *Workspace) auditRecords() ([][]byte, error) {
 	var starts []plumbing.Hash
 	refs, err := w.git().Storer.IterReferences()
 	if err != nil {
@@ -162,7 +172,7 @@ func (w *Workspace) SyncAudit(ctx context.Context, remote string) error {
 				return redacted{fmt.Errorf("fetch the audit from %s: %w", remote, err)}
 			}
 		}
-		if err := w.joinAudit(remote); err != nil {
+		if err := w.reloading(func() error { return w.joinAudit(remote) }); err != nil {
 			return err
 		}
 		ours, err := w.git().Storer.Reference(AuditRef)

@@ -150,8 +150,8 @@ func (l *Ledger) conversationFile(name string) []byte {
 // request, the planner, the questions and answers.
 const ArchiveConversation = "conversation.json"
 
-// auditPreview records that a plan was received (its bytes are new) and previewed (its verdict,
-// the model or the bytes changed since the last preview), not every rewrite of the same preview.
+// auditPreview records that a plan was received (its bytes are new) and previewed (its bytes or
+// its verdict changed since the last preview), not every rewrite of the same preview.
 func (l *Ledger) auditPreview(c *Checked, prev, rec *inbox.Record) {
 	name := c.Entry.Name
 	if prev == nil || prev.PlanSHA256 != rec.PlanSHA256 {
@@ -159,7 +159,9 @@ func (l *Ledger) auditPreview(c *Checked, prev, rec *inbox.Record) {
 		e.Verdict, e.Errors, e.Warnings = "", nil, nil
 		l.audit(e)
 	}
-	if prev == nil || prev.PlanSHA256 != rec.PlanSHA256 || prev.Verdict != rec.Verdict || prev.Blob != rec.Blob {
+	// a preview again on a new HEAD that says the same is no event: a team's busy remote would
+	// otherwise write one for every plan waiting at every commit
+	if prev == nil || prev.PlanSHA256 != rec.PlanSHA256 || prev.Verdict != rec.Verdict {
 		l.audit(Event{Event: EventPreviewed, Name: name, PlanID: PlanID(name, rec.PlanSHA256), Commit: rec.Commit}.WithOutcome(c.Outcome))
 	}
 }
