@@ -282,6 +282,9 @@ func (b *Inbox) Approve(name string) error {
 // ErrPreviewChanged means the preview was written again since the reviewer's page was drawn.
 var ErrPreviewChanged = errors.New("the preview changed since it was shown")
 
+// ErrNotValid means the preview shown did not say valid: only a plan previewed valid is approved.
+var ErrNotValid = errors.New("only a plan previewed valid is approved")
+
 // ApproveSeen approves NAME for a reviewer who saw the preview whose SHA-256 is previewSHA: only
 // if that is still the preview archiplan wrote, and the files on disk are still its own. The
 // reviewer's name (may be empty) is kept in the record, for the commit's Approved-By.
@@ -292,6 +295,9 @@ func (b *Inbox) ApproveSeen(name, previewSHA, reviewer string) error {
 	}
 	if rec.Outputs[PreviewFile(name)] != previewSHA {
 		return fmt.Errorf("%s: %w: read it again", name, ErrPreviewChanged)
+	}
+	if rec.Verdict != "valid" { // plans.VerdictValid: the inbox imports nothing of plans
+		return fmt.Errorf("%s: %w: its preview says %s", name, ErrNotValid, rec.Verdict)
 	}
 	if _, err := b.Verify(rec); err != nil {
 		return err
