@@ -46,6 +46,9 @@ type Record struct {
 	Changes []string          `json:"changes,omitempty"` // what each action does, in words
 	Reads   []string          `json:"reads,omitempty"`   // ids the plan reads or changes
 	At      time.Time         `json:"at"`
+	// Fixed is what the NAME's first valid preview fixed; every record of the NAME carries it
+	// on, and it outlives the record (see Fixed)
+	Fixed *Fixed `json:"fixed,omitempty"`
 }
 
 // Outputs are the files of a preview.
@@ -67,14 +70,15 @@ func (b *Inbox) recordPath(name string) string { return filepath.Join(b.StateDir
 // each change does. Once fixed, no other bytes are ever approvable under that NAME, and the same
 // bytes only while every change reads the same (a preview after HEAD or the policy moved). It
 // lives under .git/, kept until the plan is applied, so that neither deleting the plan nor a
-// rejection lets a NAME be reused for what the person did not read.
+// rejection lets a NAME be reused for what the person did not read. It rides in the NAME's record
+// (set by the first valid preview, carried on by every record after it), and is written to a file
+// of its own only when the record goes while the plan is gone.
 type Fixed struct {
-	FormatVersion string    `json:"format_version"`
-	Name          string    `json:"name"`
-	PlanSHA256    string    `json:"plan_sha256"`
-	Created       []string  `json:"created,omitempty"`
-	Changes       []string  `json:"changes,omitempty"`
-	At            time.Time `json:"at"`
+	Name       string    `json:"name"`
+	PlanSHA256 string    `json:"plan_sha256"`
+	Created    []string  `json:"created,omitempty"`
+	Changes    []string  `json:"changes,omitempty"`
+	At         time.Time `json:"at"`
 }
 
 func (b *Inbox) fixedPath(name string) string {
@@ -88,6 +92,9 @@ func (b *Inbox) Fixed(name string) (*Fixed, error) {
 	}
 	if b.StateDir == "" {
 		return nil, nil
+	}
+	if r, err := b.Record(name); err == nil && r.Fixed != nil {
+		return r.Fixed, nil
 	}
 	data, err := ReadFile(b.fixedPath(name), MaxContextBytes)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -103,24 +110,14 @@ func (b *Inbox) Fixed(name string) (*Fixed, error) {
 	return &f, nil
 }
 
-// Fix records what NAME's first valid preview showed, when nothing is fixed for NAME yet.
-func (b *Inbox) Fix(f *Fixed) error {
-	if err := CheckName(f.Name); err != nil {
-		return err
-	}
-	if b.StateDir == "" {
-		return nil
-	}
-	f.FormatVersion = RecordFormat
-	if f.At.IsZero() {
-		f.At = time.Now().UTC()
-	}
+// keepFixed writes what a NAME's preview fixed to a file of its own: its record is going.
+func (b *Inbox) keepFixed(f *Fixed) error {
 	data, err := json.MarshalIndent(f, "", "  ")
 	if err != nil {
 		return err
 	}
 	if err := os.MkdirAll(filepath.Dir(b.fixedPath(f.Name)), 0o755); err != nil {
-		return fmt.Errorf("fix %s: %w", f.Name, err)
+		return fmt.Errorf("keep what %s's preview fixed: %w", f.Name, err)
 	}
 	return writeAtomic(b.fixedPath(f.Name), append(data, '\n'))
 }
@@ -163,6 +160,12 @@ func (b *Inbox) Publish(name string, out Outputs, rec *Record) error {
 }
 
 func (b *Inbox) writeRecord(rec *Record) error {
+	if rec.Fixed == nil {
+		// carried on from the NAME's earlier records: fixed once, fixed until applied
+		if fx, err := b.Fixed(rec.Name); err == nil {
+			rec.Fixed = fx
+		}
+	}
 	data, err := json.MarshalIndent(rec, "", "  ")
 	if err != nil {
 		return err
@@ -282,6 +285,9 @@ func (b *Inbox) Approve(name string) error {
 // ErrPreviewChanged means the preview was written again since the reviewer's page was drawn.
 var ErrPreviewChanged = errors.New("the preview changed since it was shown")
 
+// ErrNotValid means the preview shown did not say valid: only a plan previewed valid is approved.
+var ErrNotValid = errors.New("only a plan previewed valid is approved")
+
 // ApproveSeen approves NAME for a reviewer who saw the preview whose SHA-256 is previewSHA: only
 // if that is still the preview archiplan wrote, and the files on disk are still its own. The
 // reviewer's name (may be empty) is kept in the record, for the commit's Approved-By.
@@ -292,6 +298,9 @@ func (b *Inbox) ApproveSeen(name, previewSHA, reviewer string) error {
 	}
 	if rec.Outputs[PreviewFile(name)] != previewSHA {
 		return fmt.Errorf("%s: %w: read it again", name, ErrPreviewChanged)
+	}
+	if rec.Verdict != "valid" { // plans.VerdictValid: the inbox imports nothing of plans
+		return fmt.Errorf("%s: %w: its preview says %s", name, ErrNotValid, rec.Verdict)
 	}
 	if _, err := b.Verify(rec); err != nil {
 		return err
@@ -352,6 +361,9 @@ func (b *Inbox) RemoveOutputs(name string, files []string) bool {
 		if n, kind, _ := Parse(f); n == name && (kind == KindPreview || kind == KindReport || kind == KindPicture) {
 			os.Remove(b.Path(f))
 		}
+	}
+	if r, err := b.Record(name); err == nil && r.Fixed != nil && b.keepFixed(r.Fixed) != nil {
+		return true // the outputs went; the record stays rather than the NAME be freed
 	}
 	os.Remove(b.recordPath(name))
 	return true

@@ -156,12 +156,6 @@ func (l *Ledger) Publish(c *Checked) (*inbox.Record, error) {
 		l.log.Info("rejected", "plan", file, "reason", firstLine(c.refused.reason))
 		return rec, nil
 	}
-	if c.fixed == nil && c.Outcome.Verdict == plans.VerdictValid {
-		created, changes, _ := bound(c.Outcome)
-		if err := l.cfg.Inbox.Fix(&inbox.Fixed{Name: c.Entry.Name, PlanSHA256: c.Outcome.SHA256, Created: created, Changes: changes}); err != nil {
-			return nil, fmt.Errorf("fix the preview of %s: %w", file, err)
-		}
-	}
 	preview := c.Outcome.Preview(file, info)
 	if c.Outcome.Verdict == plans.VerdictValid {
 		preview = withNote(preview, fmt.Sprintf("To apply it, rename %s to %s (or run archiplan approve %s).",
@@ -179,6 +173,11 @@ func (l *Ledger) Publish(c *Checked) (*inbox.Record, error) {
 	}
 	out := inbox.Outputs{Preview: preview, Report: c.Outcome.Report(file, info).JSON(), Pictures: files}
 	rec := recordOf(c, file)
+	if c.fixed == nil && c.Outcome.Verdict == plans.VerdictValid {
+		// the NAME's first valid preview: its bytes and words are fixed from now on
+		rec.Fixed = &inbox.Fixed{Name: c.Entry.Name, PlanSHA256: c.Outcome.SHA256, Created: rec.Created, Changes: rec.Changes,
+			At: l.cfg.Now().UTC()}
+	}
 	prev, _ := l.cfg.Inbox.Record(c.Entry.Name)
 	if err := l.cfg.Inbox.Publish(c.Entry.Name, out, rec); err != nil {
 		return nil, fmt.Errorf("publish the preview of %s: %w", file, err)

@@ -210,7 +210,7 @@ func (l *Local) judge(e inbox.Entry) judged {
 		case j.raw == nil:
 			p.Note = fmt.Sprintf("cannot be read: %v", rerr)
 		case inbox.Hash(j.raw) != rec.PlanSHA256:
-			p.Note = "changed since its preview; archiplan previews it again"
+			p.Note = "changed since its preview: archiplan previews it again, and rejects it if this NAME was previewed valid before"
 		default:
 			p.State = StatePreviewed
 		}
@@ -352,7 +352,7 @@ func (l *Local) Approve(name, previewSHA256, reviewer string) error {
 	switch {
 	case errors.Is(err, inbox.ErrPreviewChanged), errors.Is(err, inbox.ErrForged):
 		return fmt.Errorf("%w: approve only what you saw; draw the page again (%v)", ErrPreviewChanged, err)
-	case errors.Is(err, inbox.ErrNotPreviewed):
+	case errors.Is(err, inbox.ErrNotPreviewed), errors.Is(err, inbox.ErrNotValid):
 		return fmt.Errorf("%w: %v", ErrNotPending, err)
 	}
 	return err

@@ -306,3 +306,22 @@ func TestServer_SwapAfterPreview(t *testing.T) {
 		t.Fatalf("%d commits: the swap was applied", n)
 	}
 }
+
+// A plan previewed invalid is not approved from the page either (a forged POST: the page offers no
+// Approve for it): refused, nothing renamed.
+func TestServer_ApproveInvalid(t *testing.T) {
+	e := newEnv(t)
+	e.drop("broken.json", renamePlan("Rename a ghost", "id-00000000000000000000000000000000", "Ghost"))
+	e.previewed("broken")
+	pg, err := e.srv.cfg.Backend.Plan("broken")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := e.post(e.client(), "/plan/broken/approve", url.Values{"csrf": {e.srv.csrf}, "preview_sha256": {pg.PreviewSHA256}}, nil)
+	if b := body(t, res); res.StatusCode != http.StatusConflict || !strings.Contains(b, "previewed valid") {
+		t.Fatalf("approve an invalid plan: %s %q", res.Status, b)
+	}
+	if !e.exists("broken.json") || e.exists("broken.approved") {
+		t.Fatal("an invalid plan was renamed")
+	}
+}
