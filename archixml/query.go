@@ -157,7 +157,19 @@ func (o Object) Type() *ConceptType {
 func (o Object) Name() string { return o.e.SelectAttrValue("name", "") }
 
 // Attr returns any attribute of the object as written ("viewpoint", "accessType", "type").
-func (o Object) Attr(key string) string { return o.e.SelectAttrValue(key, "") }
+func (o Object) Attr(key string) string {
+	if !strings.Contains(key, ":") {
+		// etree's lookup ignores prefixes: "type" would find xsi:type (a junction's class) before a
+		// junction's own type attribute
+		for _, a := range o.e.Attr {
+			if a.Space == "" && a.Key == key {
+				return a.Value
+			}
+		}
+		return ""
+	}
+	return o.e.SelectAttrValue(key, "")
+}
 
 // Documentation is the object's documentation text.
 func (o Object) Documentation() string { return childText(o.e, "documentation") }

@@ -502,9 +502,9 @@ func OpsOf(version string) []Op {
 
 // OpByName returns the op with the name, if version has it.
 func OpByName(version string, name OpName) (Op, bool) {
-	for _, op := range OpsOf(version) {
-		if op.Name == name {
-			return op, true
+	for i := range Ops {
+		if Ops[i].Name == name && Ops[i].Since <= version {
+			return Ops[i], true
 		}
 	}
 	return Op{}, false

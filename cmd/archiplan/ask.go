@@ -180,7 +180,7 @@ func askPlanner(cmd *cobra.Command, cfg *config, ws *store.Workspace, m *archixm
 		return "", codedError{exitNoUsable, fmt.Errorf("ask the planner: %w: lower --max-chars or --max-elements, narrow --scope, or set max_input", err)}
 	}
 	if err != nil {
-		return "", codedError{exitNoUsable, fmt.Errorf("ask the %s planner: %w", plannerName, err)}
+		return "", codedError{exitNoUsable, fmt.Errorf("ask the %s planner: %w", who, err)}
 	}
 	box := cfg.inbox(ws)
 	if name, err = box.FreeName(name); err != nil {

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/spf13/viper"
 
@@ -20,29 +21,46 @@ var plannerName = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,63}$`)
 // errNoPlanner: the workspace cannot answer an ask, which is not the caller's wrong usage.
 var errNoPlanner = errors.New("no planner configured: set planner.kind (" + strings.Join(planners.Kinds, ", ") + ") in .archiplan.yaml")
 
+// plannerKeys reads one planner's keys through the whole configuration (a viper Sub would drop
+// the ARCHIPLAN_* overrides the configuration allows, such as ARCHIPLAN_PLANNER_MAX_INPUT).
+type plannerKeys struct {
+	v      *viper.Viper
+	prefix string // "planner." or "planners.NAME."
+}
+
+func (k plannerKeys) GetString(key string) string { return k.v.GetString(k.prefix + key) }
+func (k plannerKeys) GetInt(key string) int       { return k.v.GetInt(k.prefix + key) }
+func (k plannerKeys) GetBool(key string) bool     { return k.v.GetBool(k.prefix + key) }
+func (k plannerKeys) GetStringSlice(key string) []string {
+	return k.v.GetStringSlice(k.prefix + key)
+}
+func (k plannerKeys) GetStringMapString(key string) map[string]string {
+	return k.v.GetStringMapString(k.prefix + key)
+}
+func (k plannerKeys) GetDuration(key string) time.Duration { return k.v.GetDuration(k.prefix + key) }
+
 // plannerSettings is the configuration of the planner an ask uses: `planner:` by default, or
 // `planners.NAME` for --planner NAME. It returns the name the planner goes by ("planner" for the
 // default one).
-func (c *config) plannerSettings(name string) (*viper.Viper, string, error) {
+func (c *config) plannerSettings(name string) (plannerKeys, string, error) {
 	if name == "" || name == "planner" {
-		sub := c.v.Sub("planner")
-		if sub == nil || sub.GetString("kind") == "" {
-			return nil, "", codedError{exitNoUsable, errNoPlanner}
+		if c.v.GetString("planner.kind") == "" {
+			return plannerKeys{}, "", codedError{exitNoUsable, errNoPlanner}
 		}
-		return sub, "planner", nil
+		return plannerKeys{c.v, "planner."}, "planner", nil
 	}
 	name = strings.ToLower(name)
 	if !plannerName.MatchString(name) {
-		return nil, "", usageError{fmt.Errorf("--planner %q: a name of lower-case letters, digits, - and _", name)}
+		return plannerKeys{}, "", usageError{fmt.Errorf("--planner %q: a name of lower-case letters, digits, - and _", name)}
 	}
-	sub := c.v.Sub("planners." + name)
-	if sub == nil {
-		return nil, "", usageError{fmt.Errorf("--planner %s: no planners.%s in the configuration (configured: %s)", name, name, c.plannerNames())}
+	if !c.v.IsSet("planners." + name) {
+		return plannerKeys{}, "", usageError{fmt.Errorf("--planner %s: no planners.%s in the configuration (configured: %s)", name, name, c.plannerNames())}
 	}
-	if sub.GetString("kind") == "" {
-		return nil, "", usageError{fmt.Errorf("planners.%s.kind is not set (%s)", name, strings.Join(planners.Kinds, ", "))}
+	keys := plannerKeys{c.v, "planners." + name + "."}
+	if keys.GetString("kind") == "" {
+		return plannerKeys{}, "", usageError{fmt.Errorf("planners.%s.kind is not set (%s)", name, strings.Join(planners.Kinds, ", "))}
 	}
-	return sub, name, nil
+	return keys, name, nil
 }
 
 // plannerNames lists the configured planners, for messages.
@@ -64,7 +82,7 @@ func (c *config) plannerNames() string {
 }
 
 // plannerConfig is the planners.Config of a planner's settings.
-func plannerConfig(s *viper.Viper, name, dir string, progress func(string)) planners.Config {
+func plannerConfig(s plannerKeys, name, dir string, progress func(string)) planners.Config {
 	strict, _ := schemas.StrictJSON(schemas.Latest)
 	return planners.Config{
 		Name: name, Kind: s.GetString("kind"), Command: s.GetStringSlice("command"),

@@ -81,6 +81,7 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 	root.AddCommand(renderCmd())
 	root.AddCommand(diffCmd())
 	root.AddCommand(textconvCmd())
+	root.AddCommand(exportCmd())
 	root.AddCommand(readCmds()...)
 	root.AddCommand(convertCmd())
 	return root

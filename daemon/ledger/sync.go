@@ -424,6 +424,9 @@ func reapply(ws *store.Workspace, on string, c store.CommitInfo, a *Archived, op
 	if err != nil {
 		return "", "", err
 	}
+	if err := proveInverse(a.Plan, inv, data, out); err != nil { // as an apply does before it commits
+		return "", "its inverse would not undo it exactly: " + err.Error(), nil
+	}
 	files := archiveFiles(a.ID, a.Plan, a.Preview, a.Report, nil, inv)
 	for _, f := range a.Files { // pictures, as approved
 		if _, ok := files[f]; !ok {

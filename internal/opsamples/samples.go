@@ -344,12 +344,17 @@ func (b *builder) samples(op schemas.OpName) []Sample {
 		return one(append(setup, act(op, "object_id", d)))
 	case schemas.MoveViewObject:
 		d, setup := b.shown()
-		v, more := b.view("v")
+		// into a group: an object the model has where it has one (with its connections)
+		view := "sv"
+		if o, ok := b.m.Object(d); ok {
+			v, _ := o.View()
+			view = v.ID()
+		}
+		into := append(append(acts{}, setup...),
+			act(schemas.CreateGroup, "view_id", view, "name", "Setup group", "x", 5000, "y", 5000, "width", 600, "height", 500, "ref_id", "g"),
+			act(op, "object_id", d, "parent_id", "g", "x", 12, "y", 24, "width", 150, "height", 60))
 		return []Sample{{Actions: append(setup, act(op, "object_id", d, "x", 1234, "y", 2345, "width", 345, "height", 456))},
-			{Variant: "parent_id", Actions: append(more,
-				act(schemas.CreateGroup, "view_id", v, "name", "Setup group", "x", 5000, "y", 5000, "width", 600, "height", 500, "ref_id", "g"),
-				act(schemas.CreateNote, "view_id", v, "text", "Setup note", "x", 6000, "y", 6000, "ref_id", "n"),
-				act(op, "object_id", "n", "parent_id", "g", "x", 12, "y", 24, "width", 150, "height", 60))}}
+			{Variant: "parent_id", Actions: into}}
 	case schemas.StyleViewObject:
 		d, setup := b.shown()
 		return one(append(setup, act(op, "object_id", d, "fill_color", "#a1b2c3", "line_color", "#b2c3d4", "font_color", "#c3d4e5",

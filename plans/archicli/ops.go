@@ -135,6 +135,17 @@ func (g *getter) boolean(k string) bool {
 	return b
 }
 
+// ints appends to a the integer fields the change gives, each pair the peer's name and
+// archiplan's.
+func (g *getter) ints(a ordered, names ...string) ordered {
+	for i := 0; i+1 < len(names); i += 2 {
+		if n, ok := g.integer(names[i]); ok {
+			a = append(a, kv{names[i+1], n})
+		}
+	}
+	return a
+}
+
 // sub is a getter for a nested object (createOrGet*'s create and match).
 func (g *getter) sub(k string) *getter {
 	m, ok := g.raw[k].(map[string]any)
@@ -215,12 +226,7 @@ func (c *converter) convert(i int, ch change) error {
 		c.style(g, "connectionId")
 	case "moveViewObject":
 		a := ordered{{"op", "move_view_object"}, {"object_id", c.ref(g.need("viewObjectId"))}}
-		for _, k := range []string{"x", "y", "width", "height"} {
-			if n, ok := g.integer(k); ok {
-				a = append(a, kv{k, n})
-			}
-		}
-		c.emit(a)
+		c.emit(g.ints(a, "x", "x", "y", "y", "width", "width", "height", "height"))
 	case "createNote":
 		a := ordered{{"op", "create_note"}, {"view_id", c.ref(g.need("viewId"))}, {"text", g.str("content")}}
 		a = append(a, c.box(g, noteW, noteH)...)
@@ -517,13 +523,7 @@ func (c *converter) style(g *getter, idField string) {
 		}
 		a = append(a, kv{"text_position", v})
 	}
-	if n, ok := g.integer("opacity"); ok {
-		a = append(a, kv{"opacity", n})
-	}
-	if n, ok := g.integer("lineWidth"); ok {
-		a = append(a, kv{"line_width", n})
-	}
-	c.emit(a)
+	c.emit(g.ints(a, "opacity", "opacity", "lineWidth", "line_width"))
 }
 
 func (c *converter) layout(g *getter) {
@@ -541,11 +541,5 @@ func (c *converter) layout(g *getter) {
 		}
 		a = append(a, kv{"direction", s})
 	}
-	if n, ok := g.integer("nodesep"); ok {
-		a = append(a, kv{"node_spacing", n})
-	}
-	if n, ok := g.integer("ranksep"); ok {
-		a = append(a, kv{"rank_spacing", n})
-	}
-	c.emit(a)
+	c.emit(g.ints(a, "nodesep", "node_spacing", "ranksep", "rank_spacing"))
 }

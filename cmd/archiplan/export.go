@@ -1,0 +1,67 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/archiplan/archiplan/archixml/exchange"
+)
+
+func exportCmd() *cobra.Command {
+	var format, out, commit string
+	c := &cobra.Command{
+		Use:   "export --format exchange [-o FILE] [--commit REV]",
+		Short: "Write the model at a commit in the Open Group's Exchange Format (valid against archimate3_Diagram.xsd)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if format != "exchange" {
+				return usageError{fmt.Errorf("--format %q: the one format is exchange", format)}
+			}
+			_, ws, err := openWorkspace(cmd)
+			if err != nil {
+				return err
+			}
+			m, err := modelAt(ws, commit)
+			if err != nil {
+				return err
+			}
+			if out == "" || out == "-" {
+				if err := exchange.Export(m, cmd.OutOrStdout()); err != nil {
+					return codedError{exitNoUsable, err}
+				}
+				return nil
+			}
+			// whole or not at all: a temporary file beside it, renamed over it
+			f, err := os.CreateTemp(filepath.Dir(out), "."+filepath.Base(out)+".tmp-*")
+			if err != nil {
+				return codedError{exitNoUsable, err}
+			}
+			defer os.Remove(f.Name())
+			if err := exchange.Export(m, f); err != nil {
+				f.Close()
+				return codedError{exitNoUsable, err}
+			}
+			if err := f.Sync(); err != nil {
+				f.Close()
+				return codedError{exitNoUsable, err}
+			}
+			if err := f.Close(); err != nil {
+				return codedError{exitNoUsable, err}
+			}
+			if err := os.Chmod(f.Name(), 0o644); err != nil {
+				return codedError{exitNoUsable, err}
+			}
+			if err := os.Rename(f.Name(), out); err != nil {
+				return codedError{exitNoUsable, err}
+			}
+			return nil
+		},
+	}
+	c.Flags().StringVar(&format, "format", "exchange", "the format: exchange (the Open Group's ArchiMate Model Exchange File Format)")
+	c.Flags().StringVarP(&out, "output", "o", "", "the file to write (default: standard output)")
+	c.Flags().StringVar(&commit, "commit", "HEAD", "the commit whose model is written")
+	return c
+}
