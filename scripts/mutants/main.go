@@ -21,9 +21,11 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -109,6 +111,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stdout, "copy:", tmp)
 	} else {
 		defer os.RemoveAll(tmp)
+		// an interrupted run leaves no copy behind (the go test it runs is interrupted with it)
+		sig := make(chan os.Signal, 1)
+		signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+		go func() {
+			<-sig
+			os.RemoveAll(tmp)
+			os.Exit(130)
+		}()
 	}
 	if err := copyTree(root, tmp); err != nil {
 		fmt.Fprintln(stderr, "mutants: copy the tree:", err)
