@@ -154,3 +154,67 @@ func teamOverServer(t *testing.T, bare string, w []*store.Workspace, srv *gitser
 	}
 	srv.Resume()
 }
+
+// The daemon's syncer fetches (a pack written into go-git's shared storage) while its passes
+// preview and a reader (the review page) reads the history and the model: run with -race in CI.
+func TestDaemon_ConcurrentSyncPassAndRead(t *testing.T) {
+	bare, w := lt.Team(t, 2)
+	ws := w[0]
+	l := ledger.New(ledger.Config{Workspace: ws, Inbox: lt.Inbox(ws), Remote: lt.Origin, ApprovedBy: lt.Signature})
+	d := New(Config{Ledger: l, Remote: lt.Origin, Debounce: 10 * time.Millisecond, Settle: 10 * time.Millisecond,
+		Rescan: time.Second, FetchInterval: 20 * time.Millisecond})
+	if err := d.Open(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	stop := make(chan struct{})
+	readerDone := make(chan error, 1)
+	go func() { // the review page
+		for {
+			select {
+			case <-stop:
+				readerDone <- nil
+				return
+			default:
+			}
+			if _, err := ws.History(nil); err != nil {
+				readerDone <- err
+				return
+			}
+			if _, err := ws.ReadModel(); err != nil {
+				readerDone <- err
+				return
+			}
+		}
+	}()
+	els := lt.Elements(t, ws)
+	colleague := lt.Ledger(w[1])
+	const n = 4
+	for i := 0; i < n; i++ {
+		os.WriteFile(filepath.Join(ws.Root, "plans", fmt.Sprintf("p%d.json", i)), lt.Rename(els[2], fmt.Sprintf("Mine %d", i)), 0o644)
+		if _, err := colleague.Apply(context.Background(), ledger.Request{Name: fmt.Sprintf("c%d", i), File: "c.json", Raw: lt.Rename(els[1], fmt.Sprintf("Theirs %d", i))}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := colleague.Sync(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := lt.Git(t, bare, "rev-parse", "main")
+	waitFor(t, "the colleague's commits pulled and every plan previewed on them", 3*time.Minute, func() bool {
+		head, _ := ws.Head()
+		if head != want {
+			return false
+		}
+		for i := 0; i < n; i++ {
+			data, err := os.ReadFile(filepath.Join(ws.Root, "plans", fmt.Sprintf("p%d.report.json", i)))
+			if err != nil || !strings.Contains(string(data), want) {
+				return false
+			}
+		}
+		return true
+	})
+	close(stop)
+	if err := <-readerDone; err != nil {
+		t.Fatal(err)
+	}
+}
