@@ -84,12 +84,13 @@ func init() {
 	// entry (see sshTarget) and hands go-git the resolved address
 	gitssh.DefaultSSHConfig = nil
 	transport := &http.Transport{
-		Proxy:                 http.ProxyFromEnvironment,
-		DialContext:           dialFromContext,
-		ForceAttemptHTTP2:     true,
-		TLSHandshakeTimeout:   DefaultNet.Connect,
-		MaxIdleConns:          10,
-		IdleConnTimeout:       90 * time.Second,
+		Proxy:               http.ProxyFromEnvironment,
+		DialContext:         dialFromContext,
+		ForceAttemptHTTP2:   true,
+		TLSHandshakeTimeout: DefaultNet.Connect,
+		// a fetch's connections are closed when it ends (see netSession.end): none is kept for
+		// the next one, which would find it closed under it
+		DisableKeepAlives:     true,
 		ExpectContinueTimeout: time.Second,
 	}
 	for _, scheme := range []string{"http", "https"} {

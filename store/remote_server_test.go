@@ -245,3 +245,31 @@ func runCmd(dir, name string, args ...string) ([]byte, error) {
 	cmd.Dir = dir
 	return cmd.CombinedOutput()
 }
+
+// An ssh remote as the user's set-up resolves it, handed to go-git as an address it dials as is.
+func TestResolveSSH(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("GIT_SSH_COMMAND", "")
+	os.MkdirAll(filepath.Join(home, ".ssh"), 0o700)
+	os.WriteFile(filepath.Join(home, ".ssh", "config"), []byte("Host alias\n  HostName real.example\n  Port 2200\n  User bob\n  IdentityFile ~/k\n  StrictHostKeyChecking accept-new\n"), 0o600)
+	for _, c := range []struct{ url, want, strict string }{
+		{"git@github.com:org/repo.git", "git@github.com:org/repo.git", "yes"},
+		{"ssh://ann@host.example:2222/srv/r.git", "ssh://ann@host.example:2222/srv/r.git", "yes"},
+		{"alias:repo.git", "ssh://bob@real.example:2200/~/repo.git", "accept-new"},
+		{"ssh://alias/srv/r.git", "ssh://bob@real.example:2200/srv/r.git", "accept-new"},
+	} {
+		tg, err := resolveSSH(c.url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := tg.url(); got != c.want || tg.strict != c.strict {
+			t.Errorf("%s: %s (%s), want %s (%s)", c.url, got, tg.strict, c.want, c.strict)
+		}
+	}
+	t.Setenv("GIT_SSH_COMMAND", "ssh -i /keys/team -p 2201 -o StrictHostKeyChecking=no")
+	tg, _ := resolveSSH("git@host.example:r.git")
+	if tg.port != 2201 || tg.strict != "no" || tg.identities[0] != "/keys/team" {
+		t.Errorf("GIT_SSH_COMMAND: %+v", tg)
+	}
+}

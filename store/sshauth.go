@@ -38,7 +38,15 @@ func (t *sshTarget) addr() string { return net.JoinHostPort(t.host, strconv.Itoa
 
 // url is the remote's address with the alias resolved, as go-git is handed it.
 func (t *sshTarget) url() string {
-	return "ssh://" + t.user + "@" + t.addr() + "/" + strings.TrimPrefix(t.path, "/")
+	if strings.HasPrefix(t.path, "/") {
+		return "ssh://" + t.user + "@" + t.addr() + t.path
+	}
+	// a path relative to the home folder (git@host:repo.git): kept in scp-like form where the
+	// port allows, else as git writes it in a URL (~/, which upload-pack expands)
+	if t.port == 22 && !strings.Contains(t.host, ":") {
+		return t.user + "@" + t.host + ":" + t.path
+	}
+	return "ssh://" + t.user + "@" + t.addr() + "/~/" + t.path
 }
 
 // keyscan is the command that adds the host's key to known_hosts.
