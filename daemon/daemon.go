@@ -217,13 +217,17 @@ func (d *Daemon) syncer(ctx context.Context) {
 	t := time.NewTicker(d.cfg.FetchInterval)
 	defer t.Stop()
 	for {
+		pull := true
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
 		case <-d.syncKick:
+			// after an apply: the push alone (one connection); it fetches only when the remote
+			// moved, and the timer pulls
+			pull = false
 		}
-		d.sync(ctx)
+		d.sync(ctx, pull)
 		d.Kick()
 	}
 }

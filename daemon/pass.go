@@ -219,8 +219,8 @@ func (d *Daemon) approve(p inbox.Entry) time.Duration {
 // sync pulls and pushes, from the syncer: what others pushed comes in (previews follow), what
 // could not be pushed before goes out. It holds no pass: its writes after the network take turns
 // with the passes through the ledger (SetBetween).
-func (d *Daemon) sync(ctx context.Context) {
-	if d.cfg.Remote.Pull {
+func (d *Daemon) sync(ctx context.Context, pull bool) {
+	if d.cfg.Remote.Pull && (pull || !d.cfg.Remote.Push) {
 		if err := d.led.Pull(ctx); err != nil && !errors.Is(err, store.ErrLocked) {
 			d.log.Warn("pull failed", "remote", d.cfg.Remote.Name, "err", err)
 		}
