@@ -179,3 +179,35 @@ func FolderFor(class string) string {
 	}
 	return ""
 }
+
+// diagramWords name the classes of views and of what is drawn on them, for people.
+var diagramWords = map[string]string{"ArchimateDiagramModel": "ArchiMate view", "SketchModel": "sketch view",
+	"CanvasModel": "canvas view", "DiagramObject": "diagram object", "DiagramModelReference": "view reference",
+	"Group": "group", "Note": "note", "Connection": "connection", "SketchModelSticky": "sticky",
+	"SketchModelActor": "sketch actor", "CanvasModelBlock": "canvas block", "CanvasModelImage": "canvas image",
+	"CanvasModelSticky": "canvas sticky", "DiagramModelImage": "image"}
+
+// TypeWords names an Archi class as people read it: an element type by its label ("Business
+// Actor"), a relationship type as "Access relationship", a view or a diagram class in words
+// ("sketch view", "note"); a class it does not know as it is.
+func TypeWords(class string) string {
+	if t := elementByClass[class]; t != nil {
+		return t.Label
+	}
+	if t := relationshipByClass[class]; t != nil {
+		return t.Label + " relationship"
+	}
+	if w, ok := diagramWords[class]; ok {
+		return w
+	}
+	return class
+}
+
+// Article puts "a" or "an" before words, as they are spoken ("an Access relationship", "a
+// Business Actor", "an ArchiMate view").
+func Article(words string) string {
+	if words != "" && strings.ContainsRune("aeiouAEIOU", rune(words[0])) {
+		return "an " + words
+	}
+	return "a " + words
+}

@@ -51,7 +51,7 @@ func (m *Model) Problems() []Problem {
 				return
 			}
 		}
-		add("dangling reference", from, "%s of %q names %q, a %s, not a %s", attr, from, ref, k, kinds[0])
+		add("dangling reference", from, "%s of %q names %q, %s, not %s", attr, from, ref, Article(k.String()), Article(kinds[0].String()))
 	}
 	var walk func(e *etree.Element)
 	walk = func(e *etree.Element) {

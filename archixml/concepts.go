@@ -29,7 +29,7 @@ func (m *Model) SetRelationshipAttr(id, key, value string) error {
 		return fmt.Errorf("%q is no relationship attribute: %w", key, ErrUnknownType)
 	}
 	if c := (Object{m, e}).Class(); c != want {
-		return fmt.Errorf("%s is set on a %s, not a %s: %w", key, want, c, ErrWrongKind)
+		return fmt.Errorf("%s is set on %s, not %s: %w", key, Article(TypeWords(want)), Article(TypeWords(c)), ErrWrongKind)
 	}
 	if err := checkText(value); err != nil {
 		return err
@@ -149,7 +149,7 @@ func (m *Model) Merge(survivorID, mergedID string) (Merged, error) {
 		return Merged{}, fmt.Errorf("an element cannot be merged into itself: %w", ErrWrongKind)
 	}
 	if sc, dc := (Object{m, s}).Class(), (Object{m, d}).Class(); sc != dc {
-		return Merged{}, fmt.Errorf("a %s cannot be merged into a %s: %w", dc, sc, ErrWrongKind)
+		return Merged{}, fmt.Errorf("%s cannot be merged into %s: %w", Article(TypeWords(dc)), Article(TypeWords(sc)), ErrWrongKind)
 	}
 	var out Merged
 	for _, rel := range append([]*etree.Element(nil), m.relsByEnd[mergedID]...) {

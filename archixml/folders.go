@@ -66,7 +66,7 @@ func (m *Model) MoveToFolder(id, path string) (string, error) {
 	top := strings.SplitN(strings.Trim(path, "/"), "/", 2)[0]
 	tf, ok := m.TopFolder(want)
 	if !ok || (top != tf.Name() && top != want) {
-		return "", fmt.Errorf("%s %q belongs under %q, not %q: %w", (Object{m, e}).Class(), id, tf.Name(), path, ErrWrongFolder)
+		return "", fmt.Errorf("%s %q belongs under %q, not %q: %w", TypeWords((Object{m, e}).Class()), id, tf.Name(), path, ErrWrongFolder)
 	}
 	fid, err := m.EnsureFolder(path)
 	if err != nil {

@@ -17,7 +17,20 @@ type Step struct {
 	Key   string  `json:"key,omitempty"`   // attr: the attribute
 	Old   *string `json:"old,omitempty"`   // attr, text: the value before; absent when there was none
 	Index int     `json:"index,omitempty"` // remove: the removed node's position among the element children
-	XML   string  `json:"xml,omitempty"`   // remove: the removed node, as XML
+	// Pos is, for an attr step that removed an attribute, its position among the element's
+	// attributes, so that undo puts it back where it was (Archi 2.6 files keep another order
+	// than EMF's). Absent in older inverses: the attribute then goes where EMF writes it.
+	Pos *int   `json:"pos,omitempty"`
+	XML string `json:"xml,omitempty"` // remove: the removed node, as XML
+}
+
+// Steps returns how many steps are recorded so far (while recording): where the next edit's
+// steps begin.
+func (m *Model) Steps() int {
+	if m.rec == nil {
+		return 0
+	}
+	return len(*m.rec)
 }
 
 // Record starts recording the steps of every edit; Recorded returns them.
@@ -118,23 +131,37 @@ func (m *Model) fragment(e *etree.Element) string {
 // the wrong kind of node); the model may then be partly reverted, so callers undo on a copy they
 // can throw away.
 func (m *Model) Undo(steps []Step) error {
+	_, err := m.UndoTags(steps)
+	return err
+}
+
+// UndoTags is Undo that also says which element of Archi's model each step changed, by its tag:
+// the element whose attribute or text it set, the element it inserted, the element it removed
+// (for an attr step, the tag of the element holding the attribute). An inverse's check compares
+// them with what the ops of its plan declare they change.
+func (m *Model) UndoTags(steps []Step) ([]string, error) {
 	if err := ValidateSteps(steps); err != nil {
-		return fmt.Errorf("undo: %w", err)
+		return nil, fmt.Errorf("undo: %w", err)
 	}
+	tags := make([]string, len(steps))
 	for i := len(steps) - 1; i >= 0; i-- {
 		s := steps[i]
 		e, err := m.resolve(s.ID, s.Path)
 		if err != nil {
-			return err
+			return tags, fmt.Errorf("undo: step %d (%s): %w", i, s.Op, err)
 		}
 		if err := m.checkUndoTarget(s, e); err != nil {
-			return fmt.Errorf("undo: step %d (%s): %v: %w", i, s.Op, err, ErrBadStep)
+			return tags, fmt.Errorf("undo: step %d (%s): %v: %w", i, s.Op, err, ErrBadStep)
 		}
+		tags[i] = e.Tag
 		switch s.Op {
 		case "attr":
-			if s.Old == nil {
+			switch {
+			case s.Old == nil:
 				m.removeAttr(e, s.Key)
-			} else {
+			case s.Pos != nil && e.SelectAttr(s.Key) == nil:
+				m.insertAttrAt(e, s.Key, *s.Old, *s.Pos)
+			default:
 				m.setAttr(e, s.Key, *s.Old)
 			}
 		case "text":
@@ -145,25 +172,26 @@ func (m *Model) Undo(steps []Step) error {
 			m.setText(e, old)
 		case "insert":
 			if e == m.root {
-				return fmt.Errorf("undo: cannot remove the model: %w", ErrWrongKind)
+				return tags, fmt.Errorf("undo: cannot remove the model: %w", ErrWrongKind)
 			}
 			m.removeChild(e)
 		case "remove":
 			doc, _, err := read(s.XML)
 			if err != nil {
-				return fmt.Errorf("undo: removed XML: %w", err)
+				return tags, fmt.Errorf("undo: removed XML: %w", err)
 			}
 			c := doc.Root()
+			tags[i] = c.Tag
 			doc.RemoveChild(c)
 			m.insertChildAt(e, c, s.Index)
 			if k := kindOf(c); k != kindNone {
 				m.indexTree(c, k)
 			}
 		default:
-			return fmt.Errorf("undo: unknown step %q: %w", s.Op, ErrWrongKind)
+			return tags, fmt.Errorf("undo: unknown step %q: %w", s.Op, ErrWrongKind)
 		}
 	}
-	return nil
+	return tags, nil
 }
 
 // insertChildAt puts c at the index among p's element children.

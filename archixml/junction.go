@@ -57,7 +57,7 @@ func (m *Model) CheckJunction(rel, sourceID, targetID string) error {
 					continue // chained junctions: each is checked when its own relationships are made
 				}
 				if !relationshipTable.Allowed(rel, s.Class(), t.Class()) {
-					bad = append(bad, fmt.Sprintf("%s %q to %s %q", s.Class(), s.Name(), t.Class(), t.Name()))
+					bad = append(bad, fmt.Sprintf("%s %q to %s %q", TypeWords(s.Class()), s.Name(), TypeWords(t.Class()), t.Name()))
 				}
 			}
 		}

@@ -32,7 +32,7 @@ func TestJunction_Rules(t *testing.T) {
 		{"another type at the junction", "Triggering", j, rent, "all relationships at a junction are of one type"},
 		{"a type junctions do not join", "Composition", app, j, "a junction joins only"},
 		{"a type the table refuses from a junction", "Serving", j, file, "not allowed"},
-		{"a path through the junction the table refuses", "Serving", j, capability, `ApplicationService "Booking Service" to Capability "Self Service"`},
+		{"a path through the junction the table refuses", "Serving", j, capability, `Application Service "Booking Service" to Capability "Self Service"`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -1,6 +1,7 @@
 package archixml
 
 import (
+	"fmt"
 	"sort"
 
 	"github.com/beevik/etree"
@@ -58,10 +59,107 @@ func (m *Model) siblings(container *etree.Element) []Bounds {
 	return out
 }
 
-// placeNear finds where a new object of the size goes in a container: beside the first object
-// of the container that shows an element related to elementID (right of it, below, left, above,
-// then further out), on no other object. ok is false when the container shows nothing related.
-func (m *Model) placeNear(container *etree.Element, elementID string, size Bounds) (Bounds, bool) {
+// typicalSize is the size a new object of the element's type takes on a view: the size most
+// objects of that type there have; else, for an ordinary element, the size most elements there
+// have; else Archi's default for the type.
+func (m *Model) typicalSize(v *etree.Element, elementID string) Bounds {
+	class := m.classOf(elementID)
+	same, any := map[[2]int]int{}, map[[2]int]int{}
+	var order [][2]int // first seen first, so that a tie is decided the same way every time
+	m.walk(v, func(e *etree.Element) {
+		c := e.SelectAttrValue("archimateElement", "")
+		if c == "" || kindOf(e) != KindDiagramObject {
+			return
+		}
+		b, ok := (Object{m, e}).Bounds()
+		if !ok || b.Width < 0 || b.Height < 0 {
+			return
+		}
+		k := [2]int{b.Width, b.Height}
+		if same[k] == 0 && any[k] == 0 {
+			order = append(order, k)
+		}
+		switch cc := m.classOf(c); {
+		case cc == class:
+			same[k]++
+		case cc != "Junction" && cc != "Grouping":
+			any[k]++
+		}
+	})
+	pick := func(counts map[[2]int]int) (Bounds, bool) {
+		best, n := [2]int{}, 0
+		for _, k := range order {
+			if counts[k] > n {
+				best, n = k, counts[k]
+			}
+		}
+		return Bounds{Width: best[0], Height: best[1]}, n > 0
+	}
+	if b, ok := pick(same); ok {
+		return b
+	}
+	switch class {
+	case "Junction":
+		return Bounds{Width: 15, Height: 15}
+	case "Grouping":
+		return GroupSize
+	}
+	if b, ok := pick(any); ok {
+		return b
+	}
+	return DefaultSize
+}
+
+// placeInHolder finds a place for a new object beside a related one that sits in a group or
+// another object (its holder): inside that holder, in free space, below its label. It returns the
+// holder and the bounds in it; ok is false when nothing related is nested or no holder has room.
+func (m *Model) placeInHolder(v *etree.Element, elementID string, size Bounds) (*etree.Element, Bounds, bool) {
+	related := m.relatedTo(elementID)
+	if len(related) == 0 {
+		return nil, Bounds{}, false
+	}
+	tried := map[*etree.Element]bool{}
+	var holder *etree.Element
+	var at Bounds
+	found := false
+	m.walk(v, func(e *etree.Element) {
+		if found || kindOf(e) != KindDiagramObject || !related[e.SelectAttrValue("archimateElement", "")] {
+			return
+		}
+		h := e.Parent()
+		if h == nil || h == v || kindOf(h) != KindDiagramObject || tried[h] {
+			return
+		}
+		tried[h] = true
+		hb, ok := (Object{m, h}).Bounds()
+		if !ok {
+			return
+		}
+		hb = sized(hb)
+		inner := Bounds{X: 0, Y: 20, Width: hb.Width, Height: hb.Height - 20} // clear of a group's tab or a label
+		if b, ok := m.placeNear(h, elementID, size, &inner); ok {
+			holder, at, found = h, b, true
+		}
+	})
+	return holder, at, found
+}
+
+// PlacedIn says where a diagram object sits when it is nested: ` inside "NAME" (ID)`, its
+// bounds being relative to that holder; "" at the view's top.
+func PlacedIn(o Object) string {
+	p, ok := o.Parent()
+	if !ok || p.Kind() != KindDiagramObject {
+		return ""
+	}
+	name := p.Name()
+	if c, ok := p.Concept(); ok {
+		name = c.Name()
+	}
+	return fmt.Sprintf(" inside %q (%s)", name, p.ID())
+}
+
+// relatedTo is the set of elements related to elementID.
+func (m *Model) relatedTo(elementID string) map[string]bool {
 	related := map[string]bool{}
 	for _, rel := range m.relsByEnd[elementID] {
 		for _, end := range []string{"source", "target"} {
@@ -70,6 +168,15 @@ func (m *Model) placeNear(container *etree.Element, elementID string, size Bound
 			}
 		}
 	}
+	return related
+}
+
+// placeNear finds where a new object of the size goes in a container: beside the first object
+// of the container that shows an element related to elementID (right of it, below, left, above,
+// then further out), on no other object, and within the given bounds when there are some. ok is
+// false when the container shows nothing related or has no room.
+func (m *Model) placeNear(container *etree.Element, elementID string, size Bounds, within *Bounds) (Bounds, bool) {
+	related := m.relatedTo(elementID)
 	if len(related) == 0 {
 		return Bounds{}, false
 	}
@@ -97,6 +204,9 @@ func (m *Model) placeNear(container *etree.Element, elementID string, size Bound
 				if c.X < 0 || c.Y < 0 {
 					continue
 				}
+				if within != nil && (c.X < within.X || c.Y < within.Y || c.X+c.Width > within.X+within.Width || c.Y+c.Height > within.Y+within.Height) {
+					continue
+				}
 				free := true
 				for _, b := range taken {
 					if overlaps(c, b) {
@@ -118,6 +228,28 @@ func (m *Model) placeNear(container *etree.Element, elementID string, size Bound
 // wrapped after 8 objects, nothing overlapping. Nested objects keep their place in their parent,
 // and every object its size. It returns the ids of the objects it moved.
 func (m *Model) LayoutView(viewID string) ([]string, error) {
+	return m.LayoutViewWith(viewID, LayoutOptions{})
+}
+
+// LayoutOptions tune LayoutView: Grid puts every object in one rank (document order, in rows);
+// LeftToRight lays ranks out as columns; NodeGap and RankGap (0: the defaults, 24 and 48) are the
+// gaps between objects of a rank and between ranks.
+type LayoutOptions struct {
+	Grid        bool
+	LeftToRight bool
+	NodeGap     *int
+	RankGap     *int
+}
+
+// LayoutViewWith lays a view out as LayoutView does, tuned by opts.
+func (m *Model) LayoutViewWith(viewID string, opts LayoutOptions) ([]string, error) {
+	gap, rowGap := layoutGap, layoutRowGap
+	if opts.NodeGap != nil {
+		gap = *opts.NodeGap
+	}
+	if opts.RankGap != nil {
+		rowGap = *opts.RankGap
+	}
 	v, err := m.get(viewID, KindView)
 	if err != nil {
 		return nil, err
@@ -139,7 +271,9 @@ func (m *Model) LayoutView(viewID string) ([]string, error) {
 		b, _ := (Object{m, c}).Bounds()
 		it := &item{e: c, b: sized(b), concept: c.SelectAttrValue("archimateElement", ""), doc: len(items)}
 		it.rank = len(layerOrder)
-		if it.concept != "" {
+		if opts.Grid {
+			it.rank = 0
+		} else if it.concept != "" {
 			it.rank = LayerRank(m.classOf(it.concept))
 		}
 		items = append(items, it)
@@ -197,17 +331,27 @@ func (m *Model) LayoutView(viewID string) ([]string, error) {
 		})
 		for start := 0; start < len(row); start += layoutPerRow {
 			end := min(start+layoutPerRow, len(row))
-			x, height := layoutMargin, 0
+			// along is the position in the rank, across the rank's own; left to right, a rank is
+			// a column
+			along, depth := layoutMargin, 0
 			for _, it := range row[start:end] {
-				placedX[it] = x + it.b.Width/2
-				if it.b.X != x || it.b.Y != y {
-					m.moveTo(it.e, x, y)
+				w, h := it.b.Width, it.b.Height
+				if opts.LeftToRight {
+					w, h = h, w
+				}
+				placedX[it] = along + w/2
+				x, yy := along, y
+				if opts.LeftToRight {
+					x, yy = y, along
+				}
+				if it.b.X != x || it.b.Y != yy {
+					m.moveTo(it.e, x, yy)
 					moved = append(moved, it.e.SelectAttrValue("id", ""))
 				}
-				x += it.b.Width + layoutGap
-				height = max(height, it.b.Height)
+				along += w + gap
+				depth = max(depth, h)
 			}
-			y += height + layoutRowGap
+			y += depth + rowGap
 		}
 	}
 	return moved, nil

@@ -117,6 +117,11 @@ type Model struct {
 	idSeq  int
 
 	rec *[]Step // the journal, while recording
+
+	// indexed is true once the first index is built: from then on an object is put into the
+	// index lists at its place in the document, not at their end, so that after any edit and undo
+	// the lists are in the order a fresh load gives (new ids follow that order).
+	indexed bool
 }
 
 type archiveInfo struct {
@@ -211,7 +216,9 @@ func (m *Model) reindex() {
 	m.reindex0()
 	m.byID = make(map[string]*etree.Element, len(m.spans)/2)
 	m.dupIDs = nil
+	m.indexed = false
 	m.indexTree(m.root, KindModel)
+	m.indexed = true
 }
 
 func (m *Model) indexTree(e *etree.Element, k Kind) {
@@ -253,17 +260,17 @@ func (m *Model) indexOne(e *etree.Element, k Kind) {
 	case KindRelationship:
 		for _, end := range []string{"source", "target"} {
 			if v := e.SelectAttrValue(end, ""); v != "" {
-				m.relsByEnd[v] = append(m.relsByEnd[v], e)
+				m.relsByEnd[v] = m.inOrder(m.relsByEnd[v], e)
 			}
 		}
 	case KindDiagramObject, KindConnection:
 		if v := conceptRef(e); v != "" {
-			m.refsTo[v] = append(m.refsTo[v], e)
+			m.refsTo[v] = m.inOrder(m.refsTo[v], e)
 		}
 	case KindElement, KindView:
 		if m.byName != nil {
 			n := e.SelectAttrValue("name", "")
-			m.byName[n] = append(m.byName[n], e)
+			m.byName[n] = m.inOrder(m.byName[n], e)
 		}
 	}
 }
@@ -276,15 +283,15 @@ func (m *Model) link(e *etree.Element, key string) {
 	case key == "name" && (k == KindElement || k == KindView):
 		if m.byName != nil {
 			n := e.SelectAttrValue("name", "")
-			m.byName[n] = append(m.byName[n], e)
+			m.byName[n] = m.inOrder(m.byName[n], e)
 		}
 	case (key == "source" || key == "target") && k == KindRelationship:
 		if v := e.SelectAttrValue(key, ""); v != "" {
-			m.relsByEnd[v] = append(m.relsByEnd[v], e)
+			m.relsByEnd[v] = m.inOrder(m.relsByEnd[v], e)
 		}
 	case key != "name" && key != "source" && key != "target" && (k == KindDiagramObject || k == KindConnection):
 		if v := conceptRef(e); v != "" {
-			m.refsTo[v] = append(m.refsTo[v], e)
+			m.refsTo[v] = m.inOrder(m.refsTo[v], e)
 		}
 	}
 }
@@ -342,6 +349,47 @@ func (m *Model) unindex(e *etree.Element) {
 			m.unindex(c)
 		}
 	}
+}
+
+// inOrder adds e to an index list kept in document order. While the index is built from the tree
+// the walk is in document order already; later, e goes before the objects it precedes in the
+// document (most edits add at the end, so the scan from the end is short).
+func (m *Model) inOrder(list []*etree.Element, e *etree.Element) []*etree.Element {
+	if !m.indexed {
+		return append(list, e)
+	}
+	j := len(list)
+	for j > 0 && docBefore(e, list[j-1]) {
+		j--
+	}
+	list = append(list, nil)
+	copy(list[j+1:], list[j:])
+	list[j] = e
+	return list
+}
+
+// docBefore reports whether a comes before b in the document (a ancestor of b counts as before).
+func docBefore(a, b *etree.Element) bool {
+	pa, pb := docPath(a), docPath(b)
+	for i := 0; i < len(pa) && i < len(pb); i++ {
+		if pa[i] != pb[i] {
+			return pa[i] < pb[i]
+		}
+	}
+	return len(pa) < len(pb)
+}
+
+// docPath is the index of e and of each of its ancestors among their parent's tokens, from the
+// top.
+func docPath(e *etree.Element) []int {
+	var p []int
+	for ; e != nil && e.Parent() != nil; e = e.Parent() {
+		p = append(p, e.Index())
+	}
+	for i, j := 0, len(p)-1; i < j; i, j = i+1, j-1 {
+		p[i], p[j] = p[j], p[i]
+	}
+	return p
 }
 
 func without(list []*etree.Element, e *etree.Element) []*etree.Element {

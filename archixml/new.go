@@ -14,6 +14,7 @@ func New(name string) *Model {
 	m := &Model{doc: doc, nl: "\n", spans: map[*etree.Element]span{}, state: map[*etree.Element]uint8{},
 		idSeed: "new model\x00" + name}
 	m.reindex0()
+	m.indexed = true // built by edits: every object goes to its place in the indexes
 	root := newEl("archimate:model",
 		"xmlns:xsi", "http://www.w3.org/2001/XMLSchema-instance",
 		"xmlns:archimate", "http://www.archimatetool.com/archimate",

@@ -162,6 +162,12 @@ func (o Object) Attr(key string) string { return o.e.SelectAttrValue(key, "") }
 // Documentation is the object's documentation text.
 func (o Object) Documentation() string { return childText(o.e, "documentation") }
 
+// Content is a note's text.
+func (o Object) Content() string { return childText(o.e, "content") }
+
+// Model is the model the object belongs to.
+func (o Object) Model() *Model { return o.m }
+
 // Properties returns the object's properties in file order.
 func (o Object) Properties() []Property {
 	var out []Property

@@ -112,3 +112,16 @@ func TestRead_Normalizes(t *testing.T) {
 		t.Fatalf("text %q", txt)
 	}
 }
+
+// The nesting limit is exact: maxDepth nested elements are read, one more is refused.
+func TestRead_DepthLimit(t *testing.T) {
+	nest := func(n int) string { return strings.Repeat("<a>", n) + strings.Repeat("</a>", n) }
+	if _, _, err := read(nest(maxDepth)); err != nil {
+		t.Fatalf("%d levels: %v", maxDepth, err)
+	}
+	for _, n := range []int{maxDepth + 1, 10 * maxDepth} {
+		if _, _, err := read(nest(n)); !errors.Is(err, ErrMalformed) || !strings.Contains(err.Error(), "nested deeper") {
+			t.Fatalf("%d levels: %v", n, err)
+		}
+	}
+}

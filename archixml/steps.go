@@ -64,6 +64,9 @@ func validateStep(s Step) error {
 			return fmt.Errorf("negative position %d in the path", p)
 		}
 	}
+	if s.Pos != nil && (s.Op != "attr" || s.Old == nil || *s.Pos < 0 || *s.Pos > 1000) {
+		return errors.New("a position for no removed attribute")
+	}
 	switch s.Op {
 	case "attr":
 		if err := checkAttr(s.Key, s.Old); err != nil {

@@ -125,12 +125,22 @@ func (m *Model) AddToView(viewID, elementID string, bounds *Bounds) (string, []s
 // AddToViewIn is AddToView nesting the new object in a diagram object or group of the view
 // (parentID; "" for the view itself), with bounds relative to it.
 func (m *Model) AddToViewIn(viewID, parentID, elementID string, bounds *Bounds) (string, []string, error) {
+	return m.addToView(viewID, parentID, elementID, bounds, true)
+}
+
+// AddToViewAlone is AddToViewIn drawing no connection: for plans that draw their own.
+func (m *Model) AddToViewAlone(viewID, parentID, elementID string, bounds *Bounds) (string, error) {
+	id, _, err := m.addToView(viewID, parentID, elementID, bounds, false)
+	return id, err
+}
+
+func (m *Model) addToView(viewID, parentID, elementID string, bounds *Bounds, connect bool) (string, []string, error) {
 	v, err := m.get(viewID, KindView)
 	if err != nil {
 		return "", nil, err
 	}
 	if class(v) != "ArchimateDiagramModel" {
-		return "", nil, fmt.Errorf("view %q is a %s, which cannot show ArchiMate elements: %w", viewID, class(v), ErrWrongKind)
+		return "", nil, fmt.Errorf("view %q is %s, which cannot show ArchiMate elements: %w", viewID, Article(TypeWords(class(v))), ErrWrongKind)
 	}
 	if _, err := m.get(elementID, KindElement); err != nil {
 		return "", nil, err
@@ -139,18 +149,32 @@ func (m *Model) AddToViewIn(viewID, parentID, elementID string, bounds *Bounds) 
 	if err != nil {
 		return "", nil, err
 	}
-	b := DefaultSize
-	if bounds != nil {
+	b := m.typicalSize(v, elementID)
+	switch {
+	case bounds != nil:
 		b = *bounds
-	} else if near, ok := m.placeNear(parent, elementID, DefaultSize); ok {
-		b = near
-	} else {
-		b = m.freeCell(parent)
+	case parentID == "":
+		if holder, near, ok := m.placeInHolder(v, elementID, b); ok {
+			parent, b = holder, near
+		} else if near, ok := m.placeNear(parent, elementID, b, nil); ok {
+			b = near
+		} else {
+			b = m.freeCellSized(parent, b)
+		}
+	default:
+		if near, ok := m.placeNear(parent, elementID, b, nil); ok {
+			b = near
+		} else {
+			b = m.freeCellSized(parent, b)
+		}
 	}
 	id := m.newID("diagram-object", viewID, elementID)
 	obj := newEl("child", "xsi:type", "archimate:DiagramObject", "id", id, "archimateElement", elementID)
 	obj.AddChild(boundsEl(b))
 	m.add(parent, obj, KindDiagramObject)
+	if !connect {
+		return id, nil, nil
+	}
 
 	// every diagram object on this view by the element it shows
 	onView := map[string][]*etree.Element{}
@@ -182,6 +206,9 @@ func (m *Model) AddToViewIn(viewID, parentID, elementID string, bounds *Bounds) 
 			pairs = pairs[:1]
 		}
 		for _, p := range pairs {
+			if nested(p[0], p[1]) {
+				continue // Archi hides a connection between an object and the one it sits in
+			}
 			cid := m.connect(p[0], p[1], relID)
 			conns = append(conns, cid)
 		}
@@ -206,7 +233,7 @@ func (m *Model) container(v *etree.Element, parentID string) (*etree.Element, er
 	case "DiagramObject", "Group":
 		return p, nil
 	}
-	return nil, fmt.Errorf("a %s cannot hold other objects: %w", class(p), ErrWrongKind)
+	return nil, fmt.Errorf("%s cannot hold other objects: %w", Article(TypeWords(class(p))), ErrWrongKind)
 }
 
 // connect draws a connection for relationship relID from diagram object src to tgt.
@@ -226,8 +253,18 @@ func (m *Model) connect(src, tgt *etree.Element, relID string) string {
 	return cid
 }
 
+// nested reports whether one diagram object sits directly in the other: Archi hides a connection
+// between the two (DiagramModelUtils.shouldBeHiddenConnection, with its default preferences), so
+// none is drawn.
+func nested(a, b *etree.Element) bool {
+	return a != b && (a.Parent() == b || b.Parent() == a)
+}
+
 // freeCell finds the first grid cell on a view that overlaps none of its top-level objects.
-func (m *Model) freeCell(v *etree.Element) Bounds {
+func (m *Model) freeCell(v *etree.Element) Bounds { return m.freeCellSized(v, DefaultSize) }
+
+// freeCellSized is freeCell for an object of the size: cells as large as it, with gaps.
+func (m *Model) freeCellSized(v *etree.Element, size Bounds) Bounds {
 	var taken []Bounds
 	for _, t := range v.Child {
 		if c, ok := t.(*etree.Element); ok && c.Tag == "child" {
@@ -236,9 +273,10 @@ func (m *Model) freeCell(v *etree.Element) Bounds {
 			}
 		}
 	}
-	const cols, cellW, cellH, margin = 10, 144, 80, 12
+	const cols, margin = 10, 12
+	cellW, cellH := max(144, size.Width+24), max(80, size.Height+25)
 	for i := 0; ; i++ {
-		c := Bounds{X: margin + (i%cols)*cellW, Y: margin + (i/cols)*cellH, Width: DefaultSize.Width, Height: DefaultSize.Height}
+		c := Bounds{X: margin + (i%cols)*cellW, Y: margin + (i/cols)*cellH, Width: size.Width, Height: size.Height}
 		free := true
 		for _, b := range taken {
 			if c.X < b.X+b.Width && b.X < c.X+c.Width && c.Y < b.Y+b.Height && b.Y < c.Y+c.Height {
@@ -306,7 +344,7 @@ func (m *Model) ConnectOnView(viewID, relID string) ([]string, error) {
 				continue // a relationship of an element with itself joins each object to itself
 			}
 			key := [2]string{so.SelectAttrValue("id", ""), to.SelectAttrValue("id", "")}
-			if joined[key] {
+			if joined[key] || nested(so, to) {
 				continue
 			}
 			joined[key] = true
@@ -314,6 +352,19 @@ func (m *Model) ConnectOnView(viewID, relID string) ([]string, error) {
 		}
 	}
 	return conns, nil
+}
+
+// ConnectionsOnView are the ids of the connections drawn on a view for a relationship.
+func (m *Model) ConnectionsOnView(viewID, relID string) []string {
+	v, ok := m.byID[viewID]
+	if !ok {
+		return nil
+	}
+	var ids []string
+	for _, c := range onViewConns(m, v, relID) {
+		ids = append(ids, c.SelectAttrValue("id", ""))
+	}
+	return ids
 }
 
 func onViewConns(m *Model, v *etree.Element, relID string) []*etree.Element {
@@ -453,6 +504,25 @@ func (m *Model) ConnectObjects(sourceID, targetID, relID string) (string, error)
 	return m.connect(src, tgt, relID), nil
 }
 
+// ConnectionBetween is the id of a connection already drawn from the diagram object sourceID to
+// targetID for relationship relID ("" for a plain connection), if any.
+func (m *Model) ConnectionBetween(sourceID, targetID, relID string) (string, bool) {
+	src, ok := m.byID[sourceID]
+	if !ok {
+		return "", false
+	}
+	for _, t := range src.Child {
+		c, ok := t.(*etree.Element)
+		if !ok || c.Tag != "sourceConnection" {
+			continue
+		}
+		if c.SelectAttrValue("target", "") == targetID && c.SelectAttrValue("archimateRelationship", "") == relID {
+			return c.SelectAttrValue("id", ""), true
+		}
+	}
+	return "", false
+}
+
 func plainEnd(e *etree.Element) bool {
 	c := class(e)
 	return c == "Note" || c == "Group"
@@ -495,7 +565,7 @@ func (m *Model) SetBounds(id string, x, y, width, height *int) error {
 
 // Style attributes of diagram objects and connections, as Archi names them.
 var styleAttrs = map[string]bool{"fillColor": true, "lineColor": true, "fontColor": true, "font": true,
-	"textAlignment": true, "textPosition": true}
+	"textAlignment": true, "textPosition": true, "alpha": true, "lineWidth": true}
 
 // SetStyle sets one style attribute (fillColor, lineColor, fontColor, font, textAlignment,
 // textPosition) of a diagram object or connection; an empty value removes it (Archi's default).
@@ -507,7 +577,7 @@ func (m *Model) SetStyle(id, attr, value string) error {
 	if !styleAttrs[attr] {
 		return fmt.Errorf("%q is no style attribute: %w", attr, ErrUnknownType)
 	}
-	if kindOf(e) == KindConnection && (attr == "fillColor" || attr == "textAlignment") {
+	if kindOf(e) == KindConnection && (attr == "fillColor" || attr == "textAlignment" || attr == "alpha") {
 		return fmt.Errorf("a connection has no %s: %w", attr, ErrWrongKind)
 	}
 	if err := checkText(value); err != nil {

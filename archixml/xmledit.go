@@ -77,7 +77,7 @@ func (m *Model) get(id string, kinds ...Kind) (*etree.Element, error) {
 			return e, nil
 		}
 	}
-	return nil, fmt.Errorf("%q is a %s, not a %s: %w", id, k, kinds[0], ErrWrongKind)
+	return nil, fmt.Errorf("%q is %s, not %s: %w", id, Article(k.String()), Article(kinds[0].String()), ErrWrongKind)
 }
 
 const unknownAttr = 45
@@ -86,7 +86,7 @@ const unknownAttr = 45
 var (
 	// attributes not in a table rank unknownAttr: after the known ones before it
 	conceptAttrs = map[string]int{"xsi:type": 0, "name": 10, "id": 20, "profiles": 30, "source": 50, "target": 60,
-		"accessType": 70, "strength": 70, "directed": 70}
+		"accessType": 70, "strength": 70, "directed": 70, "connectionRouterType": 35, "viewpoint": 40}
 	folderAttrs  = map[string]int{"name": 0, "id": 10, "type": 20}
 	diagramAttrs = map[string]int{"xsi:type": 0, "id": 10, "name": 20, "targetConnections": 30,
 		"font": 41, "fontColor": 42, "lineWidth": 43, "lineColor": 44, "textAlignment": 45, "fillColor": 46,
@@ -181,11 +181,37 @@ func (m *Model) removeAttr(e *etree.Element, key string) {
 		if m.rec != nil {
 			id, path := m.ref(e)
 			old := a.Value
-			m.record(Step{Op: "attr", ID: id, Path: path, Key: key, Old: &old})
+			pos := attrIndex(e, key)
+			m.record(Step{Op: "attr", ID: id, Path: path, Key: key, Old: &old, Pos: &pos})
 		}
 		e.RemoveAttr(key)
 		m.markDirty(e)
 	}
+}
+
+// attrIndex is the position of an attribute among e's attributes.
+func attrIndex(e *etree.Element, key string) int {
+	for i, a := range e.Attr {
+		if a.FullKey() == key {
+			return i
+		}
+	}
+	return len(e.Attr)
+}
+
+// insertAttrAt puts back an attribute that was removed, at the position it had (undo of a
+// removal, so that files in another order than EMF's come back byte for byte).
+func (m *Model) insertAttrAt(e *etree.Element, key, value string, pos int) {
+	m.setAttr(e, key, value) // indexes, links and journals as any set
+	at := attrIndex(e, key)
+	rest := make([]etree.Attr, 0, len(e.Attr))
+	rest = append(append(rest, e.Attr[:at]...), e.Attr[at+1:]...)
+	if pos > len(rest) {
+		pos = len(rest)
+	}
+	out := make([]etree.Attr, 0, len(e.Attr))
+	out = append(append(append(out, rest[:pos]...), e.Attr[at]), rest[pos:]...)
+	e.Attr = out
 }
 
 // insertChild adds c to p where EMF would write it: after p's last child of the same or an

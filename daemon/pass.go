@@ -76,7 +76,8 @@ func (d *Daemon) pass(ctx context.Context) time.Duration {
 	}
 	// the outputs and record of a plan that is gone go too
 	for name, files := range l.Outputs {
-		if !names[name] {
+		if !names[name] && !d.box.HasPlan(name) {
+			d.led.Withdrawn(name)
 			d.box.RemoveOutputs(name, files)
 			delete(d.seen, name)
 			changed = true

@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 	"time"
 
 	"github.com/archiplan/archiplan/internal/proc"
@@ -79,20 +78,4 @@ func (r Runner) Run(ctx context.Context, name, workdir string, env map[string]st
 	return res, nil
 }
 
-func environment(extra map[string]string) []string {
-	var env []string
-	for _, k := range []string{"PATH", "HOME", "LANG", "TMPDIR"} {
-		if v, ok := os.LookupEnv(k); ok {
-			env = append(env, k+"="+v)
-		}
-	}
-	keys := make([]string, 0, len(extra))
-	for k := range extra {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		env = append(env, k+"="+extra[k])
-	}
-	return env
-}
+func environment(extra map[string]string) []string { return proc.Env(extra) }

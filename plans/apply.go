@@ -2,8 +2,10 @@ package plans
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/archiplan/archiplan/archixml"
+	"github.com/archiplan/archiplan/schemas"
 )
 
 // Inverse is what undoes an applied plan: the journal of its edits, and the ids it touched (what
@@ -42,13 +44,9 @@ func Apply(raw []byte, m *archixml.Model, opts Options) (*Outcome, *Inverse, err
 	seen := map[string]bool{}
 	for _, r := range o.Results {
 		changed := r.Created
-		switch r.Op {
-		case "create_relationship", "add_to_view", "create_element", "create_view", "create_folder",
-			"create_note", "create_group", "add_connection_to_view":
-			// the ends of a new relationship, or the element put on a view, do not change
-		default:
+		if op, _ := schemas.OpByName(schemas.Newest, r.Op); op.Effect.Changes {
 			changed = append(append([]string(nil), r.touched...), r.Created...)
-		}
+		} // else it changes only what it creates: the ends of a new relationship, or the element put on a view, do not change
 		for _, ids := range [][]string{changed, r.changed} {
 			for _, id := range ids {
 				if !seen[id] {
@@ -78,10 +76,90 @@ func firstMessage(o *Outcome) string {
 	return o.Verdict
 }
 
+// CheckInverse checks the steps of an archived inverse against the ops of the plan it undoes (raw,
+// the archived plan): each step must be of a kind one of those ops declares its edit records
+// (schemas.Op.Effect): an attribute it sets, an element it inserts or removes, an element whose
+// text it sets. tags are the elements the steps changed (archixml.Model.UndoTags). The error names
+// the first step that no op of the plan makes.
+func CheckInverse(raw []byte, steps []archixml.Step, tags []string) error {
+	obj, _, ferr := Extract(raw, false)
+	if ferr != nil {
+		return fmt.Errorf("the plan: %s", ferr.Message)
+	}
+	p, _, fs := decodePlan(obj)
+	if p == nil {
+		msg := "not a plan"
+		if len(fs) > 0 {
+			msg = fs[0].Message
+		}
+		return fmt.Errorf("the plan: %s", msg)
+	}
+	attrs, nodes, texts := map[string]bool{}, map[string]bool{}, map[string]bool{}
+	for _, a := range p.Actions {
+		op, ok := schemas.OpByName(schemas.Newest, a.Op)
+		if !ok {
+			return fmt.Errorf("the plan has an unknown op %q", a.Op)
+		}
+		for _, k := range op.Effect.Attrs {
+			attrs[k] = true
+		}
+		for _, k := range op.Effect.Nodes {
+			nodes[k] = true
+		}
+		for _, k := range op.Effect.Texts {
+			texts[k] = true
+		}
+	}
+	for i, s := range steps {
+		tag := ""
+		if i < len(tags) {
+			tag = tags[i]
+		}
+		var ok bool
+		var what string
+		switch s.Op {
+		case "attr":
+			ok, what = attrs[s.Key], fmt.Sprintf("attribute %q", s.Key)
+		case "insert", "remove":
+			ok, what = nodes[tag], fmt.Sprintf("element <%s>", tag)
+		case "text":
+			ok, what = texts[tag], fmt.Sprintf("the text of <%s>", tag)
+		default:
+			what = "an unknown step"
+		}
+		if !ok {
+			return fmt.Errorf("step %d (%s on %q): %s is not one the plan's ops (%s) change", i, s.Op, s.ID, what, opList(p))
+		}
+	}
+	return nil
+}
+
+func opList(p *Plan) string {
+	seen := map[schemas.OpName]bool{}
+	var names []string
+	for _, a := range p.Actions {
+		if !seen[a.Op] {
+			seen[a.Op] = true
+			names = append(names, string(a.Op))
+		}
+	}
+	return strings.Join(names, ", ")
+}
+
 // Revert undoes an applied plan on m from its inverse.
 func Revert(m *archixml.Model, inv *Inverse) error {
 	if err := m.Undo(inv.Steps); err != nil {
 		return fmt.Errorf("revert plan %s: %w", inv.PlanSHA256, err)
 	}
 	return nil
+}
+
+// StepRange is the range [first, last) of an applied plan's inverse steps that action i's own
+// edits recorded (connections drawn after the last action are not in it).
+func (o *Outcome) StepRange(i int) (first, last int) {
+	if i < 0 || i >= len(o.Results) || len(o.Results[i].steps) == 0 {
+		return 0, 0
+	}
+	r := o.Results[i].steps[0]
+	return r[0], r[1]
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/archiplan/archiplan/archixml"
 )
@@ -242,5 +243,107 @@ func BenchmarkContextPrompt(b *testing.B) {
 			b.ReportMetric(float64(ctxLen), "context-chars")
 			b.ReportMetric(float64(promptLen), "prompt-chars")
 		})
+	}
+}
+
+// versionActions is a 100-action plan of a vocabulary version: the mix of hundredActions, and in
+// 3.1 a part of it done with what 3.1 adds (values added to a multi-valued property, objects put
+// on the view without automatic connections, a translucent style, a router).
+func versionActions(m *archixml.Model, version string) []byte {
+	els := m.Elements()
+	view := m.Views()[0].ID()
+	j := func(v any) string { b, _ := json.Marshal(v); return string(b) }
+	var acts []string
+	pick := func(i int) archixml.Object { return els[(i*7919+13)%len(els)] }
+	for i := 0; i < 40; i++ {
+		acts = append(acts, fmt.Sprintf(`{"op":"rename_element","element_id":%s,"new_name":"Renamed %d"}`, j(pick(i).ID()), i))
+	}
+	for i := 40; i < 60; i++ {
+		op := "set_property"
+		if version == "3.1" && i >= 50 {
+			op = "add_property_value"
+		}
+		acts = append(acts, fmt.Sprintf(`{"op":%q,"element_id":%s,"key":"reviewed","value":"2026-11-%02d"}`, op, j(pick(i).ID()), i%28+1))
+	}
+	connect := ""
+	if version == "3.1" {
+		connect = `,"connect":false`
+	}
+	for i := 0; i < 10; i++ {
+		acts = append(acts, fmt.Sprintf(`{"op":"create_element","type":"Application Component","name":"New component %d","ref_id":"c%d"}`, i, i))
+		acts = append(acts, fmt.Sprintf(`{"op":"create_relationship","source_id":"c%d","target_id":%s,"relationship_type":"Association"}`, i, j(pick(100+i).ID())))
+		acts = append(acts, fmt.Sprintf(`{"op":"add_to_view","view_id":%s,"element_id":"c%d","ref_id":"o%d"%s}`, j(view), i, i, connect))
+	}
+	for i := 0; i < 5; i++ {
+		acts = append(acts, fmt.Sprintf(`{"op":"delete_element","element_id":%s}`, j(pick(200+i).ID())))
+	}
+	moves := 5
+	if version == "3.1" {
+		moves = 3
+		acts = append(acts, `{"op":"style_view_object","object_id":"o0","fill_color":"#ffd700","opacity":100,"line_width":2}`,
+			fmt.Sprintf(`{"op":"set_connection_router","view_id":%s,"router":"manhattan"}`, j(view)))
+	}
+	for i := 0; i < moves; i++ {
+		e := pick(300 + i)
+		top, _ := m.TopFolder(archixml.FolderFor(e.Class()))
+		acts = append(acts, fmt.Sprintf(`{"op":"move_to_folder","element_id":%s,"folder_path":%s}`, j(e.ID()), j(top.Name()+"/Reviewed")))
+	}
+	return []byte(`{"schema_version":"` + version + `","status":"ready","summary":"bench","actions":[` + strings.Join(acts, ",\n") + `]}`)
+}
+
+// BenchmarkVersionRatio: the 3.0 and the 3.1 plan of versionActions, validated and previewed in
+// turns within each iteration, so that the load of a shared machine falls on both alike; it
+// reports each one's time per plan and the ratio 3.1/3.0.
+func BenchmarkVersionRatio(b *testing.B) {
+	for _, n := range benchSizes {
+		b.Run(fmt.Sprintf("elements=%d", n), func(b *testing.B) {
+			m, err := archixml.Load(benchModel(b, n))
+			if err != nil {
+				b.Fatal(err)
+			}
+			raws := [2][]byte{versionActions(m, "3.0"), versionActions(m, "3.1")}
+			var spent [2]time.Duration
+			run := func(k int) {
+				start := time.Now()
+				o := Check(raws[k], m, Options{})
+				_ = o.Preview("p.json", ModelInfo{})
+				_ = o.Report("p.json", ModelInfo{}).JSON()
+				spent[k] += time.Since(start)
+			}
+			i := 0
+			for b.Loop() {
+				run(i % 2) // which goes first alternates too
+				run(1 - i%2)
+				i++
+			}
+			b.ReportMetric(float64(spent[0].Nanoseconds())/float64(i), "ns-3.0/plan")
+			b.ReportMetric(float64(spent[1].Nanoseconds())/float64(i), "ns-3.1/plan")
+			b.ReportMetric(float64(spent[1])/float64(spent[0]), "ratio-3.1/3.0")
+		})
+	}
+}
+
+// BenchmarkCheckPreviewVersion: validate and preview a 100-action plan of 3.0 and of 3.1 on the
+// same models, in one run: 3.1's figures are read as a ratio to 3.0's.
+func BenchmarkCheckPreviewVersion(b *testing.B) {
+	for _, n := range benchSizes {
+		for _, version := range []string{"3.0", "3.1"} {
+			b.Run(fmt.Sprintf("elements=%d/version=%s", n, version), func(b *testing.B) {
+				m, err := archixml.Load(benchModel(b, n))
+				if err != nil {
+					b.Fatal(err)
+				}
+				raw := versionActions(m, version)
+				if o := Check(raw, m, Options{}); o.Verdict != VerdictValid || len(o.Results) != 100 {
+					b.Fatalf("the %s benchmark plan is %s (%d actions): %v", version, o.Verdict, len(o.Results), codes(o.Findings))
+				}
+				b.ReportAllocs()
+				for b.Loop() {
+					o := Check(raw, m, Options{})
+					_ = o.Preview("p.json", ModelInfo{})
+					_ = o.Report("p.json", ModelInfo{}).JSON()
+				}
+			})
+		}
 	}
 }

@@ -53,7 +53,7 @@ var badInputs = []struct {
 	{"actions as object", `{"schema_version":"2.0","status":"ready","summary":"s","actions":{}}`, SchemaWrongType},
 	{"x as string", plan(`{"op":"add_to_view","view_id":"{View}","element_id":"{Goal}","x":"10","y":5}`), SchemaWrongType},
 	{"huge name", plan(`{"op":"rename_element","element_id":"{Customer}","new_name":"` + strings.Repeat("n", 1001) + `"}`), SchemaTooLong},
-	{"too many actions", plan(strings.TrimSuffix(strings.Repeat(`{"op":"create_view","name":"v"},`, 501), ",")), SchemaTooLong},
+	{"too many actions", plan(strings.TrimSuffix(strings.Repeat(`{"op":"create_view","name":"v"},`, 501), ",")), ExtractTooManyActions},
 	{"empty id", plan(`{"op":"rename_element","element_id":"","new_name":"A"}`), SchemaTooShort},
 	// meaning
 	{"unknown id", plan(`{"op":"rename_element","element_id":"id-0000000000000000000000000000dead","new_name":"A"}`), RefNotFound},

@@ -30,7 +30,9 @@ type Outcome struct {
 	Verdict  string
 	// NullsDropped counts the nulls of the flat form dropped before the schema check
 	NullsDropped int
-	names        map[string]string // for the diagram: names of what the actions touch
+	// Refs maps each ref_id the plan declares to the id it names, when its action succeeded
+	Refs  map[string]string
+	names map[string]string // for the diagram: names of what the actions touch
 }
 
 // Errors returns the findings that stop the plan.
@@ -87,6 +89,17 @@ func run(raw []byte, m *archixml.Model, opts Options) (*Outcome, *engine) {
 	eng.run()
 	o.Findings = append(o.Findings, eng.findings...)
 	o.Results = eng.results
+	if !hasErrors(eng.findings) {
+		o.Findings = append(o.Findings, eng.archiFindings()...)
+	}
+	for ref, id := range eng.refs {
+		if id != "" {
+			if o.Refs == nil {
+				o.Refs = map[string]string{}
+			}
+			o.Refs[ref] = id
+		}
+	}
 	o.names = eng.names
 	sortFindings(o.Findings)
 	switch {
@@ -137,4 +150,13 @@ func (o *Outcome) Reads() []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+func hasErrors(fs []Finding) bool {
+	for _, f := range fs {
+		if f.Severity == Error {
+			return true
+		}
+	}
+	return false
 }

@@ -104,15 +104,19 @@ type ContextFolder struct {
 	Elements int    `json:"elements"`
 }
 
-// ContextView is a view; Contents is set for the views that matter most to the request (the
-// scope's view, the views showing what the intent names) while the budget allows.
+// ContextView is a view: every view in scope is listed, with its viewpoint and what it holds
+// counted; Contents is set for the views that matter most to the request (the scope's view, the
+// views showing what the intent names) while the budget allows.
 type ContextView struct {
-	ID        string        `json:"id"`
-	Name      string        `json:"name"`
-	Folder    string        `json:"folder"`
-	Viewpoint string        `json:"viewpoint,omitempty"`
-	Objects   int           `json:"objects"` // diagram objects on the view, nested ones included
-	Contents  *ViewContents `json:"contents,omitempty"`
+	ID        string `json:"id"`
+	Name      string `json:"name"`
+	Folder    string `json:"folder"`
+	Viewpoint string `json:"viewpoint,omitempty"` // Archi's id of the viewpoint (old numbers mapped); none: no viewpoint
+	// ViewpointName is the viewpoint as Archi shows it ("None": every element type is allowed)
+	ViewpointName string        `json:"viewpoint_name"`
+	Objects       int           `json:"objects"` // diagram objects on the view, nested ones included
+	Counts        *ViewCounts   `json:"counts,omitempty"`
+	Contents      *ViewContents `json:"contents,omitempty"`
 }
 
 // ViewContents is what a view shows: its diagram objects (nesting by parent) and connections.
@@ -128,6 +132,7 @@ type ViewObject struct {
 	Element string `json:"element,omitempty"` // the element shown
 	Name    string `json:"name,omitempty"`
 	Type    string `json:"type,omitempty"`
+	View    string `json:"view,omitempty"`   // the view a reference opens
 	Parent  string `json:"parent,omitempty"` // the diagram object it is nested in
 	Bounds  [4]int `json:"bounds"`           // x, y, width, height (-1: Archi's default size)
 }
@@ -297,6 +302,7 @@ type builder struct {
 	include  map[string]bool
 	folders  map[string]string // id -> folder path, computed once
 	profiles map[string]string // profile id -> name
+	views    []ContextView     // every view in scope, counted once
 }
 
 func (b *builder) folder(o archixml.Object) string {
@@ -531,7 +537,7 @@ func (b *builder) assemble(o ContextOptions, policy Policy, order []archixml.Obj
 	c.AllowedOps = policy.AllowedOps
 	if len(c.AllowedOps) == 0 {
 		for _, op := range schemas.OpsOf(schemas.Latest) {
-			c.AllowedOps = append(c.AllowedOps, op.Name)
+			c.AllowedOps = append(c.AllowedOps, string(op.Name))
 		}
 	}
 	c.AllowedElementTypes = labelsOf(archixml.ElementTypes, policy.AllowedElementTypes)
@@ -598,28 +604,21 @@ func (b *builder) assemble(o ContextOptions, policy Policy, order []archixml.Obj
 		return a.ID < z.ID
 	})
 
-	// views: those showing an element kept, and those whose contents are wanted
+	// views: every view in scope, with what it holds counted (empty ones and those holding only
+	// view references too); contents for those that matter most, while the budget lasts
 	wantContents := map[string]bool{}
 	for _, v := range contentViews {
 		wantContents[v.ID()] = true
 	}
-	for _, v := range views {
-		shown := wantContents[v.ID()]
-		if !shown {
-			for _, d := range v.DiagramObjects() {
-				if keep[conceptID(d)] {
-					shown = true
-					break
-				}
-			}
+	if b.views == nil { // the same for every budget tried
+		for _, v := range views {
+			vp := archixml.ViewpointOf(v.Attr("viewpoint"))
+			counts, n := CountView(v)
+			b.views = append(b.views, ContextView{ID: v.ID(), Name: v.Name(), Folder: b.folder(v),
+				Viewpoint: vp.ID, ViewpointName: vp.Name, Objects: n, Counts: &counts})
 		}
-		if !shown {
-			c.Omitted.Views++
-			continue
-		}
-		c.Views = append(c.Views, ContextView{ID: v.ID(), Name: v.Name(), Folder: b.folder(v),
-			Viewpoint: v.Attr("viewpoint"), Objects: len(v.DiagramObjects())})
 	}
+	c.Views = append([]ContextView{}, b.views...)
 	sort.Slice(c.Views, func(i, j int) bool {
 		if c.Views[i].Name != c.Views[j].Name {
 			return c.Views[i].Name < c.Views[j].Name
@@ -700,22 +699,41 @@ func (b *builder) element(e archixml.Object) ContextElement {
 	return ce
 }
 
+// DiagramKind is what a diagram object is: "element" (an element's figure), "group", "note" or
+// "reference" (a view reference); "" for anything else.
+func DiagramKind(d archixml.Object) string {
+	switch d.Class() {
+	case "Group", "DiagramModelGroup":
+		return "group"
+	case "Note", "DiagramModelNote":
+		return "note"
+	case "DiagramModelReference":
+		return "reference"
+	}
+	if _, ok := d.Concept(); ok {
+		return "element"
+	}
+	return ""
+}
+
 // ViewContentsOf is what a view shows: its diagram objects in document order (nested ones with
-// their parent) and its connections.
+// their parent) and its connections. Groups carry their name, notes the start of their text,
+// view references the view they open.
 func ViewContentsOf(v archixml.Object) *ViewContents {
 	vc := &ViewContents{Objects: []ViewObject{}, Connections: []ViewConnection{}}
 	for _, d := range v.DiagramObjects() {
-		o := ViewObject{ID: d.ID(), Name: d.Name()}
-		switch d.Class() {
-		case "DiagramModelGroup":
-			o.Kind = "group"
-		case "DiagramModelNote":
-			o.Kind = "note"
-			o.Name = ""
-		case "DiagramModelReference":
-			o.Kind = "reference"
-		default:
-			o.Kind = "element"
+		o := ViewObject{ID: d.ID(), Kind: DiagramKind(d), Name: d.Name()}
+		switch o.Kind {
+		case "group":
+			o.Type = "Group"
+		case "note":
+			o.Type, o.Name = "Note", clip(strings.Join(strings.Fields(d.Content()), " "), 80)
+		case "reference":
+			o.Type = "View Reference"
+			if rv, ok := v.Model().Object(d.Attr("model")); ok {
+				o.View, o.Name = rv.ID(), rv.Name()
+			}
+		case "element":
 			if e, ok := d.Concept(); ok {
 				o.Element, o.Name = e.ID(), e.Name()
 				if t := e.Type(); t != nil {
@@ -736,6 +754,40 @@ func ViewContentsOf(v archixml.Object) *ViewContents {
 			Source: cn.SourceID(), Target: cn.TargetID()})
 	}
 	return vc
+}
+
+// ViewCounts counts what a view holds.
+type ViewCounts struct {
+	Elements      int `json:"elements"`      // diagram objects showing elements
+	Relationships int `json:"relationships"` // connections showing relationships
+	Groups        int `json:"groups"`
+	Notes         int `json:"notes"`
+	References    int `json:"references"` // view references
+}
+
+// CountView counts the diagram objects of a view by kind, and its relationships' connections.
+func CountView(v archixml.Object) (ViewCounts, int) {
+	var c ViewCounts
+	n := 0
+	for _, d := range v.DiagramObjects() {
+		n++
+		switch DiagramKind(d) {
+		case "element":
+			c.Elements++
+		case "group":
+			c.Groups++
+		case "note":
+			c.Notes++
+		case "reference":
+			c.References++
+		}
+	}
+	for _, cn := range v.Connections() {
+		if _, ok := cn.Concept(); ok {
+			c.Relationships++
+		}
+	}
+	return c, n
 }
 
 func labelsOf(types []archixml.ConceptType, allowed []string) []string {
@@ -806,7 +858,7 @@ func inScope(m *archixml.Model, scope string) ([]archixml.Object, []archixml.Obj
 					}
 				}
 			default:
-				return nil, nil, nil, fmt.Errorf("ids: %q is a %s: %w", id, o.Kind(), ErrBadScope)
+				return nil, nil, nil, fmt.Errorf("ids: %q is %s: %w", id, article(o.Kind().String()), ErrBadScope)
 			}
 		}
 	default:

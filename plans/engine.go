@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/archiplan/archiplan/archixml"
+	"github.com/archiplan/archiplan/schemas"
 )
 
 // Policy limits what plans in a workspace may do. The zero Policy allows everything.
@@ -30,17 +31,21 @@ type Options struct {
 // after values, the ids it creates and what a delete takes with it.
 type ActionResult struct {
 	Index       int               `json:"index"`
-	Op          string            `json:"op"`
+	Op          schemas.OpName    `json:"op"`
 	Description string            `json:"description"`
 	Before      string            `json:"before,omitempty"`
 	After       string            `json:"after,omitempty"`
 	Created     []string          `json:"created,omitempty"`
 	Deleted     *archixml.Deleted `json:"deleted,omitempty"`
-	Failed      bool              `json:"-"`
+	// Given are the values the action gives that reach the model and Description does not say
+	Given  []Given `json:"given,omitempty"`
+	Failed bool    `json:"-"`
 	// for the diagram: the concepts the action touches, and relationships it adds or removes
 	touched []string
 	edges   []edge
 	changed []string // diagram components and folders the action changes (for revert's conflict check)
+	reused  bool     // on_duplicate reuse: nothing is created, nothing it gives reaches the model
+	steps   [][2]int // the ranges of the journal its edits recorded (the table test holds them to its op's Effect)
 }
 
 type edge struct {
@@ -71,6 +76,9 @@ type engine struct {
 	views       []string        // views the plan creates or puts objects on, in order
 	viewSeen    map[string]bool //
 	unconnected map[string]bool // "view|relationship" a remove_from_view took off: not drawn again
+	// unconnectedViews are views an add_to_view with connect false put objects on: the plan draws
+	// their connections itself, none is drawn after the last action
+	unconnectedViews map[string]bool
 }
 
 type newRel struct {
@@ -100,14 +108,16 @@ func (e *engine) drawConnections() {
 		}
 		r := &e.results[nr.action]
 		for _, v := range e.views {
-			if _, gone := e.deleted[v]; gone || e.unconnected[v+"|"+nr.id] {
+			if _, gone := e.deleted[v]; gone || e.unconnected[v+"|"+nr.id] || e.unconnectedViews[v] {
 				continue
 			}
 			vo, ok := e.m.Object(v)
 			if !ok {
 				continue
 			}
+			start := e.m.Steps()
 			conns, err := e.m.ConnectOnView(v, nr.id)
+			r.steps = append(r.steps, [2]int{start, e.m.Steps()})
 			if err != nil || len(conns) == 0 {
 				continue
 			}
@@ -123,7 +133,7 @@ func (e *engine) drawConnections() {
 func newEngine(m *archixml.Model, p *Plan, opts Options) *engine {
 	e := &engine{m: m, p: p, opts: opts, refs: map[string]string{}, declaredAt: map[string]int{},
 		deleted: map[string]int{}, created: map[string]bool{}, set: map[string]int{}, setValue: map[string]string{},
-		names: map[string]string{}, viewSeen: map[string]bool{}, unconnected: map[string]bool{}}
+		names: map[string]string{}, viewSeen: map[string]bool{}, unconnected: map[string]bool{}, unconnectedViews: map[string]bool{}}
 	if opts.Scope != nil {
 		e.scope = map[string]bool{}
 		for _, id := range opts.Scope {
@@ -177,7 +187,12 @@ func (e *engine) run() {
 	for i, a := range e.p.Actions {
 		n := len(e.findings)
 		r := ActionResult{Index: i, Op: a.Op}
+		start := e.m.Steps()
 		e.action(i, a, &r)
+		r.steps = append(r.steps, [2]int{start, e.m.Steps()})
+		if i < len(e.p.acts) && !r.reused {
+			r.Given = given(a.Op, e.p.acts[i])
+		}
 		for _, f := range e.findings[n:] {
 			if f.Severity == Error {
 				r.Failed = true
@@ -189,7 +204,7 @@ func (e *engine) run() {
 			}
 		}
 		if r.Description == "" {
-			r.Description = a.Op + " (not possible, see errors)"
+			r.Description = string(a.Op) + " (not possible, see errors)"
 		}
 		ids := append([]string(nil), r.touched...)
 		for _, ed := range r.edges {
@@ -263,7 +278,7 @@ func (e *engine) resolve(i int, field, value string, kinds ...archixml.Kind) (ar
 		}
 	}
 	if !kindOK {
-		e.errorf(i, field, RefWrongKind, value, "%s %q is %s (%s %q), not %s", field, value, article(o.Kind().String()), o.Class(), o.Name(),
+		e.errorf(i, field, RefWrongKind, value, "%s %q is %s (%s %q), not %s", field, value, article(o.Kind().String()), archixml.TypeWords(o.Class()), o.Name(),
 			article(strings.Join(names, " or ")))
 		return archixml.Object{}, false
 	}
@@ -376,12 +391,12 @@ func label(o archixml.Object) string {
 }
 
 func (e *engine) action(i int, a Action, r *ActionResult) {
-	if !e.policyOp(i, a.Op) {
+	if !e.policyOp(i, string(a.Op)) {
 		return
 	}
 	h, ok := handlers[a.Op]
 	if !ok {
-		e.errorf(i, "op", SchemaUnknownOp, a.Op, "unknown op %q", a.Op)
+		e.errorf(i, "op", SchemaUnknownOp, string(a.Op), "unknown op %q", a.Op)
 		return
 	}
 	h(e, i, a, r)
@@ -395,12 +410,10 @@ func intOr(p *int, d int) int {
 }
 
 // article puts "a" or "an" before a word.
-func article(w string) string {
-	if w != "" && strings.ContainsRune("aeiouAEIOU", rune(w[0])) {
-		return "an " + w
-	}
-	return "a " + w
-}
+func article(w string) string { return archixml.Article(w) }
+
+// aType names a class with its article: "an Access relationship", "a sketch view".
+func aType(class string) string { return archixml.Article(archixml.TypeWords(class)) }
 
 // named suggests the ids of what a value names, when a planner wrote a name where an id belongs.
 func (e *engine) named(value string) string {

@@ -7,13 +7,28 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/archiplan/archiplan/schemas"
 )
 
 // MaxPlanBytes bounds a plan file; real plans are a few kilobytes.
 const MaxPlanBytes = 1 << 20
 
-// maxJSONDepth bounds nesting; a plan nests four levels.
-const maxJSONDepth = 32
+// Limits applied while a plan's JSON is read token by token, before anything is built from it or
+// checked against a schema: a hostile plan up to MaxPlanBytes costs a bounded, small amount of
+// memory and time (a million-item array is refused at its 1001st item, not decoded whole).
+const (
+	// maxJSONDepth bounds nesting; a plan nests four levels.
+	maxJSONDepth = 32
+	// MaxMembers bounds the members of any array or object; the schema's longest list
+	// (select_ids) allows 300.
+	MaxMembers = 1000
+	// MaxValues bounds the values of a whole plan (a real one holds a few hundred).
+	MaxValues = 20000
+	// MaxStringBytes bounds a string or key, decoded; the schema's longest text allows 10,000
+	// characters.
+	MaxStringBytes = 64 << 10
+)
 
 // Extract takes one JSON object out of what a planner wrote. A bare object is taken as it is.
 // Otherwise (unless strict) markdown fences and text around the object are stripped, each
@@ -137,24 +152,24 @@ func tail(b []byte) string {
 }
 
 // firstJSON names the JSON value the text is, when it is one and not an object ("array", ...).
+// It builds nothing: a megabyte array costs one pass over its bytes.
 func firstJSON(text []byte) string {
-	var v any
-	if json.Unmarshal(text, &v) != nil {
+	if !json.Valid(text) {
 		return ""
 	}
-	switch v.(type) {
-	case []any:
+	switch t := bytes.TrimLeft(text, " \t\r\n"); t[0] {
+	case '[':
 		return "array"
-	case string:
+	case '"':
 		return "string"
-	case float64:
-		return "number"
-	case bool:
+	case 't', 'f':
 		return "boolean"
-	case nil:
+	case 'n':
 		return "null"
+	case '{':
+		return "{"
 	}
-	return "{"
+	return "number"
 }
 
 // objectEnd finds the end of the object that starts at text[start] by balancing braces outside
@@ -216,6 +231,16 @@ func fences(text []byte) (blocks []string, outside string) {
 	return blocks, strings.Join(out, "\n")
 }
 
+// jsonFrame is an array or object being read.
+type jsonFrame struct {
+	keys    map[string]bool
+	path    string
+	object  bool
+	index   int  // members read
+	expect  bool // in an object: the next string token is a key
+	actions bool // the plan's actions
+}
+
 // checkJSON checks that obj is valid JSON without duplicate keys or deep nesting.
 func checkJSON(obj []byte) ([]byte, *Finding) {
 	if f := checkSurrogates(obj); f != nil {
@@ -223,14 +248,7 @@ func checkJSON(obj []byte) ([]byte, *Finding) {
 	}
 	d := json.NewDecoder(bytes.NewReader(obj))
 	d.UseNumber()
-	type frame struct {
-		keys   map[string]bool
-		path   string
-		object bool
-		index  int
-		expect bool // in an object: the next string token is a key
-	}
-	var stack []*frame
+	var stack []*jsonFrame
 	pathOf := func() string {
 		if len(stack) == 0 {
 			return ""
@@ -238,6 +256,7 @@ func checkJSON(obj []byte) ([]byte, *Finding) {
 		return stack[len(stack)-1].path
 	}
 	lastKey := ""
+	values := 0
 	for {
 		tok, err := d.Token()
 		if err == io.EOF {
@@ -253,9 +272,17 @@ func checkJSON(obj []byte) ([]byte, *Finding) {
 			f := newFinding(ExtractInvalidJSON, -1, "", snippet, "invalid JSON: %v", err)
 			return nil, &f
 		}
-		var top *frame
+		var top *jsonFrame
 		if len(stack) > 0 {
 			top = stack[len(stack)-1]
+		}
+		_, isString := tok.(string)
+		isKey := isString && top != nil && top.object && top.expect
+		if d, ok := tok.(json.Delim); !isKey && (!ok || d == '{' || d == '[') {
+			if values++; values > MaxValues {
+				f := newFinding(ExtractTooManyItems, -1, pathOf(), "", "more than %d values in the plan (reading stopped there)", MaxValues)
+				return nil, &f
+			}
 		}
 		childPath := func() string {
 			if top == nil {
@@ -275,15 +302,19 @@ func checkJSON(obj []byte) ([]byte, *Finding) {
 					return nil, &f
 				}
 				p := childPath()
-				if top != nil {
-					top.index++
-					top.expect = true
+				if f := member(top); f != nil {
+					return nil, f
 				}
-				stack = append(stack, &frame{keys: map[string]bool{}, path: p, object: t == '{', expect: t == '{'})
+				stack = append(stack, &jsonFrame{keys: map[string]bool{}, path: p, object: t == '{', expect: t == '{',
+					actions: t == '[' && len(stack) == 1 && p == "/actions"})
 			case '}', ']':
 				stack = stack[:len(stack)-1]
 			}
 		case string:
+			if len(t) > MaxStringBytes {
+				f := newFinding(ExtractStringTooLong, -1, childPath(), t[:80], "a string of %d bytes: at most %d are read", len(t), MaxStringBytes)
+				return nil, &f
+			}
 			if top != nil && top.object && top.expect {
 				if top.keys[t] {
 					f := newFinding(ExtractDuplicateKey, -1, top.path+"/"+escapePointer(t), t, "key %q appears twice in the same object", t)
@@ -294,18 +325,35 @@ func checkJSON(obj []byte) ([]byte, *Finding) {
 				lastKey = t
 				continue
 			}
-			if top != nil {
-				top.index++
-				top.expect = true
+			if f := member(top); f != nil {
+				return nil, f
 			}
 		default:
-			if top != nil {
-				top.index++
-				top.expect = true
+			if f := member(top); f != nil {
+				return nil, f
 			}
 		}
 	}
 	return obj, nil
+}
+
+// member counts one more member of an array or object (a value, not a key), and says when that
+// is more than a plan may hold.
+func member(top *jsonFrame) *Finding {
+	if top == nil {
+		return nil
+	}
+	top.index++
+	top.expect = true
+	switch {
+	case top.actions && top.index > schemas.MaxActions:
+		f := newFinding(ExtractTooManyActions, -1, "/actions", "", "more than %d actions: split the plan (reading stopped at action %d)", schemas.MaxActions, top.index-1)
+		return &f
+	case top.index > MaxMembers:
+		f := newFinding(ExtractTooManyItems, -1, top.path, "", "more than %d members in one array or object (reading stopped there)", MaxMembers)
+		return &f
+	}
+	return nil
 }
 
 // escapePointer escapes a key for a JSON pointer (RFC 6901).

@@ -49,6 +49,10 @@ const (
 	ExtractSeveral       Code = "EXTRACT_SEVERAL_OBJECTS"
 	ExtractInvalidUTF8   Code = "EXTRACT_INVALID_UTF8"
 	ExtractDoubleBOM     Code = "EXTRACT_DOUBLE_BOM"
+	// limits applied while the JSON is read, before any schema check
+	ExtractTooManyActions Code = "EXTRACT_TOO_MANY_ACTIONS"
+	ExtractTooManyItems   Code = "EXTRACT_TOO_MANY_ITEMS"
+	ExtractStringTooLong  Code = "EXTRACT_STRING_TOO_LONG"
 
 	// schema: the JSON Schema of the plan's version
 	SchemaVersionMissing Code = "SCHEMA_VERSION_MISSING"
@@ -68,40 +72,44 @@ const (
 	SchemaOpLaterVersion Code = "SCHEMA_OP_LATER_VERSION"
 
 	// meaning: the plan against the model at HEAD
-	RefNotFound          Code = "REF_NOT_FOUND"
-	RefWrongKind         Code = "REF_WRONG_KIND"
-	RefDeleted           Code = "REF_DELETED"
-	RefBeforeDeclared    Code = "REF_BEFORE_DECLARED"
-	RefFailed            Code = "REF_FAILED"
-	RefIDDuplicate       Code = "REF_ID_DUPLICATE"
-	RelNotAllowed        Code = "REL_NOT_ALLOWED"
-	Conflict             Code = "CONFLICT"
-	FolderWrongLayer     Code = "FOLDER_WRONG_LAYER"
-	FolderPathInvalid    Code = "FOLDER_PATH_INVALID"
-	TextInvalid          Code = "TEXT_INVALID"
-	ViewNotArchimate     Code = "VIEW_NOT_ARCHIMATE"
-	StatusNotReady       Code = "STATUS_NOT_READY"
-	NoOp                 Code = "NOOP"
-	DuplicateOnView      Code = "DUPLICATE_ON_VIEW"
-	DuplicateRel         Code = "DUPLICATE_RELATIONSHIP"
-	NoActions            Code = "NO_ACTIONS"
-	QuestionsMissing     Code = "QUESTIONS_MISSING"
-	ActionsIgnored       Code = "ACTIONS_IGNORED"
-	PlannerWarning       Code = "PLANNER_WARNING"
-	ModelProblem         Code = "MODEL_PROBLEM"
-	ModelInvalid         Code = "MODEL_INVALID"
-	PolicyOpNotAllowed   Code = "POLICY_OP_NOT_ALLOWED"
-	PolicyTypeNotAllowed Code = "POLICY_TYPE_NOT_ALLOWED"
-	PolicyProtected      Code = "POLICY_PROTECTED_FOLDER"
-	PolicyOutOfScope     Code = "POLICY_OUT_OF_SCOPE"
-	TextBlank            Code = "TEXT_BLANK"
-	DuplicateName        Code = "DUPLICATE_NAME"
-	DuplicateRefused     Code = "DUPLICATE_REFUSED"
-	FieldNotForType      Code = "FIELD_NOT_FOR_TYPE"
-	ConnectionNotAllowed Code = "CONNECTION_NOT_ALLOWED"
-	StyleInvalid         Code = "STYLE_INVALID"
-	MergeNotAllowed      Code = "MERGE_NOT_ALLOWED"
-	SelectionTooLarge    Code = "SELECTION_TOO_LARGE"
+	RefNotFound       Code = "REF_NOT_FOUND"
+	RefWrongKind      Code = "REF_WRONG_KIND"
+	RefDeleted        Code = "REF_DELETED"
+	RefBeforeDeclared Code = "REF_BEFORE_DECLARED"
+	RefFailed         Code = "REF_FAILED"
+	RefIDDuplicate    Code = "REF_ID_DUPLICATE"
+	RelNotAllowed     Code = "REL_NOT_ALLOWED"
+	Conflict          Code = "CONFLICT"
+	FolderWrongLayer  Code = "FOLDER_WRONG_LAYER"
+	FolderPathInvalid Code = "FOLDER_PATH_INVALID"
+	TextInvalid       Code = "TEXT_INVALID"
+	ViewNotArchimate  Code = "VIEW_NOT_ARCHIMATE"
+	StatusNotReady    Code = "STATUS_NOT_READY"
+	NoOp              Code = "NOOP"
+	DuplicateOnView   Code = "DUPLICATE_ON_VIEW"
+	DuplicateRel      Code = "DUPLICATE_RELATIONSHIP"
+	NoActions         Code = "NO_ACTIONS"
+	QuestionsMissing  Code = "QUESTIONS_MISSING"
+	ActionsIgnored    Code = "ACTIONS_IGNORED"
+	PlannerWarning    Code = "PLANNER_WARNING"
+	ModelProblem      Code = "MODEL_PROBLEM"
+	ModelInvalid      Code = "MODEL_INVALID"
+	// approval: what a NAME's first valid preview fixed (the ledger's)
+	PlanChangedAfterPreview Code = "PLAN_CHANGED_AFTER_PREVIEW"
+	PlanWordsChanged        Code = "PLAN_WORDS_CHANGED"
+	PolicyOpNotAllowed      Code = "POLICY_OP_NOT_ALLOWED"
+	PolicyTypeNotAllowed    Code = "POLICY_TYPE_NOT_ALLOWED"
+	PolicyProtected         Code = "POLICY_PROTECTED_FOLDER"
+	PolicyOutOfScope        Code = "POLICY_OUT_OF_SCOPE"
+	TextBlank               Code = "TEXT_BLANK"
+	DuplicateName           Code = "DUPLICATE_NAME"
+	DuplicateRefused        Code = "DUPLICATE_REFUSED"
+	FieldNotForType         Code = "FIELD_NOT_FOR_TYPE"
+	ConnectionNotAllowed    Code = "CONNECTION_NOT_ALLOWED"
+	StyleInvalid            Code = "STYLE_INVALID"
+	MergeNotAllowed         Code = "MERGE_NOT_ALLOWED"
+	SelectionTooLarge       Code = "SELECTION_TOO_LARGE"
+	ConnectionExists        Code = "CONNECTION_EXISTS"
 )
 
 // Codes describes every code: what it means and how a planner fixes it. The README lists them.
@@ -126,6 +134,9 @@ var Codes = []struct {
 	{ExtractSeveral, Warning, "several JSON objects were written; the last complete one was taken"},
 	{ExtractInvalidUTF8, Error, "the plan is not UTF-8 (bytes that are not, or an escaped lone surrogate such as \\ud800); the message says where: write it as UTF-8"},
 	{ExtractDoubleBOM, Error, "more than one byte order mark precedes the object"},
+	{ExtractTooManyActions, Error, "more than 500 actions (counted while the JSON is read, before any other check): split the plan"},
+	{ExtractTooManyItems, Error, "an array or object holds more than 1000 members, or the plan more than 20,000 values in all (counted while the JSON is read)"},
+	{ExtractStringTooLong, Error, "a string or key is longer than 64 KiB (measured while the JSON is read)"},
 	{SchemaVersionMissing, Error, "schema_version is missing: write \"2.0\""},
 	{SchemaVersionUnknown, Error, "schema_version is not one archiplan knows (1.0, 2.0, 3.0)"},
 	{SchemaLegacyField, Error, "a field of an older or foreign plan shape (version, changes, operations, action, ...): use the fields of the schema"},
@@ -155,13 +166,15 @@ var Codes = []struct {
 	{StatusNotReady, Error, "only a plan with status ready can be applied"},
 	{NoOp, Warning, "the action changes nothing (rename to the same name, ...)"},
 	{DuplicateOnView, Warning, "the element is already on the view; it will appear twice"},
-	{DuplicateRel, Warning, "the same relationship between the same ends already exists"},
+	{DuplicateRel, Warning, "the same relationship between the same ends already exists (same type, and for Access the same access type, for Influence the same strength)"},
 	{NoActions, Warning, "a ready plan with no actions"},
 	{QuestionsMissing, Warning, "needs_clarification without questions"},
 	{ActionsIgnored, Warning, "a plan that is not ready carries actions; they are shown but never applied"},
 	{PlannerWarning, Warning, "a warning the planner wrote into the plan"},
 	{ModelProblem, Warning, "the model itself has a problem (duplicate ids) that Archi would refuse"},
 	{ModelInvalid, Error, "the model at HEAD is one Archi cannot open (missing or duplicate ids, unknown types, dangling references; the message names them): no plan is applied to it until it is repaired"},
+	{PlanChangedAfterPreview, Error, "the plan file changed after its NAME was previewed valid: a NAME's plan bytes are fixed at that preview, so no approval can reach bytes the person did not read; submit the new plan under a new name"},
+	{PlanWordsChanged, Error, "previewed again (HEAD or the policy moved), the plan would make changes that read otherwise than its first valid preview said: the approval is stale; submit it again under a new name and read its preview"},
 	{PolicyOpNotAllowed, Error, "the workspace's policy does not allow this op"},
 	{PolicyTypeNotAllowed, Error, "the workspace's policy does not allow this element or relationship type"},
 	{PolicyProtected, Error, "the object lies in a folder the policy protects"},
@@ -174,6 +187,7 @@ var Codes = []struct {
 	{ConnectionNotAllowed, Error, "a connection cannot be drawn: the objects do not show the relationship's ends, a plain connection touches no note or group, or nothing is left to draw"},
 	{StyleInvalid, Error, "a colour is not #rrggbb, or the style does not apply to the object (a connection has no fill)"},
 	{MergeNotAllowed, Error, "merge_elements needs two different elements of the same type"},
+	{ConnectionExists, Warning, "add_connection_to_view: the objects are joined already by a connection for this relationship; nothing is drawn and the ref_id names the connection there"},
 	{SelectionTooLarge, Error, "create_view's selection (with its neighbours) holds more than 300 elements: select fewer, or a smaller depth"},
 }
 

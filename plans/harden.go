@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/archiplan/archiplan/archixml"
+	"github.com/archiplan/archiplan/schemas"
 )
 
 // checkEncoding refuses a plan that is not UTF-8: encoding/json would turn each bad byte into
@@ -85,7 +86,7 @@ func hex4(b []byte) int {
 func checkFields(p *Plan) []Finding {
 	var out []Finding
 	for i, a := range p.Actions {
-		if a.Op != "move_view_object" && (a.X == nil) != (a.Y == nil) { // a move may change one coordinate
+		if op, _ := schemas.OpByName(schemas.Newest, a.Op); !op.PartialXY && (a.X == nil) != (a.Y == nil) {
 			have, miss := "x", "y"
 			if a.Y != nil {
 				have, miss = "y", "x"
@@ -97,7 +98,7 @@ func checkFields(p *Plan) []Finding {
 			for _, part := range strings.Split(strings.Trim(*a.FolderPath, "/"), "/") {
 				if part == "." || part == ".." || part == "" && strings.Trim(*a.FolderPath, "/") != "" {
 					out = append(out, newFinding(FolderPathInvalid, i, actionPointer(i, "folder_path"), *a.FolderPath,
-						"the folder path %q has a %q part: name each folder, from the top-level one down", *a.FolderPath, part))
+						"the folder path %q has the part %q: name each folder, from the top-level one down", *a.FolderPath, part))
 					break
 				}
 			}
@@ -118,4 +119,25 @@ func checkFields(p *Plan) []Finding {
 func RefuseModel(raw []byte, err error) *Outcome {
 	return &Outcome{SHA256: SHA256(raw), Verdict: VerdictInvalid,
 		Findings: []Finding{newFinding(ModelInvalid, -1, "", "", "%s", fmt.Sprint(err))}}
+}
+
+// CheckModel checks a plan as Check does, against a model the caller loaded itself (the command
+// line, MCP): on a model Archi cannot open the outcome is RefuseModel's, as the daemon's is, so a
+// plan has one outcome whatever the front end.
+func CheckModel(raw []byte, m *archixml.Model, opts Options) *Outcome {
+	if err := archixml.Check(m); err != nil {
+		return RefuseModel(raw, fmt.Errorf("the model cannot be opened by Archi: %w", err))
+	}
+	return Check(raw, m, opts)
+}
+
+// Unreadable is the outcome of a plan file that was not read (a link, a folder, a special file,
+// or one over the size cap): invalid, with one finding saying why, whatever the front end.
+func Unreadable(raw []byte, tooLarge bool, err error) *Outcome {
+	code := ExtractNotRegular
+	if tooLarge {
+		code = ExtractTooLarge
+	}
+	return &Outcome{SHA256: SHA256(raw), Verdict: VerdictInvalid,
+		Findings: []Finding{{Severity: Error, Code: code, Message: err.Error()}}}
 }

@@ -17,7 +17,7 @@ import (
 
 // Every op of the vocabulary has a handler, and every handler an op.
 func TestHandlers_MatchOps(t *testing.T) {
-	ops := map[string]bool{}
+	ops := map[schemas.OpName]bool{}
 	for _, op := range schemas.Ops {
 		ops[op.Name] = true
 		if handlers[op.Name] == nil {
@@ -295,7 +295,7 @@ func TestFlatForm_EveryOp(t *testing.T) {
 			}
 		}
 		for _, op := range schemas.OpsOf(version) {
-			t.Run(version+"/"+op.Name, func(t *testing.T) {
+			t.Run(version+"/"+string(op.Name), func(t *testing.T) {
 				act := map[string]any{"op": op.Name}
 				for _, f := range op.FieldsOf(version) {
 					if f.Required {

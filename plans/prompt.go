@@ -9,8 +9,8 @@ import (
 )
 
 // promptContract is the stable head of every planner prompt: it comes first, and never varies
-// with the model or the request, so providers' prompt caches hit.
-const promptContract = `You are a planner for archiplan. archiplan changes an ArchiMate model only through change
+// with the model or the request, so providers' prompt caches hit. VERSION is schemas.Latest.
+var promptContract = strings.ReplaceAll(`You are a planner for archiplan. archiplan changes an ArchiMate model only through change
 plans that a person reviews and approves; you write such a plan. You never change the model
 yourself, and you never write code.
 
@@ -18,7 +18,7 @@ Answer with exactly one JSON object, an ArchiChangePlan, and nothing else: no ma
 no prose before or after it.
 
 Rules:
-1. Follow the plan format below exactly: only the fields it lists, schema_version "2.0".
+1. Follow the plan format below exactly: only the fields it lists, schema_version "VERSION".
 2. Use only ids that the planning context below lists. Never invent an id. To refer to an
    object your plan creates, give its create action a ref_id and use that ref_id in later actions.
 3. If the request is ambiguous, or needs something the context does not show, answer with
@@ -32,16 +32,19 @@ Rules:
 8. Before you create an element, look for one of that name and type in the context: reuse it
    rather than make a duplicate. Before you add an element to a view, look at the view's
    contents: do not add what the view already shows.
-`
+`, "VERSION", schemas.Latest)
 
 // promptGuide explains the planning context; it is part of the stable head too.
-const promptGuide = `## How to read the planning context
+var promptGuide = strings.ReplaceAll(`## How to read the planning context
 
 - "focus" lists the elements the request names; "elements" holds them first, then their
   neighbours, then what the views showing them show, then the rest while the budget lasts.
-- "relationships" are those between the elements listed. "views" are those showing a listed
-  element; "contents" (diagram objects with the element each shows, nesting by "parent",
-  "bounds" as x, y, width, height, and connections) is given for the views that matter most.
+- "relationships" are those between the elements listed. "views" are all the views, empty ones
+  too, each with its viewpoint (the id for create_view, and "viewpoint_name" as Archi shows it:
+  only the element types it allows belong on the view) and "counts" of what it holds;
+  "contents" (diagram objects: kind element, group, note or reference, with name and type, the
+  element each shows, nesting by "parent", "bounds" as x, y, width, height, and connections) is
+  given for the views that matter most.
 - "specializations" are the model's specializations of element types; "folders" are all folders
   with the number of elements directly in each (use their paths in folder_path).
 - "omitted" counts what the budget left out: elements (summarised by type and by folder),
@@ -54,7 +57,7 @@ const promptGuide = `## How to read the planning context
 
 In this example, EXISTING-ELEMENT-ID and EXISTING-VIEW-ID stand for ids from the context.
 
-{"schema_version": "2.0", "status": "ready",
+{"schema_version": "VERSION", "status": "ready",
  "summary": "Add a Payment Service that serves the existing booking process, and show it on its view",
  "questions": [], "warnings": [],
  "actions": [
@@ -62,19 +65,23 @@ In this example, EXISTING-ELEMENT-ID and EXISTING-VIEW-ID stand for ids from the
   {"op": "create_relationship", "source_id": "payment", "target_id": "EXISTING-ELEMENT-ID", "relationship_type": "Serving"},
   {"op": "add_to_view", "view_id": "EXISTING-VIEW-ID", "element_id": "payment"}
  ]}
-`
+`, "VERSION", schemas.Latest)
 
 // SchemaSummary is the plan format in words: every op with its fields, and the type names.
 func SchemaSummary() string {
 	var b strings.Builder
-	b.WriteString("## The plan format (ArchiChangePlan 2.0)\n\n")
-	b.WriteString(`{"schema_version": "2.0", "status": "ready" | "needs_clarification" | "refusal",` + "\n" +
+	fmt.Fprintf(&b, "## The plan format (ArchiChangePlan %s)\n\n", schemas.Latest)
+	fmt.Fprintf(&b, `{"schema_version": %q, "status": "ready" | "needs_clarification" | "refusal",`+"\n", schemas.Latest)
+	b.WriteString(
 		` "summary": string, "questions": [string], "warnings": [string], "actions": [action, ...]}` + "\n\n")
 	b.WriteString("Each action is an object with \"op\" and the fields of its op (optional ones in brackets):\n\n")
 	for _, op := range schemas.OpsOf(schemas.Latest) {
 		var fields []string
-		for _, f := range op.Fields {
+		for _, f := range op.FieldsOf(schemas.Latest) {
 			name := f.Name
+			if f.Kind == schemas.Enum && len(f.Values) <= 6 {
+				name += ": " + strings.Join(f.Values, " | ")
+			}
 			if !f.Required {
 				name = "[" + name + "]"
 			}

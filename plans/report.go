@@ -27,6 +27,9 @@ type Report struct {
 	Errors        []Finding      `json:"errors"`
 	Warnings      []Finding      `json:"warnings"`
 	Actions       []ReportAction `json:"actions"`
+	// Refs maps each ref_id the plan declares to the id it names: what `convert` resolves the
+	// peer's idFiles against, read from the archive of plans applied earlier.
+	Refs map[string]string `json:"refs,omitempty"`
 }
 
 // ReportPlan identifies the plan file a report speaks of.
@@ -45,6 +48,11 @@ type ReportAction struct {
 	Op          string   `json:"op"`
 	Description string   `json:"description"`
 	Created     []string `json:"created,omitempty"`
+	Before      string   `json:"before,omitempty"`
+	After       string   `json:"after,omitempty"`
+	// Given are the values the action gives that reach the model beyond what Description says
+	// (documentation, properties, names, text...): every one, whole.
+	Given []Given `json:"given,omitempty"`
 }
 
 // Report builds the report of an outcome.
@@ -60,8 +68,10 @@ func (o *Outcome) Report(file string, model ModelInfo) *Report {
 	if o.Plan != nil {
 		r.Plan.SchemaVersion, r.Plan.Status, r.Plan.Summary = o.Plan.SchemaVersion, o.Plan.Status, o.Plan.Summary
 	}
+	r.Refs = o.Refs
 	for _, a := range o.Results {
-		r.Actions = append(r.Actions, ReportAction{Index: a.Index, Op: a.Op, Description: a.Description, Created: a.Created})
+		r.Actions = append(r.Actions, ReportAction{Index: a.Index, Op: string(a.Op), Description: a.Description, Created: a.Created,
+			Before: a.Before, After: a.After, Given: a.Given})
 	}
 	return r
 }
@@ -91,9 +101,9 @@ func (o *Outcome) Preview(file string, model ModelInfo) []byte {
 		w("| Status | %s |\n", o.Plan.Status)
 		w("| Schema | %s |\n", o.Plan.SchemaVersion)
 	}
-	w("| Plan file | %s (sha256 %s) |\n", MDEscape(file), short(o.SHA256))
+	w("| Plan file | %s (sha256 %s) |\n", MDCode(file), short(o.SHA256))
 	if model.Path != "" {
-		w("| Model | %s at commit %s, blob %s |\n", MDEscape(model.Path), MDEscape(short(model.Commit)), MDEscape(short(model.Blob)))
+		w("| Model | %s at commit %s, blob %s |\n", MDCode(model.Path), MDCode(short(model.Commit)), MDCode(short(model.Blob)))
 	}
 	w("\n")
 	if o.Plan != nil && len(o.Plan.Questions) > 0 {
@@ -118,16 +128,19 @@ func (o *Outcome) Preview(file string, model ModelInfo) []byte {
 			if r.Failed {
 				mark = " ❌"
 			}
-			w("- **\\[%d\\]** %s%s\n", r.Index, MDEscape(r.Description), mark)
+			w("- **\\[%d\\]** %s%s\n", r.Index, MDProse(r.Description), mark)
 			switch {
 			case r.Before != "":
 				w("  - before: %s\n  - after: %s\n", quoteOrNone(r.Before), quoteOrNone(r.After))
 			case r.After != "":
 				w("  - %s\n", MDEscape(r.After))
 			}
+			for _, g := range r.Given {
+				w("  - %s\n", g.line())
+			}
 			if r.Deleted != nil {
 				for _, id := range r.Deleted.Relationships {
-					w("  - also deletes relationship %s\n", MDEscape(id))
+					w("  - also deletes relationship %s\n", MDCode(id))
 				}
 				if n := len(r.Deleted.DiagramObjects); n > 0 {
 					w("  - removes %d diagram object(s) and %d connection(s) from views\n", n, len(r.Deleted.Connections))
@@ -151,8 +164,10 @@ func verdictWords(o *Outcome) string {
 			return "the planner refused; nothing to apply"
 		}
 		return "the planner needs answers; nothing to apply"
+	case VerdictInvalid:
+		return fmt.Sprintf("%d error(s) to fix before it can be applied", len(o.Errors()))
 	}
-	return fmt.Sprintf("%d error(s) to fix before it can be applied", len(o.Errors()))
+	return "not applied (the reason is above)"
 }
 
 func writeFindings(b *strings.Builder, fs []Finding) {
@@ -174,7 +189,7 @@ func quoteOrNone(s string) string {
 	if s == "" || s == "(none)" {
 		return "(none)"
 	}
-	return "“" + MDEscape(s) + "”"
+	return shown(s)
 }
 
 func short(s string) string {
@@ -185,6 +200,71 @@ func short(s string) string {
 		return "-"
 	}
 	return s
+}
+
+// MDCode shows an id or a file name as a code span, readable in a terminal, when it is made of
+// letters, digits, '.', '_', '-' and '/' only (nothing a code span could end or Markdown could
+// read); anything else is escaped as MDEscape does.
+func MDCode(s string) string {
+	if !codeSafe(s) {
+		return MDEscape(s)
+	}
+	return "`" + s + "`"
+}
+
+func codeSafe(s string) bool {
+	if s == "" || len(s) > 200 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-' || c == '/') {
+			return false
+		}
+	}
+	return true
+}
+
+// MDProse escapes a sentence archiplan wrote (an action's description) as MDEscape does, but
+// shows the ids in it, written "(id)" after a space, as code spans: "(`id-3f2a…`)" reads better
+// in a terminal than "\(id\-3f2a…\)". Only a '(' at the start or after a space is left bare, so
+// no "](" can form; what is not an id is escaped.
+func MDProse(s string) string {
+	var b strings.Builder
+	for {
+		i := strings.Index(s, "(")
+		for i > 0 && s[i-1] != ' ' {
+			j := strings.Index(s[i+1:], "(")
+			if j < 0 {
+				i = -1
+				break
+			}
+			i += 1 + j
+		}
+		if i < 0 {
+			b.WriteString(MDEscape(s))
+			return b.String()
+		}
+		k := strings.IndexByte(s[i:], ')')
+		tok := ""
+		if k > 0 {
+			tok = s[i+1 : i+k]
+		}
+		if !idLike(tok) {
+			b.WriteString(MDEscape(s[:i+1]))
+			s = s[i+1:]
+			continue
+		}
+		b.WriteString(MDEscape(s[:i]))
+		b.WriteString("(`" + tok + "`)")
+		s = s[i+k+1:]
+	}
+}
+
+// idLike: a token made for code (Archi's "id-…" and UUIDs, archiplan's ref ids): code-safe,
+// at least 6 long, with a digit or a '-' or '_' in it.
+func idLike(s string) bool {
+	return len(s) >= 6 && codeSafe(s) && strings.ContainsAny(s, "0123456789-_") && !strings.Contains(s, "/")
 }
 
 // MDEscape keeps text from a plan (or a model, a hook, a file name) from becoming markup in a
@@ -208,7 +288,7 @@ func MDEscape(s string) string {
 			b.WriteString(" ↵ ")
 		case r == '\t':
 			b.WriteByte(' ')
-		case r < 0x20 || r == 0x7f || r >= 0x80 && r < 0xa0 || r == 0x2028 || r == 0x2029 || r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069:
+		case hidden(r):
 			// control and bidirectional characters could hide or reorder text: shown, not obeyed
 			fmt.Fprintf(&b, "\\u{%04x}", r)
 		case r < 0x80 && strings.ContainsRune("\\`*_{}[]()#!|~.:", r):
@@ -298,6 +378,25 @@ func (o *Outcome) mermaid() string {
 }
 
 func mermaidText(s string) string {
-	return strings.NewReplacer(`"`, "#quot;", "<", "#lt;", ">", "#gt;", "&", "#amp;", "\n", " ", "\r", " ", "[", "(", "]", ")",
+	s = strings.NewReplacer(`"`, "#quot;", "<", "#lt;", ">", "#gt;", "&", "#amp;", "\n", " ", "\r", " ", "[", "(", "]", ")",
 		"|", "/", "`", "'", "\\", "/").Replace(clip(s, 60))
+	if strings.IndexFunc(s, hidden) < 0 {
+		return s
+	}
+	// shown as every other text of a preview shows them, never obeyed
+	var b strings.Builder
+	for _, r := range s {
+		if hidden(r) {
+			fmt.Fprintf(&b, "\\u{%04x}", r)
+		} else {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// hidden says whether a character could hide or reorder text (controls, line and paragraph
+// separators, bidirectional overrides and isolates): a preview shows its code instead.
+func hidden(r rune) bool {
+	return r < 0x20 || r == 0x7f || r >= 0x80 && r < 0xa0 || r == 0x2028 || r == 0x2029 || r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069
 }

@@ -22,6 +22,9 @@ type Plan struct {
 	Questions     []string `json:"questions,omitempty"`
 	Warnings      []string `json:"warnings,omitempty"`
 	Actions       []Action `json:"actions"`
+	// acts are the actions as the plan wrote them (nulls dropped): what the preview's given
+	// fields are read from
+	acts []map[string]any
 }
 
 // Plan statuses.
@@ -33,25 +36,25 @@ const (
 
 // Action is one action of a plan; which fields are set depends on Op (schemas.Ops).
 type Action struct {
-	Op               string  `json:"op"`
-	ElementID        *string `json:"element_id,omitempty"`
-	NewName          *string `json:"new_name,omitempty"`
-	Key              *string `json:"key,omitempty"`
-	Value            *string `json:"value,omitempty"`
-	SourceID         *string `json:"source_id,omitempty"`
-	TargetID         *string `json:"target_id,omitempty"`
-	RelationshipType *string `json:"relationship_type,omitempty"`
-	RelationshipID   *string `json:"relationship_id,omitempty"`
-	Name             *string `json:"name,omitempty"`
-	RefID            *string `json:"ref_id,omitempty"`
-	Type             *string `json:"type,omitempty"`
-	Documentation    *string `json:"documentation,omitempty"`
-	ViewID           *string `json:"view_id,omitempty"`
-	FolderPath       *string `json:"folder_path,omitempty"`
-	X                *int    `json:"x,omitempty"`
-	Y                *int    `json:"y,omitempty"`
-	Width            *int    `json:"width,omitempty"`
-	Height           *int    `json:"height,omitempty"`
+	Op               schemas.OpName `json:"op"`
+	ElementID        *string        `json:"element_id,omitempty"`
+	NewName          *string        `json:"new_name,omitempty"`
+	Key              *string        `json:"key,omitempty"`
+	Value            *string        `json:"value,omitempty"`
+	SourceID         *string        `json:"source_id,omitempty"`
+	TargetID         *string        `json:"target_id,omitempty"`
+	RelationshipType *string        `json:"relationship_type,omitempty"`
+	RelationshipID   *string        `json:"relationship_id,omitempty"`
+	Name             *string        `json:"name,omitempty"`
+	RefID            *string        `json:"ref_id,omitempty"`
+	Type             *string        `json:"type,omitempty"`
+	Documentation    *string        `json:"documentation,omitempty"`
+	ViewID           *string        `json:"view_id,omitempty"`
+	FolderPath       *string        `json:"folder_path,omitempty"`
+	X                *int           `json:"x,omitempty"`
+	Y                *int           `json:"y,omitempty"`
+	Width            *int           `json:"width,omitempty"`
+	Height           *int           `json:"height,omitempty"`
 	// 3.0
 	Properties        *[]KeyValue `json:"properties,omitempty"`
 	OnDuplicate       *string     `json:"on_duplicate,omitempty"`
@@ -76,6 +79,16 @@ type Action struct {
 	SelectTypes       *[]string   `json:"select_types,omitempty"`
 	SelectFolder      *string     `json:"select_folder,omitempty"`
 	Depth             *int        `json:"depth,omitempty"`
+	// 3.1
+	Connect       *bool   `json:"connect,omitempty"`
+	AllowReversed *bool   `json:"allow_reversed,omitempty"`
+	Opacity       *int    `json:"opacity,omitempty"`
+	LineWidth     *int    `json:"line_width,omitempty"`
+	Router        *string `json:"router,omitempty"`
+	Algorithm     *string `json:"algorithm,omitempty"`
+	Direction     *string `json:"direction,omitempty"`
+	NodeSpacing   *int    `json:"node_spacing,omitempty"`
+	RankSpacing   *int    `json:"rank_spacing,omitempty"`
 }
 
 // KeyValue is one property of a create action.
@@ -223,6 +236,12 @@ func decodePlan0(obj []byte) (*Plan, int, []Finding) {
 	if err := json.Unmarshal(obj, &p); err != nil {
 		return nil, dropped, []Finding{newFinding(SchemaInvalid, -1, "", "", "the plan does not decode: %v", err)}
 	}
+	if actions, ok := top["actions"].([]any); ok {
+		for _, a := range actions {
+			m, _ := a.(map[string]any)
+			p.acts = append(p.acts, m)
+		}
+	}
 	return &p, dropped, fs
 }
 
@@ -250,15 +269,15 @@ func checkAction(version string, i int, a any, inst any, legacy map[string]bool)
 		return append(fs, newFinding(SchemaWrongType, i, p+"/op", snippetOf(opv), "op must be a string"))
 	}
 	schemaVersion := version
-	if _, ok := schemas.OpByName(version, op); !ok {
-		def, known := schemas.OpByName(schemas.Newest, op)
+	if _, ok := schemas.OpByName(version, schemas.OpName(op)); !ok {
+		def, known := schemas.OpByName(schemas.Newest, schemas.OpName(op))
 		switch {
 		case known && version == "1.0" && def.Since == "2.0":
 			// jArchi's runtime does not tie ops to the version: a 1.0 plan may use the 2.0 ops,
 			// with their 2.0 meaning
 			schemaVersion = def.Since
 			fs = append(fs, newFinding(SchemaOpLaterVersion, i, p+"/op", op,
-				"%s is a schema_version %s op in a %s plan; accepted, with its %s meaning", op, def.Since, version, def.Since))
+				"%s is a schema_version %s op in a plan of version %s; accepted, with its %s meaning", op, def.Since, version, def.Since))
 		case known:
 			return append(fs, newFinding(SchemaOpNotInVersion, i, p+"/op", op,
 				"%s is a schema_version %s op; this plan is %s: write %q", op, def.Since, version, def.Since))
@@ -266,7 +285,7 @@ func checkAction(version string, i int, a any, inst any, legacy map[string]bool)
 			return append(fs, newFinding(SchemaUnknownOp, i, p+"/op", op, "unknown op %q (known: %s)", op, opNames(version)))
 		}
 	}
-	if err := schemas.Action(schemaVersion, op).Validate(a); err != nil {
+	if err := schemas.Action(schemaVersion, schemas.OpName(op)).Validate(a); err != nil {
 		for _, leaf := range leaves(err) {
 			leaf.InstanceLocation = p + leaf.InstanceLocation
 			for _, f := range convert(leaf, inst, legacy) {
@@ -281,7 +300,7 @@ func checkAction(version string, i int, a any, inst any, legacy map[string]bool)
 func opNames(version string) string {
 	var n []string
 	for _, op := range schemas.OpsOf(version) {
-		n = append(n, op.Name)
+		n = append(n, string(op.Name))
 	}
 	return strings.Join(n, ", ")
 }

@@ -67,14 +67,14 @@ func TestStrict_RoundTrip(t *testing.T) {
 			}
 		}
 		for _, op := range schemas.OpsOf(version) {
-			action, ok := examples[op.Name]
-			if version == "3.0" && examples3[op.Name] != "" {
-				action, ok = examples3[op.Name], true
+			action, ok := examples[string(op.Name)]
+			if version == "3.0" && examples3[string(op.Name)] != "" {
+				action, ok = examples3[string(op.Name)], true
 			}
 			if !ok {
 				t.Fatalf("no example for %s", op.Name)
 			}
-			t.Run(version+"/"+op.Name, func(t *testing.T) {
+			t.Run(version+"/"+string(op.Name), func(t *testing.T) {
 				raw := []byte(`{"schema_version":"` + version + `","status":"ready","summary":"s","questions":["q"],"actions":[` + action + `]}`)
 				var canon Plan
 				if err := json.Unmarshal(raw, &canon); err != nil {
@@ -102,6 +102,7 @@ func TestStrict_RoundTrip(t *testing.T) {
 					if got == nil {
 						t.Fatalf("the plan does not follow the plan schema: %v\n%s", codes(fs), form)
 					}
+					got.acts = nil // the actions as written, kept for the preview
 					if !reflect.DeepEqual(*got, canon) {
 						t.Fatalf("round trip lost something:\n%s\n%s", raw, form)
 					}

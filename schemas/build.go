@@ -64,14 +64,14 @@ func BuildPlan(version string) []byte {
 				required = append(required, f.Name)
 			}
 		}
-		defs = append(defs, kv{op.Name, obj{
+		defs = append(defs, kv{string(op.Name), obj{
 			{"description", op.Doc},
 			{"type", "object"},
 			{"properties", props},
 			{"required", required},
 			{"additionalProperties", false},
 		}})
-		branches = append(branches, obj{{"$ref", "#/$defs/" + op.Name}})
+		branches = append(branches, obj{{"$ref", "#/$defs/" + string(op.Name)}})
 	}
 	s := obj{
 		{"$schema", "https://json-schema.org/draft/2020-12/schema"},
@@ -106,13 +106,9 @@ func fieldSchema(f Field) obj {
 	}
 	switch f.Kind {
 	case Integer:
-		min := -1
-		if f.Name == "depth" {
-			min = 0
-		}
-		return append(d, kv{"type", typ("integer")}, kv{"minimum", min}, kv{"maximum", f.Max})
+		return append(d, kv{"type", typ("integer")}, kv{"minimum", f.Min}, kv{"maximum", f.Max})
 	case Coordinate:
-		return append(d, kv{"type", typ("integer")}, kv{"minimum", -f.Max}, kv{"maximum", f.Max})
+		return append(d, kv{"type", typ("integer")}, kv{"minimum", f.Min}, kv{"maximum", f.Max})
 	case Name:
 		return append(d, kv{"type", typ("string")}, kv{"minLength", 1}, kv{"maxLength", f.Max})
 	case Enum:
@@ -184,9 +180,22 @@ func BuildReport() []byte {
 					{"op", obj{{"type", "string"}}},
 					{"description", obj{{"type", "string"}}},
 					{"created", obj{{"type", "array"}, {"items", obj{{"type", "string"}}}}},
+					{"before", obj{{"type", "string"}}},
+					{"after", obj{{"type", "string"}}},
+					{"given", obj{{"type", "array"}, {"items", obj{
+						{"type", "object"},
+						{"properties", obj{
+							{"field", obj{{"type", "string"}}},
+							{"key", obj{{"type", "string"}}},
+							{"value", obj{{"type", "string"}}},
+						}},
+						{"required", []string{"field", "value"}},
+					}}}},
 				}},
 				{"required", []string{"index", "op", "description"}},
 			}}}},
+			{"refs", obj{{"type", "object"}, {"description", "each ref_id the plan declares, with the id it names (created, or reused)"},
+				{"additionalProperties", obj{{"type", "string"}}}}},
 		}},
 		{"required", []string{"format_version", "plan", "verdict", "errors", "warnings", "actions"}},
 	}

@@ -13,7 +13,7 @@ import (
 // embedded, so that what archiplan prints is what it validates with.
 //
 //go:generate go run ./internal/schemagen
-//go:embed plan-1.0.json plan-2.0.json plan-3.0.json report.json plan-1.0.strict.json plan-2.0.strict.json plan-3.0.strict.json
+//go:embed plan-1.0.json plan-2.0.json plan-3.0.json plan-3.1.json report.json plan-1.0.strict.json plan-2.0.strict.json plan-3.0.strict.json plan-3.1.strict.json
 var files embed.FS
 
 var (
@@ -54,7 +54,7 @@ func compileAll() {
 	}
 	for _, v := range Versions {
 		for _, op := range OpsOf(v) {
-			key := "plan-" + v + ".json#/$defs/" + op.Name
+			key := "plan-" + v + ".json#/$defs/" + string(op.Name)
 			s, err := c.Compile(url(key))
 			if err != nil {
 				compileErr = fmt.Errorf("schema %s: %w", key, err)
@@ -77,8 +77,8 @@ func get(key string) *jsonschema.Schema {
 func Plan(version string) *jsonschema.Schema { return get("plan-" + version + ".json") }
 
 // Action returns the compiled schema of one op of a plan version, or nil.
-func Action(version, op string) *jsonschema.Schema {
-	return get("plan-" + version + ".json#/$defs/" + op)
+func Action(version string, op OpName) *jsonschema.Schema {
+	return get("plan-" + version + ".json#/$defs/" + string(op))
 }
 
 // Report returns the compiled schema of reports.

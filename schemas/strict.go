@@ -1,5 +1,7 @@
 package schemas
 
+import "strings"
+
 // BuildStrict returns the plan schema rewritten into the form OpenAI structured outputs and the
 // Codex app-server outputSchema accept: no oneOf and no const; every object closed and every
 // property required; an action is one flat object with the fields of every op, those its op does
@@ -7,15 +9,8 @@ package schemas
 // keywords. plans.NormalizeStrict maps an answer back to a canonical plan.
 func BuildStrict(version string) []byte {
 	fields := obj{{"op", obj{{"type", "string"}, {"enum", opNamesOf(version)}, {"description", "the operation"}}}}
-	seen := map[string]bool{"op": true}
-	for _, op := range OpsOf(version) {
-		for _, f := range op.FieldsOf(version) {
-			if seen[f.Name] {
-				continue
-			}
-			seen[f.Name] = true
-			fields = append(fields, kv{f.Name, strictField(f)})
-		}
+	for _, f := range flatFields(version) {
+		fields = append(fields, kv{f.Name, strictField(f)})
 	}
 	required := make([]string, 0, len(fields))
 	for _, f := range fields {
@@ -47,10 +42,59 @@ func BuildStrict(version string) []byte {
 	return marshal(s)
 }
 
+// flatFields are the fields of every op of a version by name, in the order they first appear: a
+// name several ops share is described for each op where their docs differ ("name: for
+// create_element, element name; for create_relationship, optional name; ..."), never by the first
+// op alone, and an enum lists the values of every op.
+func flatFields(version string) []Field {
+	var order []string
+	byName := map[string][]Field{}
+	ops := map[string][]OpName{}
+	for _, op := range OpsOf(version) {
+		for _, f := range op.FieldsOf(version) {
+			if _, seen := byName[f.Name]; !seen {
+				order = append(order, f.Name)
+			}
+			byName[f.Name] = append(byName[f.Name], f)
+			ops[f.Name] = append(ops[f.Name], op.Name)
+		}
+	}
+	out := make([]Field, 0, len(order))
+	for _, name := range order {
+		fs := byName[name]
+		f := fs[0]
+		same := true
+		for _, g := range fs[1:] {
+			same = same && g.Doc == f.Doc
+		}
+		if !same {
+			var parts []string
+			for i, g := range fs {
+				parts = append(parts, "for "+string(ops[name][i])+", "+g.Doc)
+			}
+			f.Doc = strings.Join(parts, "; ")
+		}
+		if f.Kind == Enum {
+			seen := map[string]bool{}
+			f.Values = nil
+			for _, g := range fs {
+				for _, v := range g.Values {
+					if !seen[v] {
+						seen[v] = true
+						f.Values = append(f.Values, v)
+					}
+				}
+			}
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
 func opNamesOf(version string) []string {
 	var n []string
 	for _, op := range OpsOf(version) {
-		n = append(n, op.Name)
+		n = append(n, string(op.Name))
 	}
 	return n
 }

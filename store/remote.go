@@ -241,7 +241,8 @@ func (w *Workspace) Fetch(ctx context.Context, remote string) error {
 	err := w.call(ctx, "fetch", remote, func(ctx context.Context, c *remoteCall) error {
 		return w.git().FetchContext(ctx, &git.FetchOptions{RemoteName: remote, RemoteURL: c.url, Auth: c.auth,
 			CABundle: c.caBundle, InsecureSkipTLS: c.insecure, ProxyOptions: c.proxy,
-			RefSpecs: []config.RefSpec{config.RefSpec("+refs/heads/*:refs/remotes/" + remote + "/*")}})
+			RefSpecs: []config.RefSpec{config.RefSpec("+refs/heads/*:refs/remotes/" + remote + "/*"),
+				config.RefSpec("+refs/archiplan/*:" + auditRemoteRefs + remote + "/*")}}) // the audit (audit.go)
 	})
 	if errors.Is(err, git.NoErrAlreadyUpToDate) {
 		err = nil

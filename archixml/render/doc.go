@@ -4,15 +4,48 @@
 // parent's position plus their own, Archi's default size where a bound is -1), as the ArchiMate
 // figure of its element type: the box with the type's notation icon (the diagram object's `type`
 // attribute 0), or the alternate figure (type 1). Fills follow Archi's classic defaults per layer
-// unless the model sets fillColor; lineColor, fontColor, font, alpha, lineWidth, textAlignment and
-// textPosition are the model's where set. Groups, notes, diagram references and junctions are
-// drawn as Archi draws them. Connections run between object borders through their bendpoints
-// (placed by Archi's weighted mix of source and target centres), with each relationship type's
-// line style and ends, and their names.
+// unless the model sets fillColor; every outline is derived from the fill as Archi derives it
+// (70 %) unless deriveElementLineColor is false; lineColor, lineStyle, fontColor, font, alpha,
+// lineWidth, textAlignment and textPosition are the model's where set. Each icon is drawn where
+// and as Archi's figure class draws it (its getIconOrigin and its strokes), and the label keeps
+// clear of it by the figure's icon offset. Groups (tabbed or not), Groupings (a dashed rectangle
+// with their icon unless type 1), notes (the 13 px corner), diagram references, junctions (AND
+// filled, OR hollow), the alternate Application Component (fixed tabs) and the 3D Node (its top
+// and side shaded darker) are drawn as Archi draws them. Connections run between object borders
+// through their bendpoints (placed by Archi's weighted mix of source and target centres), with each
+// relationship type's line style and ends, and their names. A connection Archi hides is not drawn:
+// with Archi's default preferences, one between a diagram object and the object it sits in
+// directly, and one whose source (else target) is such a connection
+// (DiagramModelUtils.shouldBeHiddenConnection).
+//
+// Labels are measured with the advance widths of Liberation Sans (metric-compatible with Arial),
+// generated from Debian's fonts-liberation into metrics_table.go by gen_metrics.go, and the SVG
+// names that font, so a label breaks where it is drawn: at spaces, as Archi's text flow does, a
+// word wider than the line broken where it overflows, within Archi's text margin (4 px; a note's
+// 5 px), lines that do not fit the box left out.
+//
+// What still differs from Archi, and why:
+//   - Archi measures with the system's font (Segoe UI 9 pt on Windows, the desktop's "Sans" on
+//     Linux); Liberation Sans is close to Segoe UI but not the same, so a label near the limit may
+//     break one word earlier or later than Archi breaks it on a given machine. A font the model
+//     names is drawn in that font but still measured with Liberation Sans.
+//   - Icons are drawn with SVG's anti-aliased strokes where SWT rasterises integer coordinates:
+//     the same shapes, edges half a pixel apart.
+//   - The alternate figures of the pictogram types (actor, collaboration, interface, equipment,
+//     ...) keep the pictogram in proportion with the label below, close to but not exactly
+//     Archi's getFigurePositionFromTextPosition; the Stakeholder's alternate figure (Archi: a
+//     cylinder) is drawn like a role's.
+//   - Images on objects (Archi's iconic delegate), gradients and the legend figure are not drawn;
+//     label expressions are expanded for the common forms only (${name}, ${type},
+//     ${documentation}, ${property:key}).
+//   - Connections are straight segments through their bendpoints; Archi's "rounded" and
+//     Manhattan routers and line jumps are not applied.
 //
 // The drawing is made for people and tools alike: each drawn object is an SVG group carrying its
 // diagram object's id (data-id), its kind (data-kind) and its absolute bounds (data-x, data-y,
 // data-w, data-h), so tests and review tools can find it. Every text a model holds is escaped:
 // no name, note or property can add markup or script to the SVG. The same model gives the same
-// bytes.
+// bytes. A picture cropped to some objects (Options.Focus) leaves out what lies wholly outside it.
 package render
+
+//go:generate go run gen_metrics.go

@@ -77,7 +77,7 @@ func boxShape(class string) string {
 
 // iconOf names the notation icon of a class (and the shape its alternate figure takes).
 var iconOf = map[string]string{
-	"BusinessActor": "actor", "BusinessRole": "role", "Stakeholder": "role",
+	"BusinessActor": "actor", "BusinessRole": "role", "Stakeholder": "stakeholder",
 	"BusinessCollaboration": "collaboration", "ApplicationCollaboration": "collaboration", "TechnologyCollaboration": "collaboration",
 	"BusinessInterface": "interface", "ApplicationInterface": "interface", "TechnologyInterface": "interface",
 	"BusinessProcess": "process", "ApplicationProcess": "process", "TechnologyProcess": "process",
@@ -86,7 +86,7 @@ var iconOf = map[string]string{
 	"BusinessEvent": "event", "ApplicationEvent": "event", "TechnologyEvent": "event", "ImplementationEvent": "event",
 	"BusinessService": "service", "ApplicationService": "service", "TechnologyService": "service",
 	"BusinessObject": "object", "DataObject": "object", "Contract": "contract",
-	"Representation": "wavy", "Deliverable": "wavy", "Product": "product",
+	"Representation": "representation", "Deliverable": "deliverable", "Product": "product",
 	"ApplicationComponent": "component", "Artifact": "artifact",
 	"Node": "node", "Device": "device", "SystemSoftware": "systemsoftware",
 	"Path": "path", "CommunicationNetwork": "network", "DistributionNetwork": "distribution",
@@ -145,11 +145,16 @@ var icons = map[string][]string{
 	"reference":      {"M0.5 0.5h14v11h-14z", "M2.5 3h4v2.5h-4zM8.5 6.5h4v2.5h-4z", "M6.5 4.25h2v3.5"},
 }
 
+func init() {
+	// the alternate figures these types share with another
+	icons["stakeholder"] = icons["role"]
+}
+
 // altStretch lists the alternate figures drawn stretched to the whole bounds; the others are
 // pictograms kept in proportion, with the name below them.
 var altStretch = map[string]bool{
 	"process": true, "function": true, "event": true, "service": true, "object": true, "contract": true,
 	"wavy": true, "product": true, "component": true, "artifact": true, "node": true, "device": true,
 	"requirement": true, "constraint": true, "value": true, "meaning": true, "valuestream": true,
-	"role": true, "interaction": true, "principle": true,
+	"role": true, "interaction": true, "principle": true, "stakeholder": true,
 }

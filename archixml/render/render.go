@@ -77,6 +77,31 @@ func ViewWith(m *archixml.Model, viewID string, o Options) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
+// ViewAndCrop draws a view once and writes it cropped to o.Focus, and also whole (without
+// Focus) when whole is true: what a preview shows, for the cost of one layout.
+func ViewAndCrop(m *archixml.Model, viewID string, o Options, whole bool) (cropped, full []byte, err error) {
+	v, ok := m.Object(viewID)
+	if !ok || v.Kind() != archixml.KindView {
+		return nil, nil, fmt.Errorf("render %q: %w", viewID, ErrNoView)
+	}
+	root, err := parseView(v)
+	if err != nil {
+		return nil, nil, fmt.Errorf("render %q: %v: %w", viewID, err, ErrMalformed)
+	}
+	d := layout(m, root)
+	var b bytes.Buffer
+	d.write(&b, v, o)
+	cropped = bytes.Clone(b.Bytes())
+	if whole {
+		b.Reset()
+		all := o
+		all.Focus, all.Margin = nil, 0
+		d.write(&b, v, all)
+		full = b.Bytes()
+	}
+	return cropped, full, nil
+}
+
 // rect is an absolute rectangle.
 type rect struct{ x, y, w, h int }
 
@@ -93,6 +118,7 @@ type obj struct {
 	r       rect
 	figure  int // the type attribute: 0 the box with an icon, 1 the alternate figure
 	label   string
+	parent  *obj // the diagram object it is nested in, nil at the view's top
 }
 
 // conn is one connection, routed.
@@ -105,6 +131,7 @@ type conn struct {
 	pts      []pt
 	done     bool
 	busy     bool
+	hidden   int8 // 0 not yet known, 1 drawn, 2 hidden as a nested connection
 }
 
 type pt struct{ x, y float64 }
@@ -119,17 +146,18 @@ type drawing struct {
 
 func layout(m *archixml.Model, root *diagram.Node) *drawing {
 	d := &drawing{m: m, byID: map[string]*obj{}, connsBy: map[string]*conn{}}
-	var place func(n *diagram.Node, ox, oy int)
-	place = func(n *diagram.Node, ox, oy int) {
+	var place func(n *diagram.Node, parent *obj, ox, oy int)
+	place = func(n *diagram.Node, parent *obj, ox, oy int) {
 		for _, k := range n.Kids {
 			switch {
 			case k.IsObject():
 				o := d.object(k, ox, oy)
+				o.parent = parent
 				d.objs = append(d.objs, o)
 				if o.id != "" {
 					d.byID[o.id] = o
 				}
-				place(k, o.r.x, o.r.y)
+				place(k, o, o.r.x, o.r.y)
 			case k.IsConnection():
 				c := &conn{n: k, id: k.Attr("id"), src: k.Attr("source"), tgt: k.Attr("target"), class: k.Type}
 				if id := k.Concept(); id != "" {
@@ -145,11 +173,41 @@ func layout(m *archixml.Model, root *diagram.Node) *drawing {
 			}
 		}
 	}
-	place(root, 0, 0)
+	place(root, nil, 0, 0)
 	for _, c := range d.conns {
 		d.route(c)
 	}
 	return d
+}
+
+// hiddenConn reports whether Archi hides the connection as a nested one: with its default
+// preferences ("use nested connections" on, every relationship type hidden), a connection
+// between a diagram object and the object it sits in directly is not drawn, and neither is a
+// connection whose source, or else whose target, is such a hidden connection
+// (DiagramModelUtils.shouldBeHiddenConnection).
+func (d *drawing) hiddenConn(c *conn) bool {
+	switch c.hidden {
+	case 1:
+		return false
+	case 2:
+		return true
+	}
+	c.hidden = 1 // a cycle of connections on connections ends here, drawn
+	h := false
+	s, sok := d.byID[c.src]
+	t, tok := d.byID[c.tgt]
+	switch {
+	case sok && tok:
+		h = s.parent == t || t.parent == s
+	case !sok && d.connsBy[c.src] != nil:
+		h = d.hiddenConn(d.connsBy[c.src])
+	case !tok && d.connsBy[c.tgt] != nil:
+		h = d.hiddenConn(d.connsBy[c.tgt])
+	}
+	if h {
+		c.hidden = 2
+	}
+	return h
 }
 
 func (d *drawing) object(n *diagram.Node, ox, oy int) *obj {

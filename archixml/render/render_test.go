@@ -112,15 +112,93 @@ func checkView(t *testing.T, m *archixml.Model, v archixml.Object) []byte {
 			t.Errorf("view %q: %s drawn at %d,%d %dx%d, stored at %d,%d %dx%d", v.Name(), o.ID(), g.x, g.y, g.w, g.h, x, y, w, h)
 		}
 	}
+	byID := map[string]archixml.Object{}
 	for _, c := range conns {
-		if g, ok := got[c.ID()]; !ok || g.kind != "connection" {
+		byID[c.ID()] = c
+	}
+	hidden := 0
+	for _, c := range conns {
+		g, ok := got[c.ID()]
+		if nestedConn(c, byID, 0) {
+			hidden++
+			if ok {
+				t.Errorf("view %q: connection %s is drawn, Archi hides it (nested)", v.Name(), c.ID())
+			}
+			continue
+		}
+		if !ok || g.kind != "connection" {
 			t.Fatalf("view %q: connection %s not drawn", v.Name(), c.ID())
 		}
 	}
-	if len(got) != len(objs)+len(conns) {
-		t.Errorf("view %q: %d drawn, %d objects and %d connections", v.Name(), len(got), len(objs), len(conns))
+	if len(got) != len(objs)+len(conns)-hidden {
+		t.Errorf("view %q: %d drawn, %d objects and %d connections (%d hidden)", v.Name(), len(got), len(objs), len(conns), hidden)
 	}
 	return svg
+}
+
+// nestedConn is the test's own reading of Archi's DiagramModelUtils.shouldBeHiddenConnection with
+// its default preferences, from the model's API: a connection between a diagram object and the
+// one it sits in directly, or one whose source (else target) is such a connection.
+func nestedConn(c archixml.Object, conns map[string]archixml.Object, depth int) bool {
+	if depth > 50 {
+		return false
+	}
+	s, sok := c.Source()
+	tg, tok := c.Target()
+	if !sok || !tok {
+		return false
+	}
+	isObj := func(o archixml.Object) bool { return o.Kind() == archixml.KindDiagramObject }
+	switch {
+	case isObj(s) && isObj(tg):
+		sp, _ := s.Parent()
+		tp, _ := tg.Parent()
+		return sp.Valid() && sp.ID() == tg.ID() || tp.Valid() && tp.ID() == s.ID()
+	case conns[s.ID()].Valid():
+		return nestedConn(conns[s.ID()], conns, depth+1)
+	case conns[tg.ID()].Valid():
+		return nestedConn(conns[tg.ID()], conns, depth+1)
+	}
+	return false
+}
+
+// TestView_CorpusHidesNested: every corpus view is drawn without a connection Archi hides,
+// and the corpus holds some (so the test can fail).
+func TestView_CorpusHidesNested(t *testing.T) {
+	total := 0
+	for _, path := range corpusFiles(t) {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := archixml.Load(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, v := range m.Views() {
+			byID := map[string]archixml.Object{}
+			for _, c := range v.Connections() {
+				byID[c.ID()] = c
+			}
+			svg, err := View(m, v.ID())
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := parseSVG(t, svg)
+			for id, c := range byID {
+				if nestedConn(c, byID, 0) {
+					total++
+					if _, drawn := got[id]; drawn {
+						t.Errorf("%s: view %q draws nested connection %s", filepath.Base(path), v.Name(), id)
+					}
+				}
+			}
+		}
+	}
+	if total == 0 {
+		t.Fatal("no nested connection in the corpus: the test proves nothing")
+	}
+	t.Logf("%d nested connections hidden", total)
 }
 
 func TestView_Corpus(t *testing.T) {
@@ -324,12 +402,31 @@ func TestViewWith_MarksAndFocus(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := parseSVG(t, svg)
+	x, y, w, h := absBounds(objs[0])
+	box := [4]int{x - 20, y - 20, w + 40, h + 40}
+	left := 0
 	for id, mk := range marks {
-		if got[id].mark != mk.String() {
+		g, drawn := got[id]
+		if drawn && g.mark != mk.String() {
 			t.Errorf("%s marked %q, want %q", id, got[id].mark, mk)
 		}
+		if o, ok := m.Object(id); ok && o.Kind() == archixml.KindDiagramObject {
+			ox, oy, ow, oh := absBounds(o)
+			outside := ox > box[0]+box[2] || oy > box[1]+box[3] || ox+ow < box[0] || oy+oh < box[1]
+			if drawn == outside {
+				t.Errorf("%s at %d,%d %dx%d drawn=%v in a picture cropped to %v", id, ox, oy, ow, oh, drawn, box)
+			}
+			if outside {
+				left++
+			}
+		}
 	}
-	x, y, w, h := absBounds(objs[0])
+	if _, ok := got[objs[0].ID()]; !ok {
+		t.Error("the focused object is not drawn")
+	}
+	if left == 0 {
+		t.Error("nothing lies outside the crop: the test proves nothing about cropping")
+	}
 	want := fmt.Sprintf(`viewBox="%d %d %d %d"`, x-20, y-20, w+40, h+40)
 	if !bytes.Contains(svg, []byte(want)) {
 		t.Errorf("focus on %s: no %s in\n%.300s", objs[0].ID(), want, svg)

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/archiplan/archiplan/archixml"
+	"github.com/archiplan/archiplan/archixml/internal/diagram"
 )
 
 // style is what the model says about an object's look, with Archi's defaults filled in.
@@ -18,12 +19,17 @@ type style struct {
 	alpha, lineAlpha            float64
 	lineWidth                   int
 	align, pos                  int // textAlignment 1 left, 2 centre, 4 right; textPosition 0 top, 1 middle, 2 bottom
+	dash                        string
+	noLine                      bool
 }
 
 const (
-	defaultFont     = "Segoe UI, Helvetica, Arial, sans-serif"
+	// the font the labels are measured in (metrics_table.go) and drawn in: Liberation Sans has
+	// Arial's metrics, so either gives the same lines
+	defaultFont     = "Liberation Sans, Arial, Helvetica, sans-serif"
 	defaultFontSize = 12.0 // Archi's 9 pt at 96 dpi
-	padding         = 5
+	textMargin      = 4    // Archi's text control margin inside a figure
+	noteMargin      = 5    // a note's (Draw2D GridLayout's default margin)
 )
 
 func (d *drawing) styleOf(o *obj) style {
@@ -37,18 +43,28 @@ func (d *drawing) styleOf(o *obj) style {
 	if o.class == "Grouping" {
 		s.align = 1
 	}
-	if o.kind == "element" {
-		// Archi derives an element's line from its fill unless told not to
-		if v, ok := n.Feature("deriveElementLineColor"); ok && v == "false" {
-			s.line = colour(n.Attr("lineColor"), lineDefault)
-		} else {
-			s.line = derived(s.fill)
-		}
-	} else {
+	// Archi derives every object's line from its fill unless told not to
+	// (AbstractDiagramModelObjectFigure.getLineColor)
+	if v, ok := n.Feature("deriveElementLineColor"); ok && v == "false" {
 		s.line = colour(n.Attr("lineColor"), lineDefault)
+	} else {
+		s.line = derived(s.fill)
 	}
-	if o.kind == "junction" {
-		s.line = colour(n.Attr("lineColor"), "#000000")
+	// lineStyle: 0 solid, 1 dashed, 2 dotted, 3 none; a Grouping's default is dashed
+	ls := -1
+	if v, ok := n.Feature("lineStyle"); ok {
+		ls = num(v, -1)
+	}
+	if ls < 0 && o.class == "Grouping" {
+		ls = 1
+	}
+	switch ls {
+	case 1:
+		s.dash = "8 4"
+	case 2:
+		s.dash = "2 4"
+	case 3:
+		s.noLine = true
 	}
 	if a := n.Attr("alpha"); a != "" {
 		s.alpha = float64(clamp(num(a, 255), 0, 255)) / 255
@@ -140,13 +156,37 @@ func (d *drawing) write(b *bytes.Buffer, v archixml.Object, o Options) {
 		w, h, x0, y0, w, h, esc(defaultFont), f2(defaultFontSize), esc(v.ID()))
 	fmt.Fprintf(b, "<title>%s</title>\n", esc(v.Name()))
 	fmt.Fprintf(b, `<rect class="background" x="%d" y="%d" width="%d" height="%d" fill="#ffffff"/>`+"\n", x0, y0, w, h)
+	// a cropped picture leaves out what lies wholly outside it
+	view := rect{x0, y0, w, h}
+	cropped := len(o.Focus) > 0 && ok
 	for _, ob := range d.objs {
-		d.writeObject(b, ob, o.Marks[ob.id])
+		if !cropped || meets(ob.r, view) {
+			d.writeObject(b, ob, o.Marks[ob.id])
+		}
 	}
 	for _, c := range d.conns {
-		d.writeConn(b, c, o.Marks[c.id])
+		if !d.hiddenConn(c) && (!cropped || meets(boxOf(c.pts), view)) {
+			d.writeConn(b, c, o.Marks[c.id])
+		}
 	}
 	b.WriteString("</svg>\n")
+}
+
+// meets reports whether two rectangles overlap or touch.
+func meets(a, b rect) bool {
+	return a.x <= b.x+b.w && b.x <= a.x+a.w && a.y <= b.y+b.h && b.y <= a.y+a.h
+}
+
+// boxOf is the box around a polyline (a label may reach a little beyond it).
+func boxOf(p []pt) rect {
+	if len(p) == 0 {
+		return rect{math.MinInt / 4, math.MinInt / 4, 0, 0}
+	}
+	x0, y0, x1, y1 := p[0].x, p[0].y, p[0].x, p[0].y
+	for _, q := range p[1:] {
+		x0, y0, x1, y1 = math.Min(x0, q.x), math.Min(y0, q.y), math.Max(x1, q.x), math.Max(y1, q.y)
+	}
+	return rect{int(x0) - 40, int(y0) - 20, int(x1-x0) + 80, int(y1-y0) + 40}
 }
 
 // extent is the box around the objects and connections with the given ids (all when ids is nil).
@@ -170,7 +210,7 @@ func (d *drawing) extent(ids []string) (rect, bool) {
 		}
 	}
 	for _, c := range d.conns {
-		if want(c.id) {
+		if want(c.id) && !d.hiddenConn(c) {
 			for _, p := range c.pts {
 				add(int(math.Floor(p.x)), int(math.Floor(p.y)))
 				add(int(math.Ceil(p.x)), int(math.Ceil(p.y)))
@@ -196,37 +236,44 @@ func (d *drawing) writeObject(b *bytes.Buffer, o *obj, mark Mark) {
 	}
 	b.WriteString(">\n")
 	paint := fmt.Sprintf(`fill="%s" stroke="%s" stroke-width="%d"`, s.fill, s.line, s.lineWidth)
+	if s.noLine {
+		paint = fmt.Sprintf(`fill="%s" stroke="none"`, s.fill)
+	} else if s.dash != "" {
+		paint += ` stroke-dasharray="` + s.dash + `"`
+	}
 	if s.alpha < 1 {
 		paint += ` fill-opacity="` + f2(s.alpha) + `"`
 	}
 	if s.lineAlpha < 1 {
 		paint += ` stroke-opacity="` + f2(s.lineAlpha) + `"`
 	}
-	text := r // where the label goes
+	text, margin := r, textMargin // where the label goes
 	switch o.kind {
 	case "junction":
-		fill := s.fill
-		if o.concept.Valid() && o.concept.Attr("type") == "or" {
-			fill = "#ffffff"
+		cx, cy, rx, ry := f2(float64(r.x)+float64(r.w)/2), f2(float64(r.y)+float64(r.h)/2), f2(float64(r.w)/2), f2(float64(r.h)/2)
+		if orJunction(o.concept) {
+			// an OR junction is a hollow circle in the line colour
+			fmt.Fprintf(b, `<ellipse cx="%s" cy="%s" rx="%s" ry="%s" fill="none" stroke="%s" stroke-width="%d"/>`+"\n", cx, cy,
+				f2(float64(r.w)/2-0.5), f2(float64(r.h)/2-0.5), s.line, s.lineWidth)
+		} else {
+			fmt.Fprintf(b, `<ellipse cx="%s" cy="%s" rx="%s" ry="%s" fill="%s" stroke="none"/>`+"\n", cx, cy, rx, ry, s.fill)
 		}
-		fmt.Fprintf(b, `<ellipse cx="%s" cy="%s" rx="%s" ry="%s" fill="%s" stroke="%s"/>`+"\n",
-			f2(float64(r.x)+float64(r.w)/2), f2(float64(r.y)+float64(r.h)/2), f2(float64(r.w)/2), f2(float64(r.h)/2), fill, s.line)
 		o.label = ""
 	case "group":
-		text = d.tabbed(b, r, s, paint, false, o)
+		text = d.tabbed(b, r, s, paint, o, o.n.Attr("borderType") != "1", true)
 	case "note":
-		bt := o.n.Attr("borderType")
-		switch bt {
+		margin = noteMargin
+		switch o.n.Attr("borderType") {
 		case "1":
 			fmt.Fprintf(b, `<rect x="%d" y="%d" width="%d" height="%d" %s/>`+"\n", r.x, r.y, r.w, r.h, paint)
 		case "2":
 			fmt.Fprintf(b, `<rect x="%d" y="%d" width="%d" height="%d" fill="%s" stroke="none"/>`+"\n", r.x, r.y, r.w, r.h, s.fill)
-		default: // dog-eared
-			fmt.Fprintf(b, `<path d="M%d %dh%dv%dl-9 9h%dz" %s/>`+"\n", r.x, r.y, r.w, r.h-9, -(r.w - 9), paint)
+		default: // dog-eared, the corner cut 13 px (NoteFigure)
+			fmt.Fprintf(b, `<path d="M%d %dh%dv%dl-13 13h%dz" %s/>`+"\n", r.x, r.y, r.w, r.h-13, -(r.w - 13), paint)
 		}
 	case "element":
 		if o.class == "Grouping" {
-			text = d.tabbed(b, r, s, paint, true, o)
+			text = d.tabbed(b, r, s, paint, o, o.figure == 1, false)
 			break
 		}
 		text = d.element(b, o, r, &s, paint)
@@ -249,7 +296,7 @@ func (d *drawing) writeObject(b *bytes.Buffer, o *obj, mark Mark) {
 		fmt.Fprintf(b, `<rect x="%d" y="%d" width="%d" height="%d" %s/>`+"\n", r.x, r.y, r.w, r.h, paint)
 	}
 	if o.label != "" {
-		writeText(b, o.label, text, s, o.kind == "note" || o.kind == "canvas")
+		writeText(b, o.label, text, s, margin, o.kind == "note" || o.kind == "canvas")
 	}
 	if mark != MarkNone {
 		c := markColour
@@ -265,34 +312,39 @@ func (d *drawing) writeObject(b *bytes.Buffer, o *obj, mark Mark) {
 	b.WriteString("</g>\n")
 }
 
-// tabbed draws a group (a tab with the name over a box) or a Grouping (the same, dashed) and
-// returns where its label goes.
-func (d *drawing) tabbed(b *bytes.Buffer, r rect, s style, paint string, dashed bool, o *obj) rect {
-	tabH := 18
+// tabbed draws a group or a Grouping and returns where its label goes: tabbed (a tab as wide as
+// the name or half the box, a group's tab filled darker) or a plain rectangle, with a
+// Grouping's icon on the rectangle (GroupFigure, GroupingFigure).
+func (d *drawing) tabbed(b *bytes.Buffer, r rect, s style, paint string, o *obj, tab, group bool) rect {
+	// the label's area: up by max(3, leading) less the margin difference, as Archi places it
+	label := rect{r.x, r.y - 2, r.w, r.h}
+	if s.pos != 0 {
+		label = r
+	}
+	if !tab {
+		fmt.Fprintf(b, `<rect x="%d" y="%d" width="%d" height="%d" %s/>`+"\n", r.x, r.y, r.w, r.h, paint)
+		if !group && writeArchiIcon(b, "grouping", r) && s.align == 4 && s.pos == 0 {
+			label.w -= archiIcons["grouping"].offset - textMargin
+		}
+		return label
+	}
 	inset := 2.0
-	if dashed {
+	if !group {
 		inset = 1.4
 	}
-	if o.kind == "group" && o.n.Attr("borderType") == "1" {
-		fmt.Fprintf(b, `<rect x="%d" y="%d" width="%d" height="%d" %s/>`+"\n", r.x, r.y, r.w, r.h, paint)
-		return rect{r.x, r.y, r.w, tabH + 4}
+	tabW, tabH := int(float64(r.w)/inset), 18
+	if s.pos == 0 {
+		tabW = min(max(tabW, textWidth(o.label, s)+8), r.w)
+		tabH = max(tabH, int(lineHeight(s)))
 	}
-	tabW := int(float64(r.w) / inset)
-	tw := textWidth(o.label, s) + 8
-	tabW = min(max(tabW, tw), r.w)
-	dash := ""
-	if dashed {
-		dash = ` stroke-dasharray="6 3"`
-		paint = strings.Replace(paint, `fill="`+s.fill+`"`, `fill="`+s.fill+`"`, 1)
+	tabFill := s.fill
+	if group {
+		tabFill = darker(s.fill)
 	}
-	tabFill := darker(s.fill)
-	if dashed {
-		tabFill = s.fill
-	}
-	fmt.Fprintf(b, `<rect x="%d" y="%d" width="%d" height="%d" %s%s/>`+"\n", r.x, r.y+tabH, r.w, r.h-tabH, paint, dash)
-	fmt.Fprintf(b, `<rect x="%d" y="%d" width="%d" height="%d" %s fill="%s"%s/>`+"\n", r.x, r.y, tabW, tabH,
-		strings.Replace(paint, `fill="`+s.fill+`"`, "", 1), tabFill, dash)
-	return rect{r.x, r.y - 1, tabW, tabH + 2*padding}
+	fills := strings.Replace(paint, `fill="`+s.fill+`"`, `fill="%s"`, 1)
+	fmt.Fprintf(b, `<rect x="%d" y="%d" width="%d" height="%d" %s/>`+"\n", r.x, r.y+tabH, r.w, r.h-tabH, fmt.Sprintf(fills, s.fill))
+	fmt.Fprintf(b, `<rect x="%d" y="%d" width="%d" height="%d" %s/>`+"\n", r.x, r.y, tabW-1, tabH, fmt.Sprintf(fills, tabFill))
+	return label
 }
 
 // element draws an ArchiMate element's figure and returns where its label goes.
@@ -311,15 +363,16 @@ func (d *drawing) element(b *bytes.Buffer, o *obj, r rect, s *style, paint strin
 	default:
 		fmt.Fprintf(b, `<rect x="%d" y="%d" width="%d" height="%d" %s/>`+"\n", r.x, r.y, r.w, r.h, paint)
 	}
-	if icon != "" {
-		writeIcon(b, icon, r, s.line)
+	if !writeArchiIcon(b, icon, r) || s.pos != 0 {
+		return r
 	}
-	// the text keeps clear of the icon on both sides, as Archi centres it
-	if icon != "" && s.pos == 0 && s.align == 2 {
-		return rect{r.x + 17, r.y, r.w - 34, r.h}
-	}
-	if icon != "" && s.pos == 0 {
-		return rect{r.x, r.y, r.w - 17, r.h}
+	// the label keeps clear of the icon (AbstractTextControlContainerFigure.calculateTextControlBounds)
+	io := archiIcons[icon].offset - textMargin
+	switch s.align {
+	case 2:
+		return rect{r.x + io, r.y, r.w - 2*io, r.h}
+	case 4:
+		return rect{r.x, r.y, r.w - io, r.h}
 	}
 	return r
 }
@@ -328,7 +381,47 @@ func (d *drawing) element(b *bytes.Buffer, o *obj, r rect, s *style, paint strin
 // shapes, kept in proportion with the name below for pictograms.
 func (d *drawing) alternate(b *bytes.Buffer, o *obj, icon string, r rect, s *style, paint string) rect {
 	x, y, w, h := float64(r.x), float64(r.y), float64(r.w), float64(r.h)
+	fillOnly := strings.Replace(paint, `stroke="`+s.line+`"`, `stroke="none"`, 1)
 	switch icon {
+	case "component":
+		// ApplicationComponentFigure: the body from x+10, two fixed tabs filled darker, the text
+		// clear of them
+		fmt.Fprintf(b, `<rect x="%d" y="%d" width="%d" height="%d" %s/>`+"\n", r.x+10, r.y, r.w-10, r.h, fillOnly)
+		fmt.Fprintf(b, `<path d="M%d %dV%dH%dV%dH%dV%dM%d %dV%d" fill="none" stroke="%s" stroke-width="%d"/>`+"\n",
+			r.x+10, r.y+10, r.y, r.x+r.w, r.y+r.h, r.x+10, r.y+43, r.x+10, r.y+23, r.y+30, s.line, s.lineWidth)
+		for _, ty := range []int{r.y + 10, r.y + 30} {
+			fmt.Fprintf(b, `<rect x="%d" y="%d" width="20" height="13" %s/>`+"\n", r.x, ty,
+				strings.Replace(paint, `fill="`+s.fill+`"`, `fill="`+darker(s.fill)+`"`, 1))
+		}
+		return rect{r.x + 18, r.y, r.w - 18, r.h}
+	case "node":
+		// BoxFigureDelegate: the 3D box, its top and side faces filled darker than the front
+		const e = 14
+		fmt.Fprintf(b, `<path d="M%d %dL%d %dH%dV%dL%d %dH%dz" %s/>`+"\n", r.x, r.y+e, r.x+e, r.y, r.x+r.w, r.y+r.h-e,
+			r.x+r.w-e, r.y+r.h, r.x, strings.Replace(paint, `fill="`+s.fill+`"`, `fill="`+darker(s.fill)+`"`, 1))
+		fmt.Fprintf(b, `<rect x="%d" y="%d" width="%d" height="%d" %s/>`+"\n", r.x, r.y+e, r.w-e, r.h-e, paint)
+		fmt.Fprintf(b, `<path d="M%d %dL%d %d" fill="none" stroke="%s" stroke-width="%d"/>`+"\n", r.x+r.w-e, r.y+e, r.x+r.w, r.y, s.line, s.lineWidth)
+		t := r
+		switch s.pos {
+		case 0:
+			t.y += e
+		case 1:
+			t.y += e / 2
+		}
+		if s.align != 1 {
+			t.w -= e + 1
+		}
+		return t
+	case "representation":
+		fmt.Fprintf(b, `<path d="%s" %s/>`+"\n", deliverablePath(x, y, w, h, 6, 0), paint)
+		fmt.Fprintf(b, `<path d="M%d %dH%d" fill="none" stroke="%s" stroke-width="%d"/>`+"\n", r.x, r.y+12, r.x+r.w, s.line, s.lineWidth)
+		if s.pos == 0 {
+			return rect{r.x, r.y + 12 - textMargin - 1, r.w, r.h}
+		}
+		return r
+	case "deliverable":
+		fmt.Fprintf(b, `<path d="%s" %s/>`+"\n", deliverablePath(x, y, w, h, 8, 0), paint)
+		return r
 	case "service":
 		rr := h / 2
 		fmt.Fprintf(b, `<rect x="%d" y="%d" width="%d" height="%d" rx="%s" ry="%s" %s/>`+"\n", r.x, r.y, r.w, r.h, f2(rr), f2(rr), paint)
@@ -408,4 +501,14 @@ func writeIcon(b *bytes.Buffer, icon string, r rect, line string) {
 // f2 formats a coordinate with at most two decimals.
 func f2(v float64) string {
 	return strconv.FormatFloat(math.Round(v*100)/100, 'f', -1, 64)
+}
+
+// orJunction reports whether a junction is an OR junction (its own type attribute, which a
+// namespace-blind lookup would confuse with xsi:type).
+func orJunction(c archixml.Object) bool {
+	if !c.Valid() {
+		return false
+	}
+	n, err := diagram.Parse(c.XML())
+	return err == nil && n.Attr("type") == "or"
 }

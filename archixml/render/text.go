@@ -3,6 +3,7 @@ package render
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"strings"
 	"unicode/utf8"
 )
@@ -35,14 +36,44 @@ func esc(s string) string {
 	return b.String()
 }
 
-// textWidth estimates how wide a line is drawn: the average advance of a sans-serif font.
-func textWidth(s string, st style) int {
-	k := 0.55
-	if st.bold {
-		k = 0.6
+// advance is a rune's advance width in Liberation Sans's font units (Arial's metrics), bold or
+// not; runes outside the table count as the average of a lowercase letter.
+func advance(r rune, bold bool) int {
+	i := 0
+	for _, rg := range metricsRanges {
+		if r >= rg[0] && r <= rg[1] {
+			if bold {
+				return int(metricsBold[i+int(r-rg[0])])
+			}
+			return int(metricsRegular[i+int(r-rg[0])])
+		}
+		i += int(rg[1]-rg[0]) + 1
 	}
-	return int(float64(utf8.RuneCountInString(s))*st.fontSize*k + 0.5)
+	if r >= 0x2e80 { // CJK and beyond: a full em
+		return metricsUnitsPerEm
+	}
+	return metricsUnitsPerEm / 2
 }
+
+// textWidthF is how wide a line is drawn in Liberation Sans (the font the SVG names) at the
+// style's size, in pixels.
+func textWidthF(s string, st style) float64 {
+	u := 0
+	for _, r := range s {
+		u += advance(r, st.bold)
+	}
+	return float64(u) * st.fontSize / metricsUnitsPerEm
+}
+
+// textWidth is textWidthF rounded up to whole pixels, as SWT measures text.
+func textWidth(s string, st style) int { return int(math.Ceil(textWidthF(s, st) - 1e-9)) }
+
+// lineHeight and ascent are the font's, in whole pixels as SWT's FontMetrics gives them.
+func lineHeight(st style) float64 {
+	return math.Round(st.fontSize*metricsAscent/metricsUnitsPerEm) + math.Round(st.fontSize*metricsDescent/metricsUnitsPerEm)
+}
+
+func ascent(st style) float64 { return math.Round(st.fontSize * metricsAscent / metricsUnitsPerEm) }
 
 // wrap breaks text into lines no wider than width, at spaces where it can, as Archi's text flow
 // does; the text's own line breaks are kept.
@@ -59,8 +90,17 @@ func wrap(text string, width int, st style) []string {
 		for _, w := range words {
 			for textWidth(w, st) > width && width > 0 && utf8.RuneCountInString(w) > 1 {
 				// a word wider than the box is broken where it overflows
-				n := max(1, int(float64(width)/(st.fontSize*0.55)))
 				rs := []rune(w)
+				n, used := 0, 0.0
+				for n < len(rs) {
+					a := float64(advance(rs[n], st.bold)) * st.fontSize / metricsUnitsPerEm
+					if used+a > float64(width) {
+						break
+					}
+					used += a
+					n++
+				}
+				n = max(n, 1)
 				if n >= len(rs) {
 					break
 				}
@@ -89,33 +129,34 @@ func wrap(text string, width int, st style) []string {
 	return out
 }
 
-// writeText draws a label inside r, wrapped, aligned and positioned as the style says; lines that
-// do not fit the box's height are left out, as Archi clips them.
-func writeText(b *bytes.Buffer, text string, r rect, st style, keepAll bool) {
-	lines := wrap(text, r.w-2*padding, st)
+// writeText draws a label inside area, within margin of its sides, wrapped, aligned and
+// positioned as the style says (Archi's text control: a FlowPage in a GridLayout with that margin);
+// lines that do not fit the box's height are left out, as Archi clips them.
+func writeText(b *bytes.Buffer, text string, area rect, st style, margin int, keepAll bool) {
+	lines := wrap(text, area.w-2*margin, st)
 	if len(lines) == 0 {
 		return
 	}
-	lh := st.fontSize * 1.25
-	if fit := int((float64(r.h) - 2*padding) / lh); !keepAll && fit >= 1 && len(lines) > fit {
+	lh := lineHeight(st)
+	if fit := int((float64(area.h) - float64(margin)) / lh); !keepAll && fit >= 1 && len(lines) > fit {
 		lines = lines[:fit]
 	} else if keepAll && fit >= 0 && len(lines) > max(fit, 1) {
 		lines = lines[:max(fit, 1)]
 	}
 	total := lh * float64(len(lines))
-	y := float64(r.y) + padding
+	y := float64(area.y + margin)
 	switch st.pos {
 	case 1:
-		y = float64(r.y) + (float64(r.h)-total)/2
+		y = float64(area.y) + math.Floor((float64(area.h)-total)/2)
 	case 2:
-		y = float64(r.y+r.h) - padding - total
+		y = float64(area.y+area.h-margin) - total
 	}
-	x, anchor := float64(r.x)+float64(r.w)/2, "middle"
+	x, anchor := float64(area.x)+float64(area.w)/2, "middle"
 	switch st.align {
 	case 1:
-		x, anchor = float64(r.x+padding), "start"
+		x, anchor = float64(area.x+margin), "start"
 	case 4:
-		x, anchor = float64(r.x+r.w-padding), "end"
+		x, anchor = float64(area.x+area.w-margin), "end"
 	}
 	fmt.Fprintf(b, `<text x="%s" y="%s" text-anchor="%s" fill="%s" font-size="%s"`, f2(x), f2(y), anchor, st.fontColor, f2(st.fontSize))
 	if st.font != defaultFont {
@@ -128,8 +169,9 @@ func writeText(b *bytes.Buffer, text string, r rect, st style, keepAll bool) {
 		b.WriteString(` font-style="italic"`)
 	}
 	b.WriteString(">")
+	a := ascent(st)
 	for i, l := range lines {
-		fmt.Fprintf(b, `<tspan x="%s" y="%s">%s</tspan>`, f2(x), f2(y+lh*float64(i)+st.fontSize), esc(l))
+		fmt.Fprintf(b, `<tspan x="%s" y="%s">%s</tspan>`, f2(x), f2(y+lh*float64(i)+a), esc(l))
 	}
 	b.WriteString("</text>\n")
 }

@@ -14,7 +14,7 @@ import (
 	"github.com/archiplan/archiplan/daemon/inbox"
 	"github.com/archiplan/archiplan/plans"
 	"github.com/archiplan/archiplan/plans/planners"
-	"github.com/archiplan/archiplan/schemas"
+	"github.com/archiplan/archiplan/store"
 )
 
 func contextFlags(c *cobra.Command) {
@@ -105,9 +105,9 @@ func promptCmd() *cobra.Command {
 }
 
 func askCmd() *cobra.Command {
-	var name string
+	var name, planner string
 	c := &cobra.Command{
-		Use:   "ask INTENT [--scope S] [--name NAME]",
+		Use:   "ask INTENT [--scope S] [--name NAME] [--planner NAME]",
 		Short: "Ask the configured planner for a plan; it lands in plans/NAME.json with its context",
 		Args:  exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -124,81 +124,92 @@ func askCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if cfg.v.GetString("planner.kind") == "" {
-				// the workspace cannot answer an ask: not the caller's wrong usage
-				return codedError{exitNoUsable, errors.New("no planner configured: set planner.kind (command, codex or openai) in .archiplan.yaml")}
-			}
-			strict, _ := schemas.StrictJSON(schemas.Latest)
-			p, err := planners.New(planners.Config{
-				Kind: cfg.v.GetString("planner.kind"), Command: cfg.v.GetStringSlice("planner.command"),
-				Model: cfg.v.GetString("planner.model"), BaseURL: cfg.v.GetString("planner.base_url"),
-				APIKeyEnv: cfg.v.GetString("planner.api_key_env"), Store: cfg.v.GetBool("planner.store"), Schema: strict,
-				Timeout: cfg.v.GetDuration("planner.timeout"), Dir: ws.Root,
-				MaxInput: cfg.v.GetInt("planner.max_input"), Instructions: plans.StablePrompt(),
-				Progress: func(s string) { fmt.Fprintln(cmd.ErrOrStderr(), s) }})
-			if err != nil {
-				return usageError{err}
-			}
-			defer p.Close()
-			attempts := cfg.v.GetInt("planner.max_attempts")
-			if attempts <= 0 {
-				attempts = 3
-			}
-			scope, _ := plans.ScopeFromContext(pctx.JSON())
-			opts := optionsOf(cfg)
-			opts.Scope = scope
-			out := cmd.OutOrStdout()
-			ctx := context.Background()
-			prompt := plans.BuildPrompt(args[0], pctx)
-			fmt.Fprintf(cmd.ErrOrStderr(), "asking the %s planner: %d characters, %d elements, %d omitted\n",
-				cfg.v.GetString("planner.kind"), len(prompt), len(pctx.Elements), pctx.Omitted.Elements)
-			answer, err := p.Ask(ctx, prompt)
-			var plan []byte
-			var o *plans.Outcome
-			for try := 1; ; try++ {
-				if errors.Is(err, planners.ErrPromptTooLarge) {
-					return codedError{exitNoUsable, fmt.Errorf("ask the planner: %w: lower --max-chars or --max-elements, narrow --scope, or set planner.max_input", err)}
-				}
-				if err != nil {
-					return codedError{exitNoUsable, fmt.Errorf("ask the planner: %w", err)}
-				}
-				plan = plans.NormalizeStrict([]byte(answer))
-				o = plans.Check(plan, m, opts)
-				fmt.Fprintf(out, "answer %d: %s (%d error(s))\n", try, o.Verdict, len(o.Errors()))
-				if len(o.Errors()) == 0 || try >= attempts {
-					break
-				}
-				fmt.Fprintf(cmd.ErrOrStderr(), "asking again with the errors (answer %d of %d)\n", try+1, attempts)
-				answer, err = p.Again(ctx, plans.FollowUp(o))
-			}
 			if name == "" {
 				name = slug(args[0])
 			}
-			box := cfg.inbox(ws)
-			if name, err = box.FreeName(name); err != nil {
-				return usageError{err}
-			}
-			// the context first: the daemon judges the plan against it the moment the plan lands
-			if err := box.WriteContext(name, pctx.JSON()); err != nil {
-				return codedError{exitNoUsable, err}
-			}
-			if err := box.Submit(name, plan); err != nil {
-				return codedError{exitNoUsable, err}
-			}
-			rel, _ := filepath.Rel(ws.Root, box.Path(inbox.PlanFile(name)))
-			fmt.Fprintf(out, "landed %s: %s\n", rel, o.Verdict)
-			for _, f := range o.Errors() {
-				fmt.Fprintf(out, "  error %s: %s\n", f.Code, f.Message)
-			}
-			if o.Verdict == plans.VerdictInvalid {
-				return silent{codedError{exitRefused, errors.New("the plan that landed is invalid")}}
-			}
-			return nil
+			scope, _ := cmd.Flags().GetString("scope")
+			_, err = askPlanner(cmd, cfg, ws, m, pctx, plans.BuildPrompt(args[0], pctx), name, planner,
+				&inbox.Conversation{Intent: args[0], Scope: scope})
+			return err
 		},
 	}
 	c.Flags().StringVar(&name, "name", "", "the plan's NAME (default: from the intent)")
+	c.Flags().StringVar(&planner, "planner", "", "ask planners.NAME of the configuration (default: planner)")
 	contextFlags(c)
 	return c
+}
+
+// askPlanner asks a planner of the configuration (plannerFlag: its NAME, "" the default) with
+// prompt, asks again with the errors while the answer is invalid, and lands the last answer in the
+// inbox under a free name made from name, with its context first; conv, completed with the planner
+// and the name, is recorded beside the preview records. It returns the NAME the plan landed under.
+func askPlanner(cmd *cobra.Command, cfg *config, ws *store.Workspace, m *archixml.Model, pctx *plans.PlanningContext,
+	prompt, name, planner string, conv *inbox.Conversation) (string, error) {
+	settings, plannerName, err := cfg.plannerSettings(planner)
+	if err != nil {
+		return "", err
+	}
+	errOut := cmd.ErrOrStderr()
+	p, err := planners.New(plannerConfig(settings, plannerName, ws.Root, func(s string) { fmt.Fprintln(errOut, s) }))
+	if err != nil {
+		return "", usageError{err}
+	}
+	defer p.Close()
+	scope, _ := plans.ScopeFromContext(pctx.JSON())
+	opts := optionsOf(cfg)
+	opts.Scope = scope
+	out := cmd.OutOrStdout()
+	kind := settings.GetString("kind")
+	who := kind
+	if plannerName != "planner" {
+		who = plannerName + " (" + kind + ")"
+	}
+	fmt.Fprintf(errOut, "asking the %s planner: %d characters, %d elements, %d omitted\n",
+		who, len(prompt), len(pctx.Elements), pctx.Omitted.Elements)
+	var plan []byte
+	var o *plans.Outcome
+	judge := func(n int, answer string) (string, bool) {
+		plan = plans.NormalizeStrict([]byte(answer))
+		o = plans.CheckModel(plan, m, opts)
+		fmt.Fprintf(out, "answer %d: %s (%d error(s))\n", n, o.Verdict, len(o.Errors()))
+		return plans.FollowUp(o), len(o.Errors()) == 0
+	}
+	_, attempts, err := planners.Converse(context.Background(), p, prompt, settings.GetInt("max_attempts"), judge,
+		func(s string) { fmt.Fprintln(errOut, s) })
+	if errors.Is(err, planners.ErrPromptTooLarge) {
+		return "", codedError{exitNoUsable, fmt.Errorf("ask the planner: %w: lower --max-chars or --max-elements, narrow --scope, or set max_input", err)}
+	}
+	if err != nil {
+		return "", codedError{exitNoUsable, fmt.Errorf("ask the %s planner: %w", plannerName, err)}
+	}
+	box := cfg.inbox(ws)
+	if name, err = box.FreeName(name); err != nil {
+		return "", usageError{err}
+	}
+	conv.Name, conv.Planner, conv.PlannerName, conv.Model = name, kind, plannerName, settings.GetString("model")
+	if t, ok := p.(interface{ Conversation() (string, string) }); ok { // the Codex app-server's thread and turn
+		conv.Thread, conv.Turn = t.Conversation()
+	}
+	conv.How, conv.Attempts, conv.PlanSHA256 = planners.Describe(p, kind), attempts, plans.SHA256(plan)
+	if err := box.SaveConversation(conv); err != nil {
+		return "", codedError{exitNoUsable, err}
+	}
+	// the context first: the daemon judges the plan against it the moment the plan lands
+	if err := box.WriteContext(name, pctx.JSON()); err != nil {
+		return "", codedError{exitNoUsable, err}
+	}
+	if err := box.Submit(name, plan); err != nil {
+		return "", codedError{exitNoUsable, err}
+	}
+	rel, _ := filepath.Rel(ws.Root, box.Path(inbox.PlanFile(name)))
+	fmt.Fprintf(out, "landed %s: %s\n", rel, o.Verdict)
+	for _, f := range o.Errors() {
+		fmt.Fprintf(out, "  error %s: %s\n", f.Code, f.Message)
+	}
+	if o.Verdict == plans.VerdictInvalid {
+		return name, silent{codedError{exitRefused, errors.New("the plan that landed is invalid")}}
+	}
+	return name, nil
 }
 
 var nonWord = regexp.MustCompile(`[^a-z0-9]+`)

@@ -15,11 +15,20 @@ import (
 	"github.com/archiplan/archiplan/daemon/inbox"
 	"github.com/archiplan/archiplan/daemon/ledger"
 	"github.com/archiplan/archiplan/plans"
+	"github.com/archiplan/archiplan/schemas"
 	"github.com/archiplan/archiplan/store"
 )
 
+// envKeys are the settings an ARCHIPLAN_* environment variable may override (ARCHIPLAN_ and the
+// key in capitals, "." as "_"): how long and how much, never where, who or what is allowed. The
+// model, the inbox, the review page's address and http_remote, the policy, strict, the planner's
+// kind, command, base URL and key variable, the planner group and the remote are read from
+// .archiplan.yaml (and flags) only, so that an environment (a service unit's, a shell's) cannot
+// open the page beyond loopback, loosen the policy, or run another planner.
+var envKeys = []string{"planner.model", "planner.timeout", "planner.max_attempts", "planner.max_input", "hooks.timeout", "fetch_interval"}
+
 // config is the workspace's configuration: .archiplan.yaml at the repository's root (or
-// --config), ARCHIPLAN_* environment variables, then flags.
+// --config), the ARCHIPLAN_* environment variables of envKeys, then flags.
 type config struct {
 	v    *viper.Viper
 	repo string
@@ -31,7 +40,9 @@ func newConfig(cmd *cobra.Command) (*config, error) {
 	v.SetDefault("inbox", "plans")
 	v.SetEnvPrefix("ARCHIPLAN")
 	v.SetEnvKeyReplacer(strings.NewReplacer(".", "_"))
-	v.AutomaticEnv()
+	for _, k := range envKeys {
+		_ = v.BindEnv(k) // only these: see envKeys
+	}
 	repo, _ := cmd.Flags().GetString("repo")
 	if repo == "" {
 		repo = "."
@@ -51,6 +62,13 @@ func newConfig(cmd *cobra.Command) (*config, error) {
 		v.SetConfigFile(file)
 		if err := v.ReadInConfig(); err != nil {
 			return nil, usageError{fmt.Errorf("read config %s: %w", file, err)}
+		}
+	}
+	// the policy names ops of the vocabulary, checked here once: a misspelt op would otherwise
+	// refuse every plan that uses it with POLICY_OP_NOT_ALLOWED, and nobody would see why
+	for _, op := range v.GetStringSlice("policy.allowed_ops") {
+		if _, ok := schemas.OpByName(schemas.Newest, schemas.OpName(op)); !ok {
+			return nil, usageError{fmt.Errorf("policy.allowed_ops: %q is no op of the plan vocabulary (archiplan schema lists them)", op)}
 		}
 	}
 	return &config{v: v, repo: repo}, nil

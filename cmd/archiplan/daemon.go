@@ -47,6 +47,7 @@ func daemonCmd() *cobra.Command {
 	var logFormat string
 	var rescan time.Duration
 	var httpAddr string
+	var printLogin bool
 	c := &cobra.Command{
 		Use:   "daemon [--demo] [--http [ADDR]]",
 		Short: "Watch and serve the workspace until SIGINT/SIGTERM (--demo: first make ./archiplan-demo)",
@@ -130,7 +131,19 @@ func daemonCmd() *cobra.Command {
 			}
 			fmt.Fprintf(out, "archiplan daemon: serving %s (inbox %s); Ctrl-C to stop\n", ws.Root, inbox)
 			if page != nil {
-				fmt.Fprintf(out, "review page: %s\n", page.URL())
+				// the login address holds the token: not on standard output, where service
+				// managers keep it, unless asked; in a file only this user can read
+				login := ws.GitPath("archiplan-review-login")
+				if err := store.WriteFileAtomic(login, []byte(page.URL()+"\n"), 0o600); err != nil {
+					return codedError{exitNoUsable, fmt.Errorf("review page: write its login address: %w", err)}
+				}
+				defer os.Remove(login)
+				if printLogin {
+					fmt.Fprintf(out, "review page: %s\n", page.URL())
+				} else {
+					fmt.Fprintf(out, "review page: %s (open the login address in %s, which only you can read; --print-login prints it here)\n",
+						page.Address(), login)
+				}
 			}
 			setState("serving")
 			defer os.Remove(state)
@@ -166,6 +179,7 @@ Drop your own plans into %[1]s/plans/ (go run ./cmd/archiplan schema prints the 
 	c.Flags().DurationVar(&rescan, "rescan", 30*time.Second, "full pass of the inbox at least this often")
 	c.Flags().StringVar(&httpAddr, "http", "", "also serve the review page at ADDR (loopback only; "+web.DefaultAddr+" when no ADDR)")
 	c.Flags().Lookup("http").NoOptDefVal = web.DefaultAddr
+	c.Flags().BoolVar(&printLogin, "print-login", false, "print the review page's login address (it holds the token) on standard output")
 	return c
 }
 

@@ -8,8 +8,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"sort"
-	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
@@ -84,6 +82,7 @@ type mcpServer struct {
 	cfg   *config
 	root  string // the workspace
 	inbox string
+	state string // where archiplan keeps its records (.git/archiplan/inbox)
 }
 
 func mcpCmd() *cobra.Command {
@@ -100,9 +99,10 @@ a person approves, as with every plan.`,
 			if err != nil {
 				return err
 			}
-			s := &mcpServer{cfg: cfg, root: ws.Root,
+			s := &mcpServer{cfg: cfg, root: ws.Root, state: ws.GitPath("archiplan/inbox"),
 				inbox: filepath.Join(ws.Root, filepath.FromSlash(cfg.v.GetString("inbox")))}
-			t := &mcp.IOTransport{Reader: io.NopCloser(cmd.InOrStdin()), Writer: nopWriteCloser{cmd.OutOrStdout()}}
+			in, out := newMCPGuard(cmd.InOrStdin(), cmd.OutOrStdout())
+			t := &mcp.IOTransport{Reader: in, Writer: out}
 			if err := s.server().Run(cmd.Context(), t); err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
 				return codedError{exitNoUsable, fmt.Errorf("mcp: %w", err)}
 			}
@@ -123,17 +123,8 @@ type (
 		MaxElements int      `json:"max_elements,omitempty" jsonschema:"the element budget (default 500)"`
 		MaxChars    int      `json:"max_chars,omitempty" jsonschema:"the budget in characters (default 400000)"`
 		Include     []string `json:"include,omitempty" jsonschema:"also documentation and/or properties"`
+		Plan        string   `json:"plan,omitempty" jsonschema:"the NAME of a plan whose questions a person answered: the answers come with the context"`
 	}
-	searchArgs struct {
-		Name     string `json:"name,omitempty" jsonschema:"words the name contains (any case)"`
-		Type     string `json:"type,omitempty" jsonschema:"an element or relationship type, e.g. Application Component"`
-		Property string `json:"property,omitempty" jsonschema:"KEY or KEY=VALUE"`
-		Limit    int    `json:"limit,omitempty" jsonschema:"the most results (default 100)"`
-	}
-	showArgs struct {
-		ID string `json:"id" jsonschema:"the id of an element, relationship or view"`
-	}
-	viewsArgs struct{}
 	validArgs struct {
 		Plan  any    `json:"plan" jsonschema:"the draft ArchiChangePlan, as a JSON object"`
 		Scope string `json:"scope,omitempty" jsonschema:"hold the plan to this scope, as submit_plan would (view:ID, folder:PATH or ids:ID,...)"`
@@ -147,27 +138,22 @@ type (
 
 func (s *mcpServer) server() *mcp.Server {
 	srv := mcp.NewServer(&mcp.Implementation{Name: "archiplan", Title: "archiplan", Version: version},
-		&mcp.ServerOptions{Instructions: "archiplan keeps an ArchiMate model in git. Read it with context, search, show and views; " +
-			"draft an ArchiChangePlan, check it with validate_plan until it is valid, then submit_plan. " +
-			"A person reviews the preview and approves; no tool here applies or approves a plan."})
+		&mcp.ServerOptions{Instructions: mcpInstructions()})
 	read := &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: new(bool)}
 	mcp.AddTool(srv, &mcp.Tool{Name: "context", Annotations: read,
 		Description: "The planning context of the model at HEAD: the allowed ops and types, folders, specializations, the elements (what the intent names first), relationships, views with their contents, and what the budget omitted."},
 		s.toolContext)
-	mcp.AddTool(srv, &mcp.Tool{Name: "search", Annotations: read,
-		Description: "Find elements and relationships by words in the name, type and property."}, s.toolSearch)
-	mcp.AddTool(srv, &mcp.Tool{Name: "show", Annotations: read,
-		Description: "One element (properties, documentation, relationships both ways with the other ends, the views showing it), relationship, or view (its diagram objects and connections)."},
-		s.toolShow)
-	mcp.AddTool(srv, &mcp.Tool{Name: "views", Annotations: read,
-		Description: "Every view: id, name, folder, viewpoint and number of objects."}, s.toolViews)
-	mcp.AddTool(srv, &mcp.Tool{Name: "validate_plan", Annotations: read,
-		Description: "Check a draft plan against the model at HEAD, as archiplan will: returns the report (verdict, coded errors with JSON pointers, warnings, what each action does). Writes nothing."},
-		s.toolValidate)
+	s.addReadTools(srv, read)
+	scope := map[string]any{"type": "string", "description": "hold the plan to this scope (view:ID, folder:PATH or ids:ID,...)"}
+	srv.AddTool(&mcp.Tool{Name: "validate_plan", Annotations: read,
+		Description: "Check a draft plan against the model at HEAD, as archiplan will: returns the report (verdict, coded errors with JSON pointers, warnings, what each action does). Writes nothing.",
+		InputSchema: planInput(map[string]any{"scope": scope}, nil)},
+		planTool(s.toolValidate))
 	destructive := false
-	mcp.AddTool(srv, &mcp.Tool{Name: "submit_plan", Annotations: &mcp.ToolAnnotations{DestructiveHint: &destructive, OpenWorldHint: new(bool)},
-		Description: "Submit a plan to the inbox as plans/NAME.json (never over an existing one) and return its preview. A person reviews and approves it; this does not apply it."},
-		s.toolSubmit)
+	srv.AddTool(&mcp.Tool{Name: "submit_plan", Annotations: &mcp.ToolAnnotations{DestructiveHint: &destructive, OpenWorldHint: new(bool)},
+		Description: "Submit a plan to the inbox as plans/NAME.json (never over an existing one) and return its preview. A person reviews and approves it; this does not apply it.",
+		InputSchema: planInput(map[string]any{"scope": scope, "name": map[string]any{"type": "string", "description": "the plan's NAME: it lands as plans/NAME.json"}}, []string{"name"})},
+		planTool(s.toolSubmit))
 	return srv
 }
 
@@ -202,148 +188,15 @@ func (s *mcpServer) toolContext(_ context.Context, _ *mcp.CallToolRequest, a con
 	if err != nil {
 		return errorResult(err), nil, nil
 	}
-	return textResult(c.JSON()), nil, nil
-}
-
-type found struct {
-	ID     string `json:"id"`
-	Name   string `json:"name"`
-	Type   string `json:"type"`
-	Folder string `json:"folder"`
-	Source string `json:"source,omitempty"`
-	Target string `json:"target,omitempty"`
-}
-
-func foundOf(o archixml.Object) found {
-	f := found{ID: o.ID(), Name: o.Name(), Folder: o.FolderPath()}
-	if t := o.Type(); t != nil {
-		f.Type = t.Label
-	}
-	if o.Kind() == archixml.KindRelationship {
-		f.Source, f.Target = o.SourceID(), o.TargetID()
-	}
-	return f
-}
-
-func (s *mcpServer) toolSearch(_ context.Context, _ *mcp.CallToolRequest, a searchArgs) (*mcp.CallToolResult, any, error) {
-	m, _, err := s.model()
-	if err != nil {
-		return errorResult(err), nil, nil
-	}
-	if a.Limit <= 0 {
-		a.Limit = 100
-	}
-	words := strings.Fields(strings.ToLower(a.Name))
-	key, value, hasValue := strings.Cut(a.Property, "=")
-	var out []found
-	total := 0
-	for _, o := range append(m.Elements(), m.Relationships()...) {
-		name := strings.ToLower(o.Name())
-		ok := true
-		for _, w := range words {
-			ok = ok && strings.Contains(name, w)
+	res := textResult(c.JSON())
+	if a.Plan != "" {
+		answers, err := s.answers(a.Plan)
+		if err != nil {
+			return errorResult(err), nil, nil
 		}
-		if a.Type != "" {
-			t := o.Type()
-			ok = ok && t != nil && (strings.EqualFold(t.Label, a.Type) || strings.EqualFold(t.Class, a.Type) || strings.EqualFold(strings.ReplaceAll(t.Label, " ", ""), a.Type))
-		}
-		if a.Property != "" {
-			v, has := o.Property(key)
-			ok = ok && has && (!hasValue || v == value)
-		}
-		if !ok {
-			continue
-		}
-		total++
-		if len(out) < a.Limit {
-			out = append(out, foundOf(o))
-		}
+		res.Content = append(res.Content, &mcp.TextContent{Text: string(answers)})
 	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Name < out[j].Name })
-	return jsonResult(map[string]any{"total": total, "results": nonNilList(out)}), nil, nil
-}
-
-func nonNilList[T any](s []T) []T {
-	if s == nil {
-		return []T{}
-	}
-	return s
-}
-
-func (s *mcpServer) toolShow(_ context.Context, _ *mcp.CallToolRequest, a showArgs) (*mcp.CallToolResult, any, error) {
-	m, _, err := s.model()
-	if err != nil {
-		return errorResult(err), nil, nil
-	}
-	o, ok := m.Object(a.ID)
-	if !ok {
-		return errorResult(fmt.Errorf("REF_NOT_FOUND: %q is no id of the model", a.ID)), nil, nil
-	}
-	switch o.Kind() {
-	case archixml.KindView:
-		return jsonResult(map[string]any{"id": o.ID(), "kind": "view", "name": o.Name(), "folder": o.FolderPath(),
-			"viewpoint": o.Attr("viewpoint"), "documentation": o.Documentation(), "contents": plans.ViewContentsOf(o)}), nil, nil
-	case archixml.KindElement, archixml.KindRelationship:
-	default:
-		return errorResult(fmt.Errorf("%q is a %s: show takes elements, relationships and views", a.ID, o.Kind())), nil, nil
-	}
-	type rel struct {
-		ID        string `json:"id"`
-		Type      string `json:"type"`
-		Direction string `json:"direction"` // out: this is the source; in: the target
-		Name      string `json:"name,omitempty"`
-		Other     found  `json:"other"`
-	}
-	props := []map[string]string{}
-	for _, p := range o.Properties() {
-		props = append(props, map[string]string{"key": p.Key, "value": p.Value})
-	}
-	res := map[string]any{"kind": o.Kind().String(), "documentation": o.Documentation(), "properties": props}
-	f := foundOf(o)
-	res["id"], res["name"], res["type"], res["folder"] = f.ID, f.Name, f.Type, f.Folder
-	if o.Kind() == archixml.KindRelationship {
-		for k, id := range map[string]string{"source": o.SourceID(), "target": o.TargetID()} {
-			if end, ok := m.Object(id); ok {
-				res[k] = foundOf(end)
-			}
-		}
-	}
-	rels := []rel{}
-	for _, r := range m.RelationshipsOf(o.ID()) {
-		x := rel{ID: r.ID(), Type: foundOf(r).Type, Name: r.Name(), Direction: "out"}
-		other := r.TargetID()
-		if r.TargetID() == o.ID() && r.SourceID() != o.ID() {
-			x.Direction, other = "in", r.SourceID()
-		}
-		if end, ok := m.Object(other); ok {
-			x.Other = foundOf(end)
-		}
-		rels = append(rels, x)
-	}
-	res["relationships"] = rels
-	views := []map[string]string{}
-	seen := map[string]bool{}
-	for _, ref := range m.ReferencesTo(o.ID()) {
-		if v, ok := ref.View(); ok && !seen[v.ID()] {
-			seen[v.ID()] = true
-			views = append(views, map[string]string{"id": v.ID(), "name": v.Name(), "object": ref.ID()})
-		}
-	}
-	res["views"] = views
-	return jsonResult(res), nil, nil
-}
-
-func (s *mcpServer) toolViews(_ context.Context, _ *mcp.CallToolRequest, _ viewsArgs) (*mcp.CallToolResult, any, error) {
-	m, _, err := s.model()
-	if err != nil {
-		return errorResult(err), nil, nil
-	}
-	out := []plans.ContextView{}
-	for _, v := range m.Views() {
-		out = append(out, plans.ContextView{ID: v.ID(), Name: v.Name(), Folder: v.FolderPath(),
-			Viewpoint: v.Attr("viewpoint"), Objects: len(v.DiagramObjects())})
-	}
-	return jsonResult(out), nil, nil
+	return res, nil, nil
 }
 
 // planBytes is the plan an agent gave: a JSON object, or its text.
@@ -384,7 +237,7 @@ func (s *mcpServer) check(plan any, scope string) (*plans.Outcome, plans.ModelIn
 			return nil, info, nil, err
 		}
 	}
-	return plans.Check(raw, m, opts), info, ctxJSON, nil
+	return plans.CheckModel(raw, m, opts), info, ctxJSON, nil
 }
 
 func (s *mcpServer) toolValidate(_ context.Context, _ *mcp.CallToolRequest, a validArgs) (*mcp.CallToolResult, any, error) {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -127,7 +128,7 @@ func TestMCP_ValidateFixSubmit(t *testing.T) {
 		names = append(names, tl.Name)
 	}
 	sort.Strings(names)
-	if strings.Join(names, " ") != "context search show submit_plan validate_plan views" {
+	if strings.Join(names, " ") != "allowed check context folders search show stats submit_plan validate_plan views" {
 		t.Fatalf("tools: %v", names)
 	}
 
@@ -146,11 +147,11 @@ func TestMCP_ValidateFixSubmit(t *testing.T) {
 		t.Fatalf("show: %s", text)
 	}
 	text, isErr = call(t, cs, "views", map[string]any{})
-	var views []struct{ ID string }
-	if json.Unmarshal([]byte(text), &views); isErr || len(views) != 1 {
+	var views struct{ Views []struct{ ID string } }
+	if json.Unmarshal([]byte(text), &views); isErr || len(views.Views) != 1 {
 		t.Fatalf("views: %s", text)
 	}
-	text, isErr = call(t, cs, "show", map[string]any{"id": views[0].ID})
+	text, isErr = call(t, cs, "show", map[string]any{"id": views.Views[0].ID})
 	if isErr || !strings.Contains(text, customer) || !strings.Contains(text, `"connections"`) {
 		t.Fatalf("show view: %s", text)
 	}
@@ -201,6 +202,7 @@ func TestMCP_SubmitCannotApprove(t *testing.T) {
 	os.WriteFile(outside, []byte("outside"), 0o644)
 	os.Symlink(outside, filepath.Join(dir, "plans", "evil.json"))
 	os.WriteFile(filepath.Join(dir, "plans", "taken.approved"), []byte("{}"), 0o644)
+	os.WriteFile(filepath.Join(dir, "plans", "taken2.json.approved"), []byte("{}"), 0o644)
 	cs := mcpSession(t, dir)
 	plan := map[string]any{"schema_version": "2.0", "status": "ready", "summary": "s", "actions": []any{}}
 
@@ -212,7 +214,7 @@ func TestMCP_SubmitCannotApprove(t *testing.T) {
 			t.Errorf("%q: %s", name, text)
 		}
 	}
-	for _, name := range []string{"evil", "taken"} {
+	for _, name := range []string{"evil", "taken", "taken2"} {
 		text, isErr := call(t, cs, "submit_plan", map[string]any{"name": name, "plan": plan})
 		if !isErr || !strings.Contains(text, "PLAN_EXISTS") {
 			t.Errorf("%q: %s", name, text)
@@ -247,7 +249,7 @@ func TestMCP_SubmitCannotApprove(t *testing.T) {
 	for _, e := range entries {
 		got = append(got, e.Name())
 	}
-	if strings.Join(got, " ") != ".gitignore evil.json once.json taken.approved" {
+	if strings.Join(got, " ") != ".gitignore evil.json once.json taken.approved taken2.json.approved" {
 		t.Fatalf("the inbox holds %v", got)
 	}
 	// every tool's arguments: none can name a file, a state or an apply
@@ -278,6 +280,14 @@ func TestSubmitPlan_UnsafeInbox(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(real); len(entries) != 0 {
 		t.Fatalf("written through the symlink: %v", entries)
+	}
+	// a link further up the path: the inbox itself is a folder, reached through the link
+	os.Mkdir(filepath.Join(real, "plans"), 0o755)
+	if _, err := submitPlan(filepath.Join(link, "plans"), "x", []byte("{}"), nil); !errors.Is(err, ErrUnsafeInbox) {
+		t.Fatalf("an inbox under a symlinked folder: %v", err)
+	}
+	if entries, _ := os.ReadDir(filepath.Join(real, "plans")); len(entries) != 0 {
+		t.Fatalf("written through the symlinked folder: %v", entries)
 	}
 }
 
@@ -366,7 +376,7 @@ func TestMCP_InspectorCLI(t *testing.T) {
 	}
 	list := inspect("--method", "tools/list")
 	tools, _ := list["tools"].([]any)
-	if len(tools) != 6 {
+	if len(tools) != 10 {
 		t.Fatalf("tools: %v", list)
 	}
 	m := archixml.Example()
@@ -397,5 +407,110 @@ func TestMCP_InspectorCLI(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "plans", "inspected.json")); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A NAME is taken in any state of its plan: pending, approved (either spelling), rejected, or with
+// a context waiting. submit_plan never writes NAME.json beside an approval, where it could be
+// taken for what the person approved.
+func TestSubmitPlan_TakenInAnyState(t *testing.T) {
+	for _, f := range []string{"x.json", "x.approved", "x.json.approved", "x.rejected", "x.context.json"} {
+		dir := t.TempDir()
+		os.WriteFile(filepath.Join(dir, f), []byte("{}"), 0o644)
+		if _, err := submitPlan(dir, "x", []byte(`{"summary":"new"}`), nil); !errors.Is(err, ErrPlanExists) {
+			t.Errorf("with %s in the inbox: %v", f, err)
+		}
+		if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+			t.Errorf("with %s in the inbox, it now holds %d files", f, len(entries))
+		}
+	}
+}
+
+// issue 18: a hostile plan over MCP is answered with an error, and the server keeps serving: a
+// plan nested 10,000 deep (it ended archiplan mcp), a 1 MiB [0,0,...] actions array; and a model
+// Archi cannot open is MODEL_INVALID here too, as in the daemon. The messages are written as a
+// hostile client writes them: raw lines (the SDK's client refuses to marshal the deep one).
+func TestMCP_HostilePlans(t *testing.T) {
+	dir := exampleWorkspace(t)
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	var stderr bytes.Buffer
+	root := newRoot(outW, &stderr)
+	root.SetIn(inR)
+	root.SetArgs([]string{"mcp", "--repo", dir})
+	done := make(chan error, 1)
+	go func() { done <- root.Execute(); outW.Close() }()
+	answers := make(chan map[string]any, 8)
+	go func() {
+		sc := bufio.NewScanner(outR)
+		sc.Buffer(make([]byte, 1<<20), 64<<20)
+		for sc.Scan() {
+			var m map[string]any
+			if json.Unmarshal(sc.Bytes(), &m) == nil {
+				answers <- m
+			}
+		}
+		close(answers)
+	}()
+	send := func(line string) {
+		if _, err := io.WriteString(inW, line+"\n"); err != nil {
+			t.Fatalf("archiplan mcp stopped reading: %v (%s)", err, stderr.String())
+		}
+	}
+	answer := func(id float64) map[string]any {
+		t.Helper()
+		for m := range answers {
+			if m["id"] == id {
+				return m
+			}
+		}
+		t.Fatalf("no answer to %v: archiplan mcp ended (%s)", id, stderr.String())
+		return nil
+	}
+	call := func(id int, args string) string {
+		return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"validate_plan","arguments":{"plan":%s}}}`, id, args)
+	}
+	send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	answer(1)
+	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	send(call(2, `{"schema_version":"2.0","x":`+strings.Repeat("[", 10000)+strings.Repeat("]", 10000)+`}`))
+	if m := answer(2); m["error"] == nil || !strings.Contains(fmt.Sprint(m["error"]), "nests deeper") {
+		t.Fatalf("a plan nested 10,000 deep: %v", m)
+	}
+	send(call(3, `{"schema_version":"2.0","status":"ready","summary":"s","actions":[0`+strings.Repeat(",0", 524000)+`]}`))
+	// (indented again by validate_plan, it is over the size cap; either limit refuses it)
+	if m := answer(3); !strings.Contains(fmt.Sprint(m["result"]), "EXTRACT_TOO_MANY_ACTIONS") && !strings.Contains(fmt.Sprint(m["result"]), "EXTRACT_TOO_LARGE") {
+		t.Fatalf("a 1 MiB actions array: %v", m)
+	}
+
+	// two objects of the committed model share an id
+	data, err := os.ReadFile(filepath.Join(dir, "model.archimate"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dup := strings.ReplaceAll(string(data), "id-37914ef915915bd2606e2c7216356e27", "id-59a96df4cd3e24d3da41e81a8c7d1335")
+	if err := os.WriteFile(filepath.Join(dir, "model.archimate"), []byte(dup), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("git", "-C", dir, "commit", "-qam", "duplicate ids").CombinedOutput(); err != nil {
+		t.Fatalf("%v %s", err, out)
+	}
+	send(call(4, `{"schema_version":"2.0","status":"ready","summary":"Rename the customer","actions":[{"op":"rename_element","element_id":"id-59a96df4cd3e24d3da41e81a8c7d1335","new_name":"Client"}]}`))
+	if m := answer(4); !strings.Contains(fmt.Sprint(m["result"]), "MODEL_INVALID") {
+		t.Fatalf("against a model with duplicate ids: %.400v", m)
+	}
+	inW.Close()
+	if err := <-done; err != nil {
+		t.Fatalf("archiplan mcp: %v (%s)", err, stderr.String())
+	}
+}
+
+// The README's rule for submit_plan's NAME, as the code has it.
+func TestCheckPlanName_README(t *testing.T) {
+	for name, ok := range map[string]bool{"a": true, "A-1_b": true, strings.Repeat("x", 100): true,
+		"": false, strings.Repeat("x", 101): false, "a.b": false, "a.approved": false, "-a": false, "_a": false, "a b": false, "ä": false} {
+		if err := checkPlanName(name); (err == nil) != ok {
+			t.Errorf("%q: %v, want ok=%v", name, err, ok)
+		}
 	}
 }

@@ -23,7 +23,8 @@ func checkPlan(cmd *cobra.Command, path string) (*plans.Outcome, plans.ModelInfo
 	}
 	raw, err := inbox.ReadFile(path, inbox.MaxPlanBytes)
 	if errors.Is(err, inbox.ErrNotRegular) || errors.Is(err, inbox.ErrTooLarge) {
-		return nil, plans.ModelInfo{}, codedError{exitRefused, err}
+		// refused unread, with the report every front end gives such a file (--json prints it)
+		return plans.Unreadable(raw, errors.Is(err, inbox.ErrTooLarge), err), plans.ModelInfo{}, nil
 	}
 	if err != nil {
 		return nil, plans.ModelInfo{}, usageError{err}
@@ -45,7 +46,7 @@ func checkPlan(cmd *cobra.Command, path string) (*plans.Outcome, plans.ModelInfo
 	}
 	opts := optionsOf(cfg)
 	opts.Strict, opts.Scope = strict || opts.Strict, scope
-	o := plans.Check(raw, m, opts)
+	o := plans.CheckModel(raw, m, opts)
 	return o, info, nil
 }
 

@@ -26,6 +26,9 @@ type PlanState struct {
 	Verdict string `json:"verdict,omitempty"` // from its report
 	Summary string `json:"summary,omitempty"`
 	Note    string `json:"note,omitempty"`
+	// Conversation is what archiplan keeps of how the plan came to be: intent, planner, the plan
+	// it follows or that followed it, the person's answers to its questions
+	Conversation *inbox.Conversation `json:"conversation,omitempty"`
 }
 
 // RemoteStatus is the team remote in `status --json`.
@@ -167,6 +170,7 @@ func statusCmd() *cobra.Command {
 					line += "  (" + p.Note + ")"
 				}
 				fmt.Fprintln(out, line)
+				printConversation(out, p.Conversation)
 			}
 			return nil
 		},
@@ -206,6 +210,7 @@ func listInbox(box *inbox.Inbox, headBlob string) []PlanState {
 				}
 			}
 		}
+		p.Conversation, _ = box.Conversation(e.Name)
 		out = append(out, p)
 	}
 	for _, f := range l.Unsafe {

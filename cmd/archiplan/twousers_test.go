@@ -129,7 +129,8 @@ func TestTwoUsers_PlannerCannotApproveItsOwnPlans(t *testing.T) {
 	// the person approves: the daemon's user
 	run("approve", "x", "--repo", ws)
 	waitFor("x applied", func() bool { return head() != before })
-	model, _ := os.ReadFile(filepath.Join(ws, "model.archimate"))
+	// the branch moves first, then the work tree follows (store.Publish): read what was committed
+	model, _ := exec.Command("git", "-C", ws, "show", "HEAD:model.archimate").Output()
 	if !strings.Contains(string(model), `name="Client"`) || strings.Contains(string(model), `name="Buyer"`) {
 		t.Fatal("the model is not what the person approved")
 	}

@@ -258,15 +258,18 @@ func revertCmd() *cobra.Command {
 }
 
 func logCmd() *cobra.Command {
-	var asJSON bool
+	var asJSON, all bool
 	c := &cobra.Command{
-		Use:   "log [--json]",
-		Short: "Applied and reverted plans, read back from git",
+		Use:   "log [--all] [--json]",
+		Short: "Applied and reverted plans, read back from git; --all: every plan's events from the audit",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			_, ws, err := openWorkspace(cmd)
 			if err != nil {
 				return err
+			}
+			if all {
+				return printAudit(cmd, ws, asJSON)
 			}
 			entries, err := ledger.Log(ws)
 			if err != nil {
@@ -288,6 +291,7 @@ func logCmd() *cobra.Command {
 		},
 	}
 	c.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	c.Flags().BoolVar(&all, "all", false, "every event of every plan (received, previewed, answered, approved, rejected, withdrawn, applied, reverted), from refs/archiplan/audit")
 	return c
 }
 

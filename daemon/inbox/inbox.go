@@ -163,6 +163,11 @@ func PictureFile(name string, n int, after bool) string {
 	return fmt.Sprintf("%s%s%d.%s%s", name, picturePrefix, n, side, pictureSuffix)
 }
 
+// WholePictureFile is the file of the n-th view's whole picture, linked from its cropped ones.
+func WholePictureFile(name string, n int) string {
+	return fmt.Sprintf("%s%s%d.whole%s", name, picturePrefix, n, pictureSuffix)
+}
+
 // NameOf is the NAME of a plan file's path (any of its states), or "" when the path's base name
 // is not a plan file of a safe NAME.
 func NameOf(path string) string {

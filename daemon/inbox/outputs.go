@@ -63,6 +63,68 @@ func Hash(b []byte) string {
 
 func (b *Inbox) recordPath(name string) string { return filepath.Join(b.StateDir, name+".json") }
 
+// Fixed is what a NAME's first valid preview fixed: the plan bytes it showed and, in words, what
+// each change does. Once fixed, no other bytes are ever approvable under that NAME, and the same
+// bytes only while every change reads the same (a preview after HEAD or the policy moved). It
+// lives under .git/, kept until the plan is applied, so that neither deleting the plan nor a
+// rejection lets a NAME be reused for what the person did not read.
+type Fixed struct {
+	FormatVersion string    `json:"format_version"`
+	Name          string    `json:"name"`
+	PlanSHA256    string    `json:"plan_sha256"`
+	Created       []string  `json:"created,omitempty"`
+	Changes       []string  `json:"changes,omitempty"`
+	At            time.Time `json:"at"`
+}
+
+func (b *Inbox) fixedPath(name string) string {
+	return filepath.Join(b.StateDir, "fixed", name+".json")
+}
+
+// Fixed reads what NAME's first valid preview fixed; nil (and no error) when nothing is fixed yet.
+func (b *Inbox) Fixed(name string) (*Fixed, error) {
+	if err := CheckName(name); err != nil {
+		return nil, err
+	}
+	if b.StateDir == "" {
+		return nil, nil
+	}
+	data, err := ReadFile(b.fixedPath(name), MaxContextBytes)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read what %s's preview fixed: %w", name, err)
+	}
+	var f Fixed
+	if err := json.Unmarshal(data, &f); err != nil || f.Name != name || f.PlanSHA256 == "" {
+		return nil, fmt.Errorf("read what %s's preview fixed: not a record of archiplan's", name)
+	}
+	return &f, nil
+}
+
+// Fix records what NAME's first valid preview showed, when nothing is fixed for NAME yet.
+func (b *Inbox) Fix(f *Fixed) error {
+	if err := CheckName(f.Name); err != nil {
+		return err
+	}
+	if b.StateDir == "" {
+		return nil
+	}
+	f.FormatVersion = RecordFormat
+	if f.At.IsZero() {
+		f.At = time.Now().UTC()
+	}
+	data, err := json.MarshalIndent(f, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(b.fixedPath(f.Name)), 0o755); err != nil {
+		return fmt.Errorf("fix %s: %w", f.Name, err)
+	}
+	return writeAtomic(b.fixedPath(f.Name), append(data, '\n'))
+}
+
 // Publish writes a preview's outputs atomically (pictures, then the preview, then the report:
 // whoever sees the report finds the rest), removes pictures of NAME no longer part of it, and
 // records what it wrote.
@@ -269,17 +331,40 @@ func (b *Inbox) Clear(name string) {
 		}
 	}
 	os.Remove(b.recordPath(name))
+	if b.StateDir != "" {
+		os.Remove(b.fixedPath(name)) // applied: the NAME is free again
+	}
 }
 
 // RemoveOutputs removes the outputs of a NAME whose plan is gone, and its record; the context a
-// planner left stays until the plan goes.
-func (b *Inbox) RemoveOutputs(name string, files []string) {
+// planner left stays until the plan goes. What its preview fixed stays: a plan deleted and
+// written again is still bound to the bytes the person may have read. A listing can miss a plan
+// that is being renamed (a directory read during a rename may return neither name, and an entry
+// renamed after the read is gone when stat'ed), so NAME's plan files are looked for again first:
+// while any is there, nothing is removed and it returns false. Removing the record of a plan just
+// renamed to .approved rejected it as "approved before archiplan previewed it" (20 approvals at
+// once).
+func (b *Inbox) RemoveOutputs(name string, files []string) bool {
+	if CheckName(name) != nil || b.HasPlan(name) {
+		return false
+	}
 	for _, f := range files {
 		if n, kind, _ := Parse(f); n == name && (kind == KindPreview || kind == KindReport || kind == KindPicture) {
 			os.Remove(b.Path(f))
 		}
 	}
 	os.Remove(b.recordPath(name))
+	return true
+}
+
+// HasPlan says whether a plan file of NAME (in any state) is in the inbox now.
+func (b *Inbox) HasPlan(name string) bool {
+	for _, suffix := range []string{SuffixPlan, SuffixApproved, SuffixJSONApproved, SuffixRejected} {
+		if _, err := os.Lstat(b.Path(name + suffix)); err == nil {
+			return true
+		}
+	}
+	return false
 }
 
 // Submit writes a new plan NAME.json, never over an existing file.

@@ -71,13 +71,18 @@ func (l *Ledger) Approve(ctx context.Context, e inbox.Entry) (*Result, error) {
 		return l.rejectEntry(e, l.outcomeOf(raw), VerdictRejected,
 			"the plan changed after its preview: approve only what was previewed (rename it back to .json to preview it again)")
 	}
+	if fx, err := b.Fixed(e.Name); err != nil || fx != nil && fx.PlanSHA256 != rec.PlanSHA256 {
+		// the record is of other bytes than the NAME's first valid preview showed
+		return l.rejectEntry(e, l.outcomeOf(raw), VerdictRejected,
+			"the plan changed after "+e.Name+" was previewed valid ("+string(plans.PlanChangedAfterPreview)+"): submit it under a new name")
+	}
 	files, err := b.Verify(rec)
 	if err != nil {
 		return l.rejectEntry(e, l.outcomeOf(raw), VerdictRejected,
 			"the preview on disk is not the one archiplan wrote, so what was read may have been a forgery ("+err.Error()+
 				"): rename it back to .json to preview it again, and read the new preview")
 	}
-	if rec.Verdict == plans.VerdictInvalid {
+	if rec.Verdict != plans.VerdictValid && rec.Verdict != plans.VerdictNotReady {
 		// the person was shown a plan that would not apply: what they approved is that refusal
 		// (a plan not ready is refused by the apply, with its own code)
 		return l.rejectEntry(e, l.outcomeOf(raw), VerdictRejected,
@@ -107,6 +112,12 @@ func (l *Ledger) Approve(ctx context.Context, e inbox.Entry) (*Result, error) {
 		by.Name = fmt.Sprintf("%s (review page: %s)", by.Name, rec.Reviewer)
 		req.ApprovedBy = &by
 	}
+	approver := l.cfg.ApprovedBy
+	if req.ApprovedBy != nil {
+		approver = *req.ApprovedBy
+	}
+	l.audit(Event{Event: EventApproved, Name: e.Name, PlanID: res.PlanID, SHA256: rec.PlanSHA256, Verdict: rec.Verdict,
+		Summary: rec.Summary, By: signature(approver)})
 	res, err = l.Apply(ctx, req)
 	if err != nil && ctx.Err() != nil {
 		return res, fmt.Errorf("cancelled; the plan stays approved: %w", err) // not the plan's fault
@@ -158,6 +169,9 @@ func (l *Ledger) rejectEntry(e inbox.Entry, o *plans.Outcome, verdict, reason st
 		return res, err
 	}
 	l.log.Info("rejected", "plan", e.File, "reason", firstLine(reason))
+	ev := Event{Event: EventRejected, Name: e.Name, PlanID: res.PlanID, Reason: reason}.WithOutcome(o)
+	ev.Verdict = verdict
+	l.audit(ev)
 	return res, fmt.Errorf("%w: %s", ErrRefused, reason)
 }
 
@@ -188,6 +202,21 @@ func (l *Ledger) Apply(ctx context.Context, req Request) (*Result, error) {
 		res, err = l.apply(ctx, req)
 		return err
 	})
+	if res != nil {
+		by := l.cfg.ApprovedBy
+		if req.ApprovedBy != nil {
+			by = *req.ApprovedBy
+		}
+		ev := Event{Name: req.Name, PlanID: res.PlanID, Commit: res.Commit, Reason: res.Reason, By: signature(by)}.WithOutcome(res.Outcome)
+		switch {
+		case err == nil:
+			ev.Event, ev.Verdict = EventApplied, VerdictApplied
+			l.audit(ev)
+		case errors.Is(err, ErrRefused):
+			ev.Event, ev.Verdict = EventRejected, res.Verdict
+			l.audit(ev)
+		}
+	}
 	return res, err
 }
 
@@ -289,8 +318,19 @@ func (l *Ledger) apply(ctx context.Context, req Request) (*Result, error) {
 		undo()
 		return refuse(o, VerdictRejected, err.Error())
 	}
+	// never commit an inverse a revert could not prove: it must give back HEAD's model
+	if base, ok, err := ws.ModelAt(head.Commit); err != nil || !ok {
+		undo()
+		return nil, fmt.Errorf("the model at %s: %v", short(head.Commit), err)
+	} else if err := proveInverse(req.Raw, inv, base, data); err != nil {
+		undo()
+		return refuse(o, VerdictRejected, "the plan's inverse would not undo it exactly, so it could not be reverted ("+err.Error()+"): not applied")
+	}
 	preview, report, pictures := l.approvedFiles(req, o, info)
 	files := archiveFiles(res.PlanID, req.Raw, preview, report, pictures, inv)
+	if conv := l.conversationFile(req.Name); conv != nil {
+		files[archivePath(res.PlanID, ArchiveConversation)] = conv // the intent and the planner
+	}
 	files[ws.Model] = data
 	by := l.cfg.ApprovedBy
 	if req.ApprovedBy != nil {
@@ -415,6 +455,13 @@ func applyMessage(o *plans.Outcome, id, digest, base string, by store.Signature,
 	fmt.Fprintf(&b, "plan: %s\n\n", summary)
 	for _, r := range o.Results {
 		fmt.Fprintf(&b, "- %s\n", oneLine(r.Description))
+		for _, g := range r.Given {
+			if g.Key != "" {
+				fmt.Fprintf(&b, "  %s: %s = %s\n", g.Field, oneLine(g.Key), oneLine(g.Value))
+			} else {
+				fmt.Fprintf(&b, "  %s: %s\n", g.Field, oneLine(g.Value))
+			}
+		}
 	}
 	if revalid != "" && rec != nil {
 		fmt.Fprintf(&b, "\nPreviewed at %s; HEAD moved since only through commits that touched nothing this plan reads or changes, so it was validated again on %s and shows the same changes.\n",

@@ -1,13 +1,9 @@
 package ledger
 
 import (
+	"bytes"
 	"encoding/json"
-	"encoding/xml"
-	"errors"
 	"fmt"
-	"io"
-	"strings"
-	"unicode/utf8"
 
 	"github.com/archiplan/archiplan/archixml"
 	"github.com/archiplan/archiplan/plans"
@@ -38,8 +34,9 @@ type Archived struct {
 }
 
 // ReadArchive reads the archive of plan id as committed at commit: the one reader of the archive.
-// The inverse is checked step by step before anyone uses it (a commit pulled from a team's remote
-// may carry a crafted one).
+// It decodes the inverse and judges none of its steps: log and sync read only the plan and the
+// ids it touched. Whatever undoes the steps (revert, a re-revert in a sync) proves the inverse
+// first (proveInverse), since a commit pulled from a team's remote may carry a crafted one.
 func ReadArchive(ws *store.Workspace, commit, id string) (*Archived, error) {
 	a := &Archived{ID: id, Commit: commit}
 	files, err := ws.DirAt(commit, ArchiveDir+"/"+id)
@@ -79,21 +76,92 @@ func ReadArchive(ws *store.Workspace, commit, id string) (*Archived, error) {
 	return a, nil
 }
 
-// decodeInverse reads an archived inverse strictly.
+// decodeInverse reads an archived inverse strictly: known fields, format 1.
 func decodeInverse(raw []byte, id string) (*plans.Inverse, error) {
 	var inv plans.Inverse
-	dec := json.NewDecoder(strings.NewReader(string(raw)))
+	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&inv); err != nil {
-		return nil, fmt.Errorf("read the inverse of %s: %w", id, err)
+		return nil, fmt.Errorf("%w: read the inverse of %s: %v", ErrBadInverse, id, err)
 	}
-	if err := validInverse(&inv); err != nil {
-		return nil, fmt.Errorf("%w: the inverse of %s: %v", ErrBadInverse, id, err)
-	}
-	if err := archixml.ValidateSteps(inv.Steps); err != nil {
-		return nil, fmt.Errorf("the inverse of %s: %w", id, err)
+	if inv.FormatVersion != "1" {
+		return nil, fmt.Errorf("%w: the inverse of %s has format_version %q", ErrBadInverse, id, inv.FormatVersion)
 	}
 	return &inv, nil
+}
+
+// proveInverse proves that an inverse is the one of the plan it is archived with, before anything
+// uses its steps: applied to after (the model the apply made), the steps must give back before
+// (the model it was applied to) byte for byte, or as archiplan writes that model when its file is
+// laid out otherwise; and each step must be one an op of the plan declares its edit records
+// (plans.CheckInverse, from schemas.Op.Effect). A step nothing asked for, or changed, or a
+// missing one, fails the proof, and the error names the first step that does not fit.
+func proveInverse(raw []byte, inv *plans.Inverse, before, after []byte) error {
+	m, err := archixml.Load(after)
+	if err != nil {
+		return fmt.Errorf("the model it undoes cannot be read: %v", err)
+	}
+	tags, err := m.UndoTags(inv.Steps)
+	if err != nil {
+		return err
+	}
+	if err := plans.CheckInverse(raw, inv.Steps, tags); err != nil {
+		return err
+	}
+	got, err := m.Save()
+	if err != nil {
+		return err
+	}
+	if bytes.Equal(got, before) {
+		return nil
+	}
+	parent, err := archixml.Load(before)
+	if err != nil {
+		return fmt.Errorf("the model before the apply cannot be read: %v", err)
+	}
+	if canon, err := parent.Save(); err == nil && bytes.Equal(got, canon) {
+		return nil
+	}
+	return fmt.Errorf("it does not give back the model the plan was applied to: %s", misfit(inv.Steps, m, parent))
+}
+
+// misfit names the first step whose object differs between what the steps made and the model
+// they should have made.
+func misfit(steps []archixml.Step, got, want *archixml.Model) string {
+	for i, s := range steps {
+		a, okA := objectXML(got, s.ID)
+		b, okB := objectXML(want, s.ID)
+		if s.ID == "" || okA != okB || a != b {
+			what := fmt.Sprintf("%q", s.ID)
+			if o, ok := want.Object(s.ID); ok {
+				what = fmt.Sprintf("%s %q (%s)", o.Class(), o.Name(), s.ID)
+			}
+			if s.ID == "" {
+				what = "the model"
+			}
+			if s.Key != "" {
+				return fmt.Sprintf("step %d (%s %s on %s) leaves it otherwise than before the apply", i, s.Op, s.Key, what)
+			}
+			return fmt.Sprintf("step %d (%s on %s) leaves it otherwise than before the apply", i, s.Op, what)
+		}
+	}
+	return "a step is missing (every object the steps name is as before the apply, the model is not)"
+}
+
+// proveArchived proves an archived inverse against the apply commit's model and its parent's.
+func proveArchived(ws *store.Workspace, apply store.CommitInfo, a *Archived) error {
+	after, ok, err := ws.ModelAt(apply.Hash)
+	if err != nil || !ok {
+		return fmt.Errorf("the model at %s: %v", short(apply.Hash), err)
+	}
+	before, ok, err := ws.ModelAt(apply.Parent)
+	if err != nil || !ok {
+		return fmt.Errorf("the model at %s: %v", short(apply.Parent), err)
+	}
+	if err := proveInverse(a.Plan, a.Inverse, before, after); err != nil {
+		return fmt.Errorf("%w: the inverse of %s archived in %s: %v", ErrBadInverse, a.ID, short(apply.Hash), err)
+	}
+	return nil
 }
 
 // archiveFiles are what an apply commits beside the model: the plan, the preview the person
@@ -110,96 +178,4 @@ func archiveFiles(id string, raw, preview, report []byte, pictures map[string][]
 		files[archivePath(id, name)] = data
 	}
 	return files
-}
-
-// editedAttrs are the only attributes an apply sets or removes (archixml's edits), so the only
-// ones an inverse may put back: never an id, a type or a namespace.
-var editedAttrs = map[string]bool{"name": true, "value": true, "targetConnections": true}
-
-// validInverse checks every step of an inverse before it is used: a known op, an attribute name
-// that is a plain XML name (never a namespace declaration), values and removed nodes that are
-// well-formed XML text of one element. What passes still goes through the model's own undo,
-// and the model it makes is read again before it is committed.
-func validInverse(inv *plans.Inverse) error {
-	if inv.FormatVersion != "1" {
-		return fmt.Errorf("unknown format_version %q", inv.FormatVersion)
-	}
-	for i, s := range inv.Steps {
-		bad := func(format string, args ...any) error {
-			return fmt.Errorf("step %d (%s): %s", i, s.Op, fmt.Sprintf(format, args...))
-		}
-		if s.ID != "" && !utf8.ValidString(s.ID) {
-			return bad("the id is not UTF-8")
-		}
-		for _, p := range s.Path {
-			if p < 0 {
-				return bad("a negative path")
-			}
-		}
-		if s.Old != nil && (!utf8.ValidString(*s.Old) || strings.ContainsFunc(*s.Old, forbidden)) {
-			return bad("a value with characters XML cannot hold")
-		}
-		switch s.Op {
-		case "attr":
-			if !editedAttrs[s.Key] {
-				return bad("attribute %q is not one an edit sets", s.Key)
-			}
-		case "text":
-			if s.Key != "" || s.XML != "" {
-				return bad("a text step names an attribute or XML")
-			}
-		case "insert":
-		case "remove":
-			if s.Index < 0 {
-				return bad("a negative index")
-			}
-			if err := oneElement(s.XML); err != nil {
-				return bad("the removed node is not one well-formed element: %v", err)
-			}
-		default:
-			return bad("unknown op")
-		}
-	}
-	return nil
-}
-
-func forbidden(r rune) bool {
-	return r < 0x20 && r != '\t' && r != '\n' && r != '\r' || r == 0xfffe || r == 0xffff
-}
-
-// oneElement checks that s is exactly one well-formed element, with no directives.
-func oneElement(s string) error {
-	if !utf8.ValidString(s) || strings.ContainsFunc(s, forbidden) {
-		return errors.New("characters XML cannot hold")
-	}
-	d := xml.NewDecoder(strings.NewReader(s))
-	depth, roots := 0, 0
-	for {
-		t, err := d.Token()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return err
-		}
-		switch t := t.(type) {
-		case xml.StartElement:
-			if depth == 0 {
-				roots++
-			}
-			depth++
-		case xml.EndElement:
-			depth--
-		case xml.CharData:
-			if depth == 0 && strings.TrimSpace(string(t)) != "" {
-				return errors.New("text outside the element")
-			}
-		case xml.Directive, xml.ProcInst:
-			return errors.New("a directive or processing instruction")
-		}
-	}
-	if roots != 1 || depth != 0 {
-		return fmt.Errorf("%d elements", roots)
-	}
-	return nil
 }

@@ -22,7 +22,14 @@ type Checked struct {
 	Policy  string // hash of the policy it was checked under
 	Scope   string // hash of its context file ("" without one)
 	pics    *pictures
+	// fixed is what the NAME's first valid preview fixed (nil before one); refused, when set, is
+	// why this check breaks that binding: it is published as a rejection, never as a preview
+	fixed   *inbox.Fixed
+	refused *refusal
 }
+
+// refusal is a check's verdict that the plan is rejected at once.
+type refusal struct{ verdict, reason string }
 
 // Truncated says the plan looks cut off mid-write: worth waiting for before refusing it.
 func (c *Checked) Truncated() bool {
@@ -79,29 +86,90 @@ func (l *Ledger) Check(e inbox.Entry) (*Checked, error) {
 		c.Outcome.Verdict = plans.VerdictInvalid
 		c.Scope = "unreadable"
 	}
+	fx, err := l.cfg.Inbox.Fixed(e.Name)
+	if err != nil {
+		return nil, err
+	}
+	c.fixed = fx
+	c.bind()
 	return c, nil
+}
+
+// bind holds a check to what its NAME's first valid preview fixed: other plan bytes are never
+// approvable under the NAME, and the same bytes only while every change reads as it did then.
+func (c *Checked) bind() {
+	fx, o := c.fixed, c.Outcome
+	if fx == nil {
+		return
+	}
+	finding := func(code plans.Code, reason string) {
+		o.Findings = append(o.Findings, plans.Finding{Severity: plans.Error, Code: code, Message: reason})
+		o.Verdict = plans.VerdictInvalid
+	}
+	name := c.Entry.Name
+	switch {
+	case o.SHA256 != fx.PlanSHA256:
+		reason := fmt.Sprintf("%s changed after %s was previewed valid (sha256 %s then, %s now): a NAME's plan bytes are fixed at its first valid preview, so this plan is never approved as %s: submit it under a new name",
+			c.Entry.File, name, short12(fx.PlanSHA256), short12(o.SHA256), name)
+		finding(plans.PlanChangedAfterPreview, reason)
+		c.refused = &refusal{verdict: VerdictRejected, reason: reason}
+	case o.Verdict == plans.VerdictValid:
+		// stays in the inbox, not approvable: valid again only if HEAD comes back to words
+		// identical to those first read
+		created, changes, _ := bound(o)
+		if !equal(created, fx.Created) || !equal(changes, fx.Changes) {
+			finding(plans.PlanWordsChanged, fmt.Sprintf(
+				"stale: on HEAD %s the plan would make changes that read otherwise than its first valid preview of %s said, so an approval of %s could apply what nobody read: submit it again under a new name and read its preview",
+				short(c.Head.Commit), fx.At.UTC().Format("2006-01-02 15:04:05 UTC"), name))
+		}
+	}
+}
+
+func short12(h string) string {
+	if len(h) > 12 {
+		return h[:12]
+	}
+	return h
 }
 
 // unreadable is the outcome of a plan file that could not be read.
 func unreadable(raw []byte, err error) *plans.Outcome {
-	code := plans.ExtractNotRegular
-	if errors.Is(err, inbox.ErrTooLarge) {
-		code = plans.ExtractTooLarge
-	}
-	return &plans.Outcome{SHA256: plans.SHA256(raw), Verdict: plans.VerdictInvalid,
-		Findings: []plans.Finding{{Severity: plans.Error, Code: code, Message: err.Error()}}}
+	return plans.Unreadable(raw, errors.Is(err, inbox.ErrTooLarge), err)
 }
 
 // Publish writes a checked plan's preview, report and pictures, and records what it wrote and
 // what the preview binds: plan bytes, model blob, policy, scope, the ids it creates.
+//
+// A check that breaks what the NAME's first valid preview fixed is published as a rejection
+// (NAME.rejected, the reason on top); the first valid preview of a NAME fixes it.
 func (l *Ledger) Publish(c *Checked) (*inbox.Record, error) {
 	ws := l.cfg.Workspace
 	info := c.Head.Info(ws.Model)
 	file := c.Entry.File
+	if c.refused != nil {
+		res := &Result{Outcome: c.Outcome, Verdict: c.refused.verdict, Reason: c.refused.reason}
+		out := rejection(c.Outcome, inbox.RejectedFile(c.Entry.Name), c.refused.verdict, c.refused.reason, info)
+		rec := rejectRecord(c.Entry, c.Raw, res)
+		if err := l.cfg.Inbox.Reject(c.Entry, out, rec); err != nil {
+			return nil, fmt.Errorf("reject %s: %w", file, err)
+		}
+		l.log.Info("rejected", "plan", file, "reason", firstLine(c.refused.reason))
+		return rec, nil
+	}
+	if c.fixed == nil && c.Outcome.Verdict == plans.VerdictValid {
+		created, changes, _ := bound(c.Outcome)
+		if err := l.cfg.Inbox.Fix(&inbox.Fixed{Name: c.Entry.Name, PlanSHA256: c.Outcome.SHA256, Created: created, Changes: changes}); err != nil {
+			return nil, fmt.Errorf("fix the preview of %s: %w", file, err)
+		}
+	}
 	preview := c.Outcome.Preview(file, info)
 	if c.Outcome.Verdict == plans.VerdictValid {
 		preview = withNote(preview, fmt.Sprintf("To apply it, rename %s to %s (or run archiplan approve %s).",
 			plans.MDEscape(file), plans.MDEscape(inbox.ApprovedFile(c.Entry.Name)), c.Entry.Name))
+	}
+	if conv, _ := l.cfg.Inbox.Conversation(c.Entry.Name); conv.Wrote(c.Outcome.SHA256) != "" {
+		// archiplan's own record, never the inbox's: who wrote the plan, asked what
+		preview = withNote(preview, plans.MDEscape(conv.Wrote(c.Outcome.SHA256))+" for: "+plans.MDEscape(conv.Intent))
 	}
 	var files map[string][]byte
 	if c.pics != nil {
@@ -111,9 +179,11 @@ func (l *Ledger) Publish(c *Checked) (*inbox.Record, error) {
 	}
 	out := inbox.Outputs{Preview: preview, Report: c.Outcome.Report(file, info).JSON(), Pictures: files}
 	rec := recordOf(c, file)
+	prev, _ := l.cfg.Inbox.Record(c.Entry.Name)
 	if err := l.cfg.Inbox.Publish(c.Entry.Name, out, rec); err != nil {
 		return nil, fmt.Errorf("publish the preview of %s: %w", file, err)
 	}
+	l.auditPreview(c, prev, rec)
 	return rec, nil
 }
 
@@ -126,11 +196,12 @@ func recordOf(c *Checked, file string) *inbox.Record {
 }
 
 // bound is what a preview shows and an apply must make again: the created ids, each action in
-// words, and the objects the plan reads or changes.
+// the words its preview shows (its line, before and after, and every value it gives that reaches
+// the model), and the objects the plan reads or changes.
 func bound(o *plans.Outcome) (created, changes, reads []string) {
 	for _, r := range o.Results {
 		created = append(created, r.Created...)
-		changes = append(changes, r.Description)
+		changes = append(changes, r.Words())
 	}
 	return created, changes, o.Reads()
 }
@@ -158,7 +229,10 @@ func equal(a, b []string) bool {
 func rejection(o *plans.Outcome, file, verdict, reason string, info plans.ModelInfo) inbox.Outputs {
 	report := o.Report(file, info)
 	report.Verdict, report.Reason = verdict, reason
-	preview := append([]byte("> **Not applied** ("+verdict+"): "+plans.MDEscape(reason)+"\n\n"), o.Preview(file, info)...)
+	// the preview under the reason says the verdict given, never "valid — ready to apply"
+	shown := *o
+	shown.Verdict = verdict
+	preview := append([]byte("> **Not applied** ("+verdict+"): "+plans.MDEscape(reason)+"\n\n"), shown.Preview(file, info)...)
 	return inbox.Outputs{Preview: preview, Report: report.JSON()}
 }
 

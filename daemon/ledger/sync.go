@@ -158,6 +158,17 @@ func (l *Ledger) admit(head, remote string) error {
 // the remote is unreachable stays, and the next sync tries again. The push and the fetch hold no
 // lock; the rebase does.
 func (l *Ledger) Sync(ctx context.Context) (*SyncResult, error) {
+	res, err := l.sync(ctx)
+	// the audit travels beside the branch, outside the lock: a failure waits for the next sync
+	if r := l.cfg.Remote; r.Name != "" && ctx.Err() == nil && !errors.Is(err, store.ErrBackoff) {
+		if aerr := l.cfg.Workspace.SyncAudit(ctx, r.Name); aerr != nil {
+			l.log.Warn("audit not synced", "remote", r.Name, "err", aerr)
+		}
+	}
+	return res, err
+}
+
+func (l *Ledger) sync(ctx context.Context) (*SyncResult, error) {
 	ws, r := l.cfg.Workspace, l.cfg.Remote
 	res := &SyncResult{}
 	for try := 0; try < maxPushTries; try++ {
@@ -437,6 +448,13 @@ func rerevert(ws *store.Workspace, on string, c store.CommitInfo, theirs *commit
 	if err != nil {
 		return "", nil, err
 	}
+	info, err := ws.Info(applied)
+	if err != nil {
+		return "", nil, err
+	}
+	if err := proveArchived(ws, info, a); err != nil {
+		return "", &Dropped{PlanID: id, Reason: "the revert is not made again: " + err.Error()}, nil
+	}
 	if conflict, err := theirs.touching(a.Inverse.Touched); err != nil {
 		return "", nil, err
 	} else if conflict != nil {
@@ -545,6 +563,8 @@ func (l *Ledger) rejectDropped(dropped []Dropped) {
 				l.log.Error("reject a plan the remote made stale", "plan", name, "err", err)
 			} else {
 				l.log.Info("rejected", "plan", e.File, "reason", firstLine(dr.Reason))
+				l.audit(Event{Event: EventRejected, Name: e.Name, PlanID: dr.PlanID, Reason: dr.Reason, Verdict: VerdictStale,
+					SHA256: plans.SHA256(dr.Raw), Summary: rec.Summary})
 			}
 			continue
 		}

@@ -20,7 +20,7 @@ import (
 // benchEnv is a workspace with a 10,000-element model (what `archiplan synth --elements 10000`
 // writes), 10 plans applied and 200 waiting in its inbox, previewed by a real daemon, then the
 // daemon stopped: the page is measured alone.
-func benchEnv(b *testing.B) (*Server, *http.Cookie, string, *ledger.Ledger) {
+func benchEnv(b *testing.B) (*Server, string, string, *ledger.Ledger) {
 	b.Helper()
 	m, err := archixml.Synthesize(archixml.SynthOptions{Elements: 10000, Seed: 1})
 	if err != nil {
@@ -83,12 +83,12 @@ func benchEnv(b *testing.B) (*Server, *http.Cookie, string, *ledger.Ledger) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	return s, &http.Cookie{Name: s.cookie, Value: s.token}, dir, led
+	return s, s.base, dir, led
 }
 
-func get(b *testing.B, h http.Handler, c *http.Cookie, path string) int {
-	req := httptest.NewRequest(http.MethodGet, "http://127.0.0.1:8765"+path, nil)
-	req.AddCookie(c)
+// get answers a GET of path in the session whose path is base.
+func get(b *testing.B, h http.Handler, base, path string) int {
+	req := httptest.NewRequest(http.MethodGet, "http://127.0.0.1:8765"+base+path, nil)
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, req)
 	if rec.Code != http.StatusOK {
@@ -133,7 +133,7 @@ func BenchmarkPage(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			get(b, fresh.Handler(), c, "/history")
+			get(b, fresh.Handler(), fresh.base, "/history")
 		}
 	})
 }

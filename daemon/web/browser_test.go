@@ -3,9 +3,14 @@ package web
 import (
 	"context"
 	"flag"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -148,13 +153,16 @@ func TestBrowser_LiveInbox(t *testing.T) {
 	e.drop("first.json", renamePlan("Rename Customer to Client", customer, "Client"))
 	e.previewed("first")
 	b.open(t, e, "/")
+	// a row is read once it is in the state whose text is checked (drawn from the record), never
+	// while an earlier drawing of it may still be on the page
+	b.do(t, chromedp.WaitVisible(chromedp.CSS(`tr[data-plan="first"].state-previewed`)))
 	if got := b.text(t, `tr[data-plan="first"] td.summary`); got != "Rename Customer to Client" {
 		t.Fatalf("first plan's summary: %q", got)
 	}
 	b.eval(t, "window.drawnOnce = 'yes'") // a reload would lose it
 	e.drop("second.json", renamePlan("Rename the desk", desk, "Front Desk"))
 	b.do(t, chromedp.WaitVisible(chromedp.CSS(`tr[data-plan="second"].state-previewed`)))
-	if got := b.text(t, `tr[data-plan="second"] td.summary`); got != "Rename the desk" {
+	if got := b.text(t, `tr[data-plan="second"].state-previewed td.summary`); got != "Rename the desk" {
 		t.Fatalf("second plan's summary: %q", got)
 	}
 	if got := b.eval(t, "window.drawnOnce"); got != "yes" {
@@ -162,8 +170,8 @@ func TestBrowser_LiveInbox(t *testing.T) {
 	}
 	// an invalid plan shows its verdict and counts
 	e.drop("broken.json", renamePlan("Rename a ghost", "id-00000000000000000000000000000000", "Ghost"))
-	b.do(t, chromedp.WaitVisible(chromedp.CSS(`tr[data-plan="broken"] .v-invalid`)))
-	if got := b.text(t, `tr[data-plan="broken"] td.num`); got != "1" {
+	b.do(t, chromedp.WaitVisible(chromedp.CSS(`tr[data-plan="broken"].state-previewed .v-invalid`)))
+	if got := b.text(t, `tr[data-plan="broken"].state-previewed td.num`); got != "1" {
 		t.Fatalf("errors of the broken plan: %q", got)
 	}
 	b.shot(t, "review-inbox.png", false)
@@ -198,7 +206,7 @@ func TestBrowser_Approve(t *testing.T) {
 	}
 	for _, p := range pics {
 		pair := p.([]any)
-		if src := pair[0].(string); !strings.HasPrefix(src, "/plan/rename/picture/rename.view-") || pair[1] != true {
+		if src := pair[0].(string); !strings.HasPrefix(src, e.srv.Base()+"/plan/rename/picture/rename.view-") || pair[1] != true {
 			t.Fatalf("picture %v not drawn from the page", pair)
 		}
 	}
@@ -219,28 +227,28 @@ func TestBrowser_Approve(t *testing.T) {
 	waitFor(t, "the inbox cleared", func() bool { return !e.exists("rename.approved") })
 }
 
-// A preview that changed after the page was drawn refuses the approval: the page says so as soon
-// as it changes, and the approval it still sends is refused and renames nothing.
+// A plan rewritten after the page was drawn refuses the approval: archiplan rejects the new bytes
+// (a NAME's plan is fixed at its first valid preview), the page says so as soon as it changes,
+// and the approval it still sends is refused and renames nothing.
 func TestBrowser_PreviewChanged(t *testing.T) {
 	e := newEnv(t)
 	b := newBrowser(t)
 	e.drop("p.json", renamePlan("Rename Customer to Client", customer, "Client"))
 	e.previewed("p")
 	b.open(t, e, "/plan/p")
-	before := e.read("p.preview.md")
-	// the planner rewrites its plan: archiplan previews it again
+	// the planner rewrites its plan: archiplan rejects it
 	e.drop("p.json", renamePlan("Rename Customer to Churned", customer, "Churned"))
-	waitFor(t, "the new preview", func() bool {
-		return e.read("p.preview.md") != before && strings.Contains(e.read("p.preview.md"), "Churned")
+	waitFor(t, "the rejection", func() bool {
+		return e.exists("p.rejected") && strings.Contains(e.read("p.report.json"), "PLAN_CHANGED_AFTER_PREVIEW")
 	})
 	b.do(t, chromedp.WaitVisible(chromedp.ID("changed")))
 	if status := b.submit(t, "#approve"); status != 409 {
 		t.Fatalf("approve after the change: HTTP %d", status)
 	}
-	if got := b.text(t, "#result"); !strings.Contains(got, "preview changed") {
+	if got := b.text(t, "#result"); !strings.Contains(got, "not waiting for a decision") {
 		t.Fatalf("refusal: %q", got)
 	}
-	if !e.exists("p.json") || e.exists("p.approved") || len(e.history()) != 1 {
+	if e.exists("p.json") || e.exists("p.approved") || len(e.history()) != 1 {
 		t.Fatal("a refused approval renamed or applied the plan")
 	}
 }
@@ -330,7 +338,7 @@ func TestBrowser_Revert(t *testing.T) {
 func TestBrowser_NoToken(t *testing.T) {
 	e := newEnv(t)
 	b := newBrowser(t)
-	res, err := chromedp.Run(b.ctx, chromedp.NavigateResponse(e.base+"/"))
+	res, err := chromedp.Run(b.ctx, chromedp.NavigateResponse(e.root+"/"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -386,7 +394,91 @@ func TestBrowser_Views(t *testing.T) {
 		t.Fatalf("the view is not drawn: %v", err)
 	}
 	src, _ := chromedp.Run(b.ctx, chromedp.Evaluate[string](`document.querySelector('figure.view img').getAttribute('src')`))
-	if src != "/svg/"+mainView {
+	if src != e.srv.Base()+"/svg/"+mainView {
 		t.Fatalf("the view's picture comes from %q", src)
+	}
+}
+
+// issue 18: after the person opens the login address, the same browser visits a listener a
+// planner runs on another loopback port (another OS user may run it). It must receive nothing it
+// can use: no cookie, no Referer, neither the token nor the session's path; and what it received,
+// sent back to the page with the page's CSRF value and Origin, is refused.
+func TestBrowser_OtherPort(t *testing.T) {
+	e := newEnv(t)
+	b := newBrowser(t)
+	e.drop("p.json", renamePlan("Rename Customer to Client", customer, "Client"))
+	e.previewed("p")
+	b.open(t, e, "/plan/p")
+
+	got := make(chan http.Header, 4)
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := r.Header.Clone()
+		h.Set("X-Request-URI", r.RequestURI)
+		got <- h
+		w.Header().Set("Content-Type", "text/html")
+		io.WriteString(w, "<!doctype html><title>other</title><h1>other port</h1>")
+	}))
+	defer other.Close()
+	// from the page itself (a link the person follows) and typed in
+	b.eval(t, `(() => { const a = document.createElement('a'); a.href = `+strconv.Quote(other.URL+"/from-page")+`; document.body.append(a); a.click(); return 1; })()`)
+	var received []http.Header
+	for len(received) < 2 {
+		if len(received) == 1 {
+			b.do(t, chromedp.Navigate(other.URL+"/typed"))
+		}
+		select {
+		case h := <-got:
+			if strings.HasPrefix(h.Get("X-Request-URI"), "/favicon") {
+				continue
+			}
+			received = append(received, h)
+		case <-time.After(30 * time.Second):
+			t.Fatalf("the other port received %d requests, want 2", len(received))
+		}
+	}
+	for _, h := range received {
+		if c := h.Get("Cookie"); c != "" {
+			t.Errorf("the other port received a cookie: %q", c)
+		}
+		for k, vs := range h {
+			for _, v := range vs {
+				if strings.Contains(v, e.srv.Token()) || strings.Contains(v, e.srv.Base()) {
+					t.Errorf("the other port received the page's secret in %s: %q", k, v)
+				}
+			}
+		}
+	}
+	// the replay: whatever the other port received, with the page's CSRF value and Origin
+	pg, err := e.srv.cfg.Backend.Plan("p")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range received {
+		for _, path := range []string{"/", "/plan/p", "/plan/p/approve"} {
+			method, form := http.MethodGet, ""
+			if strings.HasSuffix(path, "/approve") {
+				method, form = http.MethodPost, url.Values{"csrf": {e.srv.csrf}, "preview_sha256": {pg.PreviewSHA256}}.Encode()
+			}
+			req, _ := http.NewRequest(method, e.root+path, strings.NewReader(form))
+			for k, vs := range h {
+				if k != "X-Request-Uri" && k != "Content-Length" {
+					req.Header[k] = vs
+				}
+			}
+			req.Header.Set("Origin", e.root)
+			if form != "" {
+				req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+			}
+			res, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Body.Close(); res.StatusCode != http.StatusForbidden {
+				t.Errorf("%s %s replayed from the other port: %s", method, path, res.Status)
+			}
+		}
+	}
+	if !e.exists("p.json") || len(e.history()) != 1 {
+		t.Fatal("a replay approved the plan")
 	}
 }

@@ -34,17 +34,24 @@ type env struct {
 	inbox    string
 	daemon   *daemon.Daemon
 	srv      *Server
-	base     string // http://127.0.0.1:PORT
+	root     string // http://127.0.0.1:PORT
+	base     string // root and the session's path: where the pages are
 	operator store.Signature
 }
 
 func newEnv(t *testing.T) *env {
 	t.Helper()
-	dir := t.TempDir()
 	seed, err := archixml.Example().Save()
 	if err != nil {
 		t.Fatal(err)
 	}
+	return newEnvWith(t, seed)
+}
+
+// newEnvWith is newEnv on a model of the test's choosing.
+func newEnvWith(t *testing.T, seed []byte) *env {
+	t.Helper()
+	dir := t.TempDir()
 	op := store.Signature{Name: "Daemon Operator", Email: "ops@example.org"}
 	ws, _, err := store.Init(dir, store.InitOptions{Model: "model.archimate", Inbox: "plans", Seed: seed, Author: op})
 	if err != nil {
@@ -67,7 +74,8 @@ func newEnv(t *testing.T) *env {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { e.srv.Close() })
-	e.base = strings.TrimSuffix(e.srv.URL(), "/?token="+e.srv.Token())
+	e.root = strings.TrimSuffix(e.srv.URL(), "/?token="+e.srv.Token())
+	e.base = e.root + e.srv.Base()
 	return e
 }
 
@@ -111,7 +119,15 @@ func waitFor(t *testing.T, what string, done func() bool) {
 // previewed waits until the daemon has previewed plan NAME: outputs on disk, and its record.
 func (e *env) previewed(name string) {
 	e.t.Helper()
-	waitFor(e.t, name+" previewed", func() bool { return e.exists(name+".report.json") && e.exists(name+".preview.md") })
+	// the state the page reads, not only the files: the record is written after them, and a page
+	// drawn in between would bind an approval to a preview the daemon is still recording
+	waitFor(e.t, name+" previewed", func() bool {
+		if !e.exists(name+".report.json") || !e.exists(name+".preview.md") {
+			return false
+		}
+		p, err := e.srv.cfg.Backend.Plan(name)
+		return err == nil && p.State == StatePreviewed && p.PreviewSHA256 == inbox.Hash([]byte(e.read(name+".preview.md")))
+	})
 }
 
 // history is the first-parent history, newest first.
@@ -124,8 +140,8 @@ func (e *env) history() []store.CommitInfo {
 	return h
 }
 
-// client is an HTTP client that holds the token's cookie, as a browser would after opening the
-// printed address.
+// client is an HTTP client, after opening the login address as a browser would: it keeps no
+// cookie (none is set); the session is the path of e.base.
 func (e *env) client() *http.Client {
 	e.t.Helper()
 	jar, _ := cookiejar.New(nil)
@@ -146,7 +162,7 @@ func (e *env) post(c *http.Client, path string, form url.Values, header map[stri
 	e.t.Helper()
 	req, _ := http.NewRequest(http.MethodPost, e.base+path, strings.NewReader(form.Encode()))
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	req.Header.Set("Origin", e.base)
+	req.Header.Set("Origin", e.root)
 	for k, v := range header {
 		if v == "" {
 			req.Header.Del(k)

@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/archiplan/archiplan/daemon/ledger"
 )
 
 func (s *Server) routes() {
@@ -17,6 +19,7 @@ func (s *Server) routes() {
 	m.HandleFunc("GET /plan/{name}/picture/{file}", s.picture)
 	m.HandleFunc("POST /plan/{name}/approve", s.approve)
 	m.HandleFunc("POST /plan/{name}/reject", s.reject)
+	m.HandleFunc("POST /plan/{name}/answer", s.answer)
 	m.HandleFunc("GET /history", s.history)
 	m.HandleFunc("POST /history/revert", s.revert)
 	m.HandleFunc("GET /views", s.views)
@@ -29,14 +32,28 @@ func (s *Server) routes() {
 
 // common is what every page's layout needs.
 type common struct {
-	Title    string
-	Nav      string
-	CSRF     string
-	Operator string
+	Title     string
+	Nav       string
+	CSRF      string
+	Operator  string
+	Base      string // the session's path: every link is relative to it
+	Workspace string // the workspace's folder name, named on every page
+	Model     string // the model's path in it
+}
+
+// Placed is what a Backend may also tell: the workspace (its folder's name) and the model (its
+// path there) the page is about, named on every page so that a person with two pages open
+// knows which one decides what.
+type Placed interface {
+	Where() (workspace, model string)
 }
 
 func (s *Server) common(title, nav string) common {
-	return common{Title: title, Nav: nav, CSRF: s.csrf, Operator: s.cfg.Operator}
+	c := common{Title: title, Nav: nav, CSRF: s.csrf, Operator: s.cfg.Operator, Base: s.base}
+	if p, ok := s.cfg.Backend.(Placed); ok {
+		c.Workspace, c.Model = p.Where()
+	}
+	return c
 }
 
 // statusOf is the HTTP status of a backend's error: 404 for what is not there (or could not be
@@ -100,19 +117,24 @@ func (s *Server) plan(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	preview, used := markdown(p.Preview, p.Name, p.Pictures)
+	preview, used := markdown(p.Preview, s.base, p.Name, p.Pictures)
 	var more []string // pictures the preview's text does not show
 	for _, f := range p.Pictures {
 		if !used[f] {
 			more = append(more, f)
 		}
 	}
+	var asked *Asked
+	if cb, ok := s.cfg.Backend.(Conversations); ok {
+		asked, _ = cb.Asked(p.Name)
+	}
 	s.render(w, http.StatusOK, "plan", struct {
 		common
 		P        *PlanPage
 		Preview  any
 		Pictures []string
-	}{s.common("Plan "+p.Name, "inbox"), p, preview, more})
+		Asked    *Asked
+	}{s.common("Plan "+p.Name, "inbox"), p, preview, more, asked})
 }
 
 func (s *Server) picture(w http.ResponseWriter, r *http.Request) {
@@ -179,10 +201,18 @@ func (s *Server) history(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
+	var events []ledger.Event
+	if cb, ok := s.cfg.Backend.(Conversations); ok {
+		events, _ = cb.Audit()
+		for i, j := 0, len(events)-1; i < j; i, j = i+1, j-1 { // newest first, as the commits
+			events[i], events[j] = events[j], events[i]
+		}
+	}
 	s.render(w, http.StatusOK, "history", struct {
 		common
 		Entries []Entry
-	}{s.common("History", "history"), entries})
+		Events  []ledger.Event
+	}{s.common("History", "history"), entries, events})
 }
 
 func (s *Server) revert(w http.ResponseWriter, r *http.Request) {

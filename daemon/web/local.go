@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
@@ -124,6 +125,14 @@ func NewLocal(c LocalConfig) *Local {
 		l.box, l.ws = c.Ledger.Inbox(), c.Ledger.Workspace()
 	}
 	return l
+}
+
+// Where implements Placed: the workspace's folder name and the model's path in it.
+func (l *Local) Where() (workspace, model string) {
+	if l.ws == nil {
+		return "", ""
+	}
+	return filepath.Base(l.ws.Root), l.ws.Model
 }
 
 // CleanReviewer makes a reviewer's name safe for a commit trailer: printable characters on one

@@ -65,8 +65,9 @@ func (p *pages) execute(w io.Writer, name string, data any) error {
 // markdown renders a preview's Markdown as HTML for the page: tables as GitHub draws them; raw
 // HTML is dropped and dangerous link targets emptied (goldmark's safe default), though previews
 // escape everything anyway. An image may only show one of the plan's own pictures, served by the
-// page; any other image target is emptied. used says which pictures the preview showed.
-func markdown(src []byte, name string, pictures []string) (html template.HTML, used map[string]bool) {
+// page under the session path base; any other image target is emptied. used says which pictures
+// the preview showed.
+func markdown(src []byte, base, name string, pictures []string) (html template.HTML, used map[string]bool) {
 	used = map[string]bool{}
 	known := map[string]bool{}
 	for _, p := range pictures {
@@ -75,7 +76,7 @@ func markdown(src []byte, name string, pictures []string) (html template.HTML, u
 	rewrite := imageRewriter(func(dest string) string {
 		if known[dest] {
 			used[dest] = true
-			return "/plan/" + url.PathEscape(name) + "/picture/" + url.PathEscape(dest)
+			return base + "/plan/" + url.PathEscape(name) + "/picture/" + url.PathEscape(dest)
 		}
 		return ""
 	})
@@ -91,11 +92,39 @@ func markdown(src []byte, name string, pictures []string) (html template.HTML, u
 // imageRewriter sets every image's target to what the function makes of it.
 type imageRewriter func(dest string) string
 
-func (f imageRewriter) Transform(doc *ast.Document, _ text.Reader, _ parser.Context) {
+// Transform rewrites images and links (a link may only lead to one of the plan's own pictures,
+// as the whole view does; any other target is emptied), and leaves the Mermaid diagram out: the
+// page draws no Mermaid (that would take a script it does not load), and shows the pictures.
+func (f imageRewriter) Transform(doc *ast.Document, reader text.Reader, _ parser.Context) {
+	var drop []ast.Node
 	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
-		if img, ok := n.(*ast.Image); ok && entering {
-			img.Destination = []byte(f(string(img.Destination)))
+		if !entering {
+			return ast.WalkContinue, nil
+		}
+		switch n := n.(type) {
+		case *ast.Image:
+			n.Destination = []byte(f(string(n.Destination)))
+		case *ast.Link:
+			n.Destination = []byte(f(string(n.Destination)))
+		case *ast.FencedCodeBlock:
+			if string(n.Language(reader.Source())) == "mermaid" {
+				// with the heading and words that introduce it, when they are just before it
+				intro := []ast.Node{}
+				for p := n.PreviousSibling(); p != nil && len(intro) < 4; p = p.PreviousSibling() {
+					intro = append(intro, p)
+					if h, ok := p.(*ast.Heading); ok && h.Level == 2 {
+						drop = append(drop, intro...)
+						break
+					}
+				}
+				drop = append(drop, n)
+			}
 		}
 		return ast.WalkContinue, nil
 	})
+	for _, n := range drop {
+		if p := n.Parent(); p != nil {
+			p.RemoveChild(p, n)
+		}
+	}
 }

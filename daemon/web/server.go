@@ -3,7 +3,6 @@ package web
 import (
 	"context"
 	"crypto/rand"
-	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/hex"
 	"errors"
@@ -46,7 +45,7 @@ type Server struct {
 	log      *slog.Logger
 	token    string
 	csrf     string
-	cookie   string
+	base     string // "/s/SESSION": every page lives under it; no cookie is ever set
 	pages    *pages
 	mux      *http.ServeMux
 	srv      *http.Server
@@ -69,9 +68,10 @@ func New(cfg Config) (*Server, error) {
 		s.token = randomHex(32)
 	}
 	s.csrf = randomHex(32)
-	sum := sha256.Sum256([]byte(s.token))
-	// cookies are shared by every port of a host: the name tells two daemons' tokens apart
-	s.cookie = "archiplan_" + hex.EncodeToString(sum[:4])
+	// The session is a path, not a cookie: a browser sends the cookies of 127.0.0.1 to every port
+	// of it (another user's listener received the page's), but a path only where it is asked to
+	// go, and with Referrer-Policy same-origin never to another origin.
+	s.base = "/s/" + randomHex(32)
 	p, err := loadPages()
 	if err != nil {
 		return nil, err
@@ -89,8 +89,12 @@ func randomHex(n int) string {
 	return hex.EncodeToString(b)
 }
 
-// Token is the secret the page's URL carries.
+// Token is the secret the page's login address carries.
 func (s *Server) Token() string { return s.token }
+
+// Base is the path every page of the session lives under ("/s/SESSION"), known only to a browser
+// that opened the login address.
+func (s *Server) Base() string { return s.base }
 
 // Open listens on addr and serves until Close.
 func (s *Server) Open(addr string) error {
@@ -125,7 +129,10 @@ func (s *Server) Addr() string {
 	return s.ln.Addr().String()
 }
 
-// URL is the address to open, token included (valid once Open returned).
+// Address is the page's address without any secret (valid once Open returned).
+func (s *Server) Address() string { return strings.TrimSuffix(s.URL(), "?token="+s.token) }
+
+// URL is the login address to open, token included (valid once Open returned).
 func (s *Server) URL() string {
 	host := DefaultAddr
 	if s.ln != nil {
@@ -181,8 +188,10 @@ func securityHeaders(h http.Header) {
 	h.Set("Cache-Control", "no-store")
 }
 
-// guard checks every request: a loopback Host (unless remote is allowed), the token (query once,
-// then the cookie), and for anything but GET and HEAD the same origin and the CSRF token.
+// guard checks every request: a loopback Host (unless remote is allowed), the session (the login
+// address's token, checked before anything is given for it, leads to the session's path; every
+// page lives under that path), and for anything but GET and HEAD the same origin and the CSRF
+// token.
 func (s *Server) guard(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		securityHeaders(w.Header())
@@ -196,26 +205,26 @@ func (s *Server) guard(next http.Handler) http.Handler {
 				return
 			}
 		}
-		if q := r.URL.Query().Get("token"); q != "" && r.Method == http.MethodGet {
-			if !s.validToken(q) {
+		if r.URL.Query().Has("token") {
+			if q := r.URL.Query().Get("token"); r.Method != http.MethodGet || r.URL.Path != "/" || !s.validToken(q) {
 				s.forbid(w, r, "wrong token")
 				return
 			}
-			// the token moves into a cookie, and out of the address bar and history
-			http.SetCookie(w, &http.Cookie{Name: s.cookie, Value: s.token, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
-			u := *r.URL
-			qs := u.Query()
-			qs.Del("token")
-			u.RawQuery = qs.Encode()
-			u.Scheme, u.Host = "", ""
-			http.Redirect(w, r, u.RequestURI(), http.StatusSeeOther)
+			// the token leads to the session's path, out of the address bar and history
+			http.Redirect(w, r, s.base+"/", http.StatusSeeOther)
 			return
 		}
-		c, err := r.Cookie(s.cookie)
-		if err != nil || !s.validToken(c.Value) {
-			s.forbid(w, r, "no token: open the address the daemon printed at start (it holds the token)")
+		rest, ok := s.inSession(r.URL.Path)
+		if !ok {
+			s.forbid(w, r, "no session: open the login address the daemon wrote at start (it holds the token)")
 			return
 		}
+		r2 := new(http.Request)
+		*r2 = *r
+		u := *r.URL
+		u.Path, u.RawPath = rest, strings.TrimPrefix(u.RawPath, s.base) // the base is hex: the same escaped
+		r2.URL = &u
+		r = r2
 		switch r.Method {
 		case http.MethodGet, http.MethodHead:
 		case http.MethodPost:
@@ -243,6 +252,15 @@ func (s *Server) guard(next http.Handler) http.Handler {
 
 func (s *Server) validToken(t string) bool {
 	return subtle.ConstantTimeCompare([]byte(t), []byte(s.token)) == 1
+}
+
+// inSession says whether a path lies under the session's, and what it names there.
+func (s *Server) inSession(path string) (string, bool) {
+	if len(path) < len(s.base)+1 || path[len(s.base)] != '/' ||
+		subtle.ConstantTimeCompare([]byte(path[:len(s.base)]), []byte(s.base)) != 1 {
+		return "", false
+	}
+	return path[len(s.base):], true
 }
 
 // sameOrigin says why a state-changing request does not come from the page itself ("" when it

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/archiplan/archiplan/daemon/inbox"
 )
@@ -22,51 +23,61 @@ func body(t *testing.T, res *http.Response) string {
 	return string(b)
 }
 
-// Every request needs the token: without it (or with a wrong one) the answer is 403, for pages,
-// assets, the event stream and actions alike; with it, the token moves into a cookie.
+// Every request needs the session: without it (or with a wrong token) the answer is 403, for
+// pages, assets, the event stream and actions alike; the login address leads to the session's
+// path and sets no cookie.
 func TestServer_Token(t *testing.T) {
 	e := newEnv(t)
-	for _, path := range []string{"/", "/history", "/views", "/events", "/static/app.js", "/plan/x", "/?token=wrong"} {
-		res, err := http.Get(e.base + path)
+	// a client that follows no redirect: each 403 is the guard's own answer to that request
+	c := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	for _, path := range []string{"/", "/history", "/views", "/events", "/static/app.js", "/plan/x", "/?token=wrong",
+		"/s/" + strings.Repeat("0", 64) + "/", e.srv.Base(), e.srv.Base() + "x/", e.srv.Base() + "/?token=wrong",
+		"/history?token=" + e.srv.Token()} {
+		res, err := c.Get(e.root + path)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if b := body(t, res); res.StatusCode != http.StatusForbidden || !strings.Contains(b, "403") {
-			t.Errorf("GET %s without the token: %s %q", path, res.Status, b)
+			t.Errorf("GET %s without the session: %s %q", path, res.Status, b)
 		}
 		if res.Header.Get("Content-Security-Policy") == "" {
 			t.Errorf("GET %s: a refusal without the CSP", path)
 		}
+		if len(res.Cookies()) != 0 {
+			t.Errorf("GET %s: a cookie was set", path)
+		}
 	}
-	res, err := http.Post(e.base+"/plan/x/approve", "application/x-www-form-urlencoded", strings.NewReader("csrf=x"))
+	res, err := http.Post(e.root+"/plan/x/approve", "application/x-www-form-urlencoded", strings.NewReader("csrf=x"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if body(t, res); res.StatusCode != http.StatusForbidden {
-		t.Errorf("POST without the token: %s", res.Status)
+		t.Errorf("POST without the session: %s", res.Status)
 	}
 
-	// the printed address: a cookie, then a redirect to the address without the token
-	c := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	// the login address: no cookie, a redirect to the session's path
 	res, err = c.Get(e.srv.URL())
 	if err != nil {
 		t.Fatal(err)
 	}
 	body(t, res)
-	if res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/" {
-		t.Fatalf("the printed address: %s to %q", res.Status, res.Header.Get("Location"))
+	if res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != e.srv.Base()+"/" {
+		t.Fatalf("the login address: %s to %q", res.Status, res.Header.Get("Location"))
 	}
-	ck := res.Cookies()
-	if len(ck) != 1 || ck[0].Value != e.srv.Token() || !ck[0].HttpOnly || ck[0].SameSite != http.SameSiteStrictMode {
-		t.Fatalf("cookie: %+v", ck)
+	if ck := res.Cookies(); len(ck) != 0 {
+		t.Fatalf("the login address set a cookie: %+v", ck)
 	}
 	page := e.client()
 	res, err = page.Get(e.base + "/")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if b := body(t, res); res.StatusCode != http.StatusOK || !strings.Contains(b, "<h1>Inbox</h1>") {
-		t.Fatalf("with the cookie: %s", res.Status)
+	b := body(t, res)
+	if res.StatusCode != http.StatusOK || !strings.Contains(b, "<h1>Inbox</h1>") {
+		t.Fatalf("in the session: %s", res.Status)
+	}
+	if strings.Contains(b, e.srv.Token()) {
+		t.Fatal("the page carries the token")
 	}
 	csp := res.Header.Get("Content-Security-Policy")
 	for _, want := range []string{"default-src 'none'", "script-src 'self'", "frame-ancestors 'none'", "form-action 'self'"} {
@@ -76,6 +87,9 @@ func TestServer_Token(t *testing.T) {
 	}
 	if strings.Contains(csp, "unsafe") {
 		t.Errorf("CSP allows unsafe sources: %q", csp)
+	}
+	if got := res.Header.Get("Referrer-Policy"); got != "same-origin" {
+		t.Errorf("Referrer-Policy %q: the session's path could leave with a Referer", got)
 	}
 }
 
@@ -100,6 +114,9 @@ func TestServer_CSRFAndOrigin(t *testing.T) {
 		{"no CSRF token", noCSRF, nil},
 		{"wrong CSRF token", url.Values{"csrf": {"00"}, "preview_sha256": {pg.PreviewSHA256}}, nil},
 		{"another origin", good, map[string]string{"Origin": "http://evil.example"}},
+		{"an origin the page's is a prefix of", good, map[string]string{"Origin": e.root + ".evil.example"}},
+		{"another port of the host", good, map[string]string{"Origin": "http://127.0.0.1:1"}},
+		{"a referer the page's is a prefix of", good, map[string]string{"Origin": "", "Referer": e.root + ".evil.example/x"}},
 		{"no origin, no referer", good, map[string]string{"Origin": ""}},
 		{"cross-site fetch", good, map[string]string{"Sec-Fetch-Site": "cross-site"}},
 		{"a referer of another site", good, map[string]string{"Origin": "", "Referer": "http://evil.example/x"}},
@@ -244,5 +261,48 @@ func TestServer_Pictures(t *testing.T) {
 		if b := body(t, res); res.StatusCode != 200 || !strings.Contains(b, "Customer") {
 			t.Errorf("GET %s: %s", path, res.Status)
 		}
+	}
+}
+
+// issue 18: the planner swaps its plan after the person read the preview (a deletion under the
+// same summary, dated a minute back, moved over the file). The page, drawn after the swap, must
+// not approve it: the NAME's bytes were fixed at its first valid preview, and the new ones are
+// rejected.
+func TestServer_SwapAfterPreview(t *testing.T) {
+	e := newEnv(t)
+	e.drop("r.json", renamePlan("Rename Customer to Client", customer, "Client"))
+	e.previewed("r")
+	read := e.read("r.preview.md")
+	evil := filepath.Join(t.TempDir(), "r.json")
+	del := `{"schema_version":"2.0","status":"ready","summary":"Rename Customer to Client","actions":[{"op":"delete_element","element_id":"` + customer + `"}]}`
+	if err := os.WriteFile(evil, []byte(del), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	old := time.Now().Add(-time.Minute)
+	os.Chtimes(evil, old, old)
+	if err := os.Rename(evil, filepath.Join(e.inbox, "r.json")); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the daemon's answer to the swap", func() bool {
+		p := e.read("r.preview.md")
+		return p != read && strings.Contains(p, "Delete") && strings.Contains(e.read("r.report.json"), "Delete")
+	})
+	c := e.client()
+	pg, err := e.srv.cfg.Backend.Plan("r")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := e.post(c, "/plan/r/approve", url.Values{"csrf": {e.srv.csrf}, "preview_sha256": {pg.PreviewSHA256}}, nil)
+	if b := body(t, res); res.StatusCode == http.StatusOK {
+		t.Fatalf("the swapped plan was approved from the page: %q", b)
+	}
+	if e.exists("r.approved") {
+		t.Fatal("the swapped plan was renamed to r.approved")
+	}
+	if !strings.Contains(e.read("r.report.json"), "PLAN_CHANGED_AFTER_PREVIEW") {
+		t.Fatalf("the swap is not rejected with its code: %s", e.read("r.report.json"))
+	}
+	if n := len(e.history()); n != 1 {
+		t.Fatalf("%d commits: the swap was applied", n)
 	}
 }

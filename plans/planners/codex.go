@@ -27,6 +27,8 @@ type codex struct {
 	mu     sync.Mutex // writes
 	nextID int
 	thread string
+	// lastTurn is the id of the last turn started (the audit records it with the thread)
+	lastTurn string
 
 	pending sync.Map        // id -> chan rpcMessage
 	notes   chan rpcMessage // notifications
@@ -271,6 +273,7 @@ func (c *codex) turn(ctx context.Context, text string) (string, error) {
 		} `json:"turn"`
 	}
 	_ = json.Unmarshal(res, &started)
+	c.lastTurn = started.Turn.ID
 	last := ""
 	deltas := map[string]*strings.Builder{}
 	for {
@@ -355,6 +358,9 @@ func (c *codex) turn(ctx context.Context, text string) (string, error) {
 		}
 	}
 }
+
+// Conversation is the app-server's thread id and the id of its last turn.
+func (c *codex) Conversation() (thread, turn string) { return c.thread, c.lastTurn }
 
 func (c *codex) Close() error {
 	if c.cmd == nil || c.cmd.Process == nil {

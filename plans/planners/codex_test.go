@@ -260,9 +260,21 @@ func TestCodex_RealProviderHangs(t *testing.T) {
 	defer srv.Close()
 	defer close(release)
 	codexHome(t, srv.URL+"/v1")
-	_, err := codexPlanner(t, bin, 8*time.Second, nil).Ask(context.Background(), "plan")
-	if !errors.Is(err, ErrTimeout) || p.count() == 0 {
-		t.Fatalf("%v (%d requests)", err, p.count())
+	// the timeout must end a wait on the provider, not codex's start: on a busy machine codex may
+	// not have asked the provider yet when a short timeout ends, so it is tried again with a
+	// longer one until the hung provider was reached (a state, not a time)
+	for timeout := 8 * time.Second; ; timeout *= 2 {
+		_, err := codexPlanner(t, bin, timeout, nil).Ask(context.Background(), "plan")
+		if !errors.Is(err, ErrTimeout) {
+			t.Fatalf("a hung provider: %v (%d requests)", err, p.count())
+		}
+		if p.count() > 0 {
+			return
+		}
+		if timeout > 2*time.Minute {
+			t.Fatalf("codex never reached the provider: %v", err)
+		}
+		t.Logf("codex did not reach the provider in %s; again with a longer timeout", timeout)
 	}
 }
 

@@ -50,7 +50,7 @@ func (c *command) run(ctx context.Context) (string, error) {
 	// the one runner for commands archiplan does not trust to behave: own process group, all it
 	// started killed at the end, output capped, no wait on a pipe a child keeps
 	res, err := proc.Run(ctx, proc.Spec{Path: c.cfg.Command[0], Args: c.cfg.Command[1:], Dir: c.cfg.Dir,
-		Env: append(os.Environ(), "ARCHIPLAN_OUTPUT_SCHEMA="+c.schemaFile), Stdin: strings.NewReader(c.conversation.String()),
+		Env: proc.Env(map[string]string{"ARCHIPLAN_OUTPUT_SCHEMA": c.schemaFile}), Stdin: strings.NewReader(c.conversation.String()),
 		Timeout: c.cfg.Timeout, MaxOutput: maxAnswer})
 	switch {
 	case errors.Is(err, proc.ErrTimeout):

@@ -1,32 +1,14 @@
 package planners
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"net"
-	"net/http"
 	"net/url"
-	"os"
-	"strconv"
 	"strings"
-	"time"
-
-	"github.com/archiplan/archiplan/schemas"
-)
-
-// Retries of the OpenAI planner, as the official SDKs do them: 408, 409, 429, 5xx and connection
-// errors, twice, 0.5 s doubling up to 8 s unless the answer says how long to wait.
-const (
-	openAIRetries  = 2
-	openAIMaxWait  = 60 * time.Second // a Retry-After longer than this is not waited for
-	openAIBackoff0 = 500 * time.Millisecond
-	openAIBackoffN = 8 * time.Second
 )
 
 // openAI asks the OpenAI Responses API, with the strict plan schema as a json_schema text format.
@@ -35,12 +17,9 @@ const (
 // previous_response_id. The stable head of the prompt goes in instructions, with a
 // prompt_cache_key made from it.
 type openAI struct {
-	cfg    Config
-	client http.Client
-	turns  []map[string]any // the conversation so far, as input items
-	last   string           // the previous response's id (with Store)
-	// backoff is the first wait between retries; tests shorten it.
-	backoff time.Duration
+	httpAPI
+	turns []map[string]any // the conversation so far, as input items
+	last  string           // the previous response's id (with Store)
 }
 
 // checkBaseURL refuses a base URL that would send the key in the clear: plain http is for
@@ -119,9 +98,9 @@ func (o *openAI) send(ctx context.Context, input string) (string, error) {
 	if err := o.cfg.checkInput(input); err != nil {
 		return "", err
 	}
-	key := os.Getenv(o.cfg.APIKeyEnv)
-	if key == "" {
-		return "", fmt.Errorf("the API key is not set: export %s: %w", o.cfg.APIKeyEnv, ErrPlanner)
+	key, err := o.key()
+	if err != nil {
+		return "", err
 	}
 	user := map[string]any{"role": "user", "content": input}
 	body := map[string]any{
@@ -145,9 +124,13 @@ func (o *openAI) send(ctx context.Context, input string) (string, error) {
 	ctx, cancel := withTimeout(ctx, o.cfg.Timeout)
 	defer cancel()
 
-	r, reqID, err := o.post(ctx, data, key)
+	raw, reqID, err := o.post(ctx, "/responses", data, o.cfg.authorize(key))
 	if err != nil {
 		return "", err
+	}
+	var r response
+	if err := json.Unmarshal(raw, &r); err != nil {
+		return "", fmt.Errorf("the Responses API answered no response object (request %s): %w", orNone(reqID), ErrPlanner)
 	}
 	if o.cfg.Progress != nil && r.Usage != nil {
 		o.cfg.Progress(fmt.Sprintf("openai: request %s: %d input tokens (%d cached), %d output tokens",
@@ -167,7 +150,7 @@ func (o *openAI) send(ctx context.Context, input string) (string, error) {
 		}
 		return "", fmt.Errorf("the Responses API: %s (request %s): %w", msg, orNone(reqID), ErrPlanner)
 	}
-	answer, err := finalAnswer(r)
+	answer, err := finalAnswer(&r)
 	if err != nil {
 		return "", fmt.Errorf("%v (request %s): %w", err, orNone(reqID), ErrPlanner)
 	}
@@ -182,13 +165,6 @@ func anys(m []map[string]any) []any {
 		out[i] = m[i]
 	}
 	return out
-}
-
-func orNone(s string) string {
-	if s == "" {
-		return "without id"
-	}
-	return s
 }
 
 // finalAnswer is the text of the final assistant message: the one marked final_answer, else the
@@ -214,141 +190,11 @@ func finalAnswer(r *response) (string, error) {
 		case "output_text":
 			text.WriteString(c.Text)
 		case "refusal":
-			plan, _ := json.Marshal(map[string]any{"schema_version": "2.0", "status": "refusal",
-				"summary": clip(c.Refusal, schemas.MaxSummary), "actions": []any{}})
-			return string(plan), nil
+			return refusalPlan(c.Refusal), nil
 		}
 	}
 	if text.Len() == 0 {
 		return "", fmt.Errorf("the Responses API answered with no text (status %s)", r.Status)
 	}
 	return text.String(), nil
-}
-
-// clip cuts s to at most n characters, marking the cut.
-func clip(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n-1]) + "…"
-}
-
-// post sends the request, retrying what is worth retrying, and reads the answer.
-func (o *openAI) post(ctx context.Context, data []byte, key string) (*response, string, error) {
-	backoff := o.backoff
-	if backoff == 0 {
-		backoff = openAIBackoff0
-	}
-	for attempt := 0; ; attempt++ {
-		r, reqID, wait, err := o.once(ctx, data, key)
-		if err == nil {
-			return r, reqID, nil
-		}
-		if wait < 0 || attempt >= openAIRetries {
-			return nil, reqID, err
-		}
-		if wait == 0 {
-			wait = min(backoff<<attempt, openAIBackoffN)
-		}
-		if wait > openAIMaxWait {
-			return nil, reqID, fmt.Errorf("%v; asked to wait %s: %w", errors.Unwrap(err), wait, ErrPlanner)
-		}
-		if dl, ok := ctx.Deadline(); ok && time.Until(dl) < wait {
-			return nil, reqID, fmt.Errorf("%v; asked to wait %s, longer than the time left: %w", errors.Unwrap(err), wait, ErrPlanner)
-		}
-		if o.cfg.Progress != nil {
-			o.cfg.Progress(fmt.Sprintf("openai: %v; retry %d of %d in %s", errors.Unwrap(err), attempt+1, openAIRetries, wait))
-		}
-		select {
-		case <-time.After(wait):
-		case <-ctx.Done():
-			return nil, reqID, o.timeout(ctx, err)
-		}
-	}
-}
-
-func (o *openAI) timeout(ctx context.Context, err error) error {
-	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		return fmt.Errorf("the Responses API after %s: %w", o.cfg.Timeout, ErrTimeout)
-	}
-	if ctx.Err() != nil {
-		return ctx.Err()
-	}
-	return err
-}
-
-// once sends the request once. wait is -1 when a retry cannot help, 0 for the usual backoff, or
-// how long the answer asked to wait.
-func (o *openAI) once(ctx context.Context, data []byte, key string) (*response, string, time.Duration, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, strings.TrimSuffix(o.cfg.BaseURL, "/")+"/responses", bytes.NewReader(data))
-	if err != nil {
-		return nil, "", -1, fmt.Errorf("%v: %w", err, ErrPlanner)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Authorization", "Bearer "+key)
-	resp, err := o.client.Do(req)
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil, "", -1, o.timeout(ctx, err)
-		}
-		// the URL and the error, never the request's headers
-		var ue *url.Error
-		if errors.As(err, &ue) {
-			err = ue.Err
-		}
-		return nil, "", 0, fmt.Errorf("the Responses API at %s: %v: %w", o.cfg.BaseURL, err, ErrPlanner)
-	}
-	defer resp.Body.Close()
-	reqID := resp.Header.Get("x-request-id")
-	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswer))
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil, reqID, -1, o.timeout(ctx, err)
-		}
-		return nil, reqID, 0, fmt.Errorf("read the answer: %v: %w", err, ErrPlanner)
-	}
-	var r response
-	jsonErr := json.Unmarshal(raw, &r)
-	if resp.StatusCode != http.StatusOK {
-		msg := resp.Status
-		if jsonErr == nil && r.Error != nil {
-			msg += ": " + r.Error.Message
-		}
-		err := fmt.Errorf("the Responses API: %s (request %s): %w", msg, orNone(reqID), ErrPlanner)
-		if r.Error != nil && r.Error.Code == "insufficient_quota" {
-			return nil, reqID, -1, err
-		}
-		return nil, reqID, retryWait(resp), err
-	}
-	if jsonErr != nil {
-		return nil, reqID, -1, fmt.Errorf("the Responses API answered %s with no JSON (request %s): %w", resp.Status, orNone(reqID), ErrPlanner)
-	}
-	return &r, reqID, 0, nil
-}
-
-// retryWait says whether and when an error answer is worth asking again.
-func retryWait(resp *http.Response) time.Duration {
-	switch resp.Header.Get("x-should-retry") {
-	case "true":
-	case "false":
-		return -1
-	default:
-		c := resp.StatusCode
-		if c != http.StatusRequestTimeout && c != http.StatusConflict && c != http.StatusTooManyRequests && c < 500 {
-			return -1
-		}
-	}
-	if ms, err := strconv.ParseFloat(resp.Header.Get("Retry-After-Ms"), 64); err == nil && ms >= 0 {
-		return max(time.Duration(ms*float64(time.Millisecond)), time.Millisecond)
-	}
-	if v := resp.Header.Get("Retry-After"); v != "" {
-		if s, err := strconv.ParseFloat(v, 64); err == nil && s >= 0 {
-			return max(time.Duration(s*float64(time.Second)), time.Millisecond)
-		}
-		if t, err := http.ParseTime(v); err == nil {
-			return max(time.Until(t), time.Millisecond)
-		}
-	}
-	return 0
 }

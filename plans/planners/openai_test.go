@@ -19,6 +19,8 @@ import (
 // responsesAPI is a fake OpenAI Responses API on loopback. Its answers carry every field
 // OpenAI's published specification requires of a Response, an output message and usage.
 type responsesAPI struct {
+	t        *testing.T
+	spec     *spec // OpenAI's published description: every request must follow CreateResponse
 	mu       sync.Mutex
 	requests []map[string]any
 	// reply answers the nth request (from 1): the HTTP status, headers, and the response's
@@ -35,6 +37,17 @@ func (f *responsesAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	data, _ := io.ReadAll(r.Body)
 	var req map[string]any
 	json.Unmarshal(data, &req)
+	if f.spec != nil {
+		if err := f.spec.check("CreateResponse", req); err != nil {
+			f.t.Errorf("a request the API's description refuses: %v\n%s", err, data)
+		}
+		known := f.spec.names("CreateResponse")
+		for k := range req {
+			if !known[k] {
+				f.t.Errorf("a request field the Responses API does not have: %q", k)
+			}
+		}
+	}
 	f.mu.Lock()
 	f.requests = append(f.requests, req)
 	n := len(f.requests)
@@ -99,6 +112,7 @@ func openAIPlanner(t *testing.T, url string, change func(*Config)) *openAI {
 }
 
 func serve(t *testing.T, f *responsesAPI) string {
+	f.t, f.spec = t, loadSpec(t, "openai.json", "CreateResponse")
 	srv := httptest.NewServer(f)
 	t.Cleanup(srv.Close)
 	return srv.URL

@@ -3,6 +3,7 @@
 // preview it shows is no longer the one on disk.
 "use strict";
 (function () {
+  const base = document.body.dataset.base || "";
   const status = document.getElementById("live-status");
   const say = (t) => { if (status) status.textContent = t; };
   let busy = false, again = false;
@@ -18,7 +19,7 @@
   }
 
   async function checkPlan(plan) {
-    const res = await fetch("/plan/" + encodeURIComponent(plan.dataset.plan) + "/state", { credentials: "same-origin", cache: "no-store" });
+    const res = await fetch(base + "/plan/" + encodeURIComponent(plan.dataset.plan) + "/state", { credentials: "same-origin", cache: "no-store" });
     if (!res.ok) return;
     const st = await res.json();
     if (st.state !== plan.dataset.state || st.preview_sha256 !== plan.dataset.previewSha256) {
@@ -43,8 +44,60 @@
     }
   }
 
+  // pictures: shown at their own size in a box that scrolls; buttons, Ctrl+wheel and dragging
+  // zoom and pan them (the SVG stays an <img>: it runs nothing)
+  function viewer(img) {
+    const box = document.createElement("div");
+    box.className = "viewer";
+    const tools = document.createElement("div");
+    tools.className = "tools";
+    const pane = document.createElement("div");
+    pane.className = "pane";
+    pane.tabIndex = 0;
+    img.replaceWith(box);
+    pane.appendChild(img);
+    box.append(tools, pane);
+    let z = 1;
+    const label = document.createElement("span");
+    const zoom = (k, cx, cy) => {
+      if (!img.naturalWidth) return;
+      const old = z;
+      z = Math.min(8, Math.max(0.05, k));
+      const x = (pane.scrollLeft + (cx ?? pane.clientWidth / 2)) / old, y = (pane.scrollTop + (cy ?? pane.clientHeight / 2)) / old;
+      img.style.width = Math.round(img.naturalWidth * z) + "px";
+      pane.scrollLeft = x * z - (cx ?? pane.clientWidth / 2);
+      pane.scrollTop = y * z - (cy ?? pane.clientHeight / 2);
+      label.textContent = Math.round(z * 100) + " %";
+      img.dataset.zoom = String(z);
+    };
+    const button = (text, title, fn) => {
+      const b = document.createElement("button");
+      b.type = "button"; b.textContent = text; b.title = title;
+      b.addEventListener("click", fn);
+      tools.appendChild(b);
+    };
+    button("−", "Zoom out", () => zoom(z / 1.25));
+    button("+", "Zoom in", () => zoom(z * 1.25));
+    button("1:1", "Actual size", () => zoom(1));
+    button("Fit", "Fit the box", () => zoom(Math.min(pane.clientWidth / img.naturalWidth, 1)));
+    tools.appendChild(label);
+    pane.addEventListener("wheel", (e) => {
+      if (!e.ctrlKey) return;
+      e.preventDefault();
+      const r = pane.getBoundingClientRect();
+      zoom(z * (e.deltaY < 0 ? 1.15 : 1 / 1.15), e.clientX - r.left, e.clientY - r.top);
+    }, { passive: false });
+    let drag = null;
+    pane.addEventListener("pointerdown", (e) => { drag = { x: e.clientX, y: e.clientY, l: pane.scrollLeft, t: pane.scrollTop }; pane.classList.add("drag"); e.preventDefault(); });
+    window.addEventListener("pointermove", (e) => { if (drag) { pane.scrollLeft = drag.l - (e.clientX - drag.x); pane.scrollTop = drag.t - (e.clientY - drag.y); } });
+    window.addEventListener("pointerup", () => { drag = null; pane.classList.remove("drag"); });
+    const ready = () => zoom(1);
+    if (img.complete) ready(); else img.addEventListener("load", ready, { once: true });
+  }
+  document.querySelectorAll(".preview img, figure img, img.view").forEach(viewer);
+
   if (!window.EventSource) return;
-  const es = new EventSource("/events");
+  const es = new EventSource(base + "/events");
   // on every (re)connect: catch up with what changed while no stream was open
   es.addEventListener("open", () => { say("live"); document.body.dataset.live = "open"; update(); });
   es.addEventListener("change", update);

@@ -1,0 +1,198 @@
+package ledger_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/archiplan/archiplan/daemon/ledger"
+	lt "github.com/archiplan/archiplan/daemon/ledger/ledgertest"
+	"github.com/archiplan/archiplan/plans"
+)
+
+func apply(t *testing.T, l *ledger.Ledger, name string, raw []byte) (*ledger.Result, error) {
+	t.Helper()
+	return l.Apply(context.Background(), ledger.Request{Name: name, File: name + ".json", Raw: raw})
+}
+
+// A pre-apply hook runs with the plan's environment (ARCHIPLAN_BASE_COMMIT the HEAD it is applied
+// on), and its veto leaves no trace: the model the ledger keeps is the one at HEAD again, so the
+// next apply commits its own changes and none of the vetoed plan's.
+func TestApply_PreApplyHook(t *testing.T) {
+	_, w := lt.Team(t, 1)
+	ws := w[0]
+	l := lt.Ledger(ws)
+	els := lt.Elements(t, ws)
+	envFile := filepath.Join(t.TempDir(), "env")
+	os.MkdirAll(filepath.Join(ws.Root, "hooks"), 0o755)
+	hook := "#!/bin/sh\nenv | grep '^ARCHIPLAN_' | sort > '" + envFile + "'\n" +
+		"case \"$ARCHIPLAN_PLAN\" in veto*) echo 'not today'; exit 3;; esac\n"
+	if err := os.WriteFile(filepath.Join(ws.Root, "hooks", "pre-apply"), []byte(hook), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	head := lt.Git(t, ws.Root, "rev-parse", "HEAD")
+	res, err := apply(t, l, "veto", lt.Rename(els[0], "Vetoed Name"))
+	if !errors.Is(err, ledger.ErrRefused) || !strings.Contains(res.Reason, "vetoed by the pre-apply hook (exit 3)") {
+		t.Fatalf("the veto: %v", err)
+	}
+	env, _ := os.ReadFile(envFile)
+	digest := plans.SHA256(lt.Rename(els[0], "Vetoed Name"))
+	for _, want := range []string{"ARCHIPLAN_BASE_COMMIT=" + head, "ARCHIPLAN_PLAN=veto.json", "ARCHIPLAN_PLAN_SHA256=" + digest,
+		"ARCHIPLAN_PLAN_ID=veto-" + digest[:12], "ARCHIPLAN_MODEL=model.archimate"} {
+		if !strings.Contains("\n"+string(env), "\n"+want+"\n") {
+			t.Errorf("the hook's environment lacks %s:\n%s", want, env)
+		}
+	}
+	if got := lt.Git(t, ws.Root, "rev-parse", "HEAD"); got != head {
+		t.Fatal("a vetoed plan was committed")
+	}
+	if _, err := apply(t, l, "kept", lt.Rename(els[1], "Kept Name")); err != nil {
+		t.Fatal(err)
+	}
+	model := string(lt.Model(t, ws))
+	if strings.Contains(model, "Vetoed Name") {
+		t.Fatal("the next apply committed the vetoed plan's change")
+	}
+	if !strings.Contains(model, "Kept Name") {
+		t.Fatal("the next apply's own change is not committed")
+	}
+	if env, _ := os.ReadFile(envFile); !strings.Contains(string(env), "ARCHIPLAN_BASE_COMMIT="+head+"\n") {
+		t.Errorf("the second apply's hook saw another base:\n%s", env)
+	}
+}
+
+// A preview's commit that history no longer holds (a reset, a rebase, a force-push) counts as a
+// change: the approval is stale, even when the commits now on the branch touch nothing it reads.
+func TestApprove_HistoryRewrittenIsStale(t *testing.T) {
+	_, w := lt.Team(t, 1)
+	ws := w[0]
+	l := lt.Ledger(ws)
+	els := lt.Elements(t, ws)
+	if _, err := apply(t, l, "a", lt.Rename(els[2], "Renamed A")); err != nil {
+		t.Fatal(err)
+	}
+	lt.Preview(t, l, "p", lt.Rename(els[0], "Renamed P"))
+	lt.Git(t, ws.Root, "reset", "-q", "--hard", "HEAD~1")
+	if _, err := apply(t, l, "b", lt.Rename(els[3], "Renamed B")); err != nil {
+		t.Fatal(err)
+	}
+	head := lt.Git(t, ws.Root, "rev-parse", "HEAD")
+	res, err := lt.Approve(t, l, "p")
+	if !errors.Is(err, ledger.ErrRefused) || res.Verdict != ledger.VerdictStale || !strings.Contains(res.Reason, "history no longer holds") {
+		t.Fatalf("an approval previewed on a commit history dropped: %v (%+v)", err, res)
+	}
+	if lt.Git(t, ws.Root, "rev-parse", "HEAD") != head || strings.Contains(string(lt.Model(t, ws)), "Renamed P") {
+		t.Fatal("applied")
+	}
+}
+
+// An approval holds only for the changes its preview showed, in the preview's words: when the
+// plan would now make other changes (here the record says the preview showed others), it is
+// stale, never applied.
+func TestApprove_OtherChangesThanPreviewIsStale(t *testing.T) {
+	_, w := lt.Team(t, 1)
+	ws := w[0]
+	l := lt.Ledger(ws)
+	els := lt.Elements(t, ws)
+	lt.Preview(t, l, "p", lt.Rename(els[0], "Renamed P"))
+	path := filepath.Join(ws.GitPath("archiplan/inbox"), "p.json")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rec map[string]any
+	json.Unmarshal(data, &rec)
+	changes, _ := rec["changes"].([]any)
+	if len(changes) != 1 {
+		t.Fatalf("the record's changes: %v", rec["changes"])
+	}
+	rec["changes"] = []string{"rename something else"}
+	data, _ = json.Marshal(rec)
+	os.WriteFile(path, data, 0o644)
+	head := lt.Git(t, ws.Root, "rev-parse", "HEAD")
+	res, err := lt.Approve(t, l, "p")
+	if !errors.Is(err, ledger.ErrRefused) || res.Verdict != ledger.VerdictStale || !strings.Contains(res.Reason, "other changes than its preview") {
+		t.Fatalf("%v (%+v)", err, res)
+	}
+	if lt.Git(t, ws.Root, "rev-parse", "HEAD") != head {
+		t.Fatal("applied")
+	}
+}
+
+// A plan is reverted once: a second revert says so, and commits nothing.
+func TestRevert_Twice(t *testing.T) {
+	_, w := lt.Team(t, 1)
+	ws := w[0]
+	l := lt.Ledger(ws)
+	els := lt.Elements(t, ws)
+	res, err := apply(t, l, "r", lt.Rename(els[0], "Renamed R"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.Revert(context.Background(), res.PlanID); err != nil {
+		t.Fatal(err)
+	}
+	head := lt.Git(t, ws.Root, "rev-parse", "HEAD")
+	if _, err := l.Revert(context.Background(), res.PlanID); !errors.Is(err, ledger.ErrAlreadyReverted) {
+		t.Fatalf("a second revert: %v", err)
+	}
+	if lt.Git(t, ws.Root, "rev-parse", "HEAD") != head {
+		t.Fatal("a second revert committed")
+	}
+}
+
+// An approval binds to the context (scope) it was previewed under: a context changed since, even
+// one the plan still fits, withdraws the approval (NAME.json again, previewed anew), never applies.
+func TestApprove_ScopeChangedIsPreviewedAgain(t *testing.T) {
+	_, w := lt.Team(t, 1)
+	ws := w[0]
+	l := lt.Ledger(ws)
+	els := lt.Elements(t, ws)
+	b := l.Inbox()
+	if err := b.WriteContext("p", []byte(`{"elements":[{"id":"`+els[0]+`"}]}`)); err != nil {
+		t.Fatal(err)
+	}
+	lt.Preview(t, l, "p", lt.Rename(els[0], "Renamed P"))
+	if err := b.WriteContext("p", []byte(`{"elements":[{"id":"`+els[0]+`"},{"id":"`+els[1]+`"}]}`)); err != nil {
+		t.Fatal(err)
+	}
+	head := lt.Git(t, ws.Root, "rev-parse", "HEAD")
+	if _, err := lt.Approve(t, l, "p"); !errors.Is(err, ledger.ErrRepreview) {
+		t.Fatalf("an approval whose context changed: %v", err)
+	}
+	if e, err := b.Find("p"); err != nil || e.File != "p.json" {
+		t.Fatalf("not withdrawn to p.json: %+v %v", e, err)
+	}
+	if lt.Git(t, ws.Root, "rev-parse", "HEAD") != head {
+		t.Fatal("applied")
+	}
+}
+
+// A commit since the preview that changed what the plan reads or changes makes the approval
+// stale, naming that commit; one that touched nothing of it lets the plan be validated again.
+func TestApprove_LaterCommitTouchingIsStale(t *testing.T) {
+	_, w := lt.Team(t, 1)
+	ws := w[0]
+	l := lt.Ledger(ws)
+	els := lt.Elements(t, ws)
+	lt.Preview(t, l, "p", lt.Rename(els[0], "Renamed P"))
+	lt.Preview(t, l, "q", lt.Rename(els[1], "Renamed Q"))
+	if _, err := apply(t, l, "other", lt.Rename(els[0], "Renamed Other")); err != nil {
+		t.Fatal(err)
+	}
+	res, err := lt.Approve(t, l, "p")
+	if !errors.Is(err, ledger.ErrRefused) || res.Verdict != ledger.VerdictStale || !strings.Contains(res.Reason, "(plan: rename to Renamed Other) changed what this plan reads or changes") {
+		t.Fatalf("an approval whose element a later commit renamed: %v (%+v)", err, res)
+	}
+	if res, err := lt.Approve(t, l, "q"); err != nil || res.Revalid == "" {
+		t.Fatalf("an approval no later commit touched: %v (%+v)", err, res)
+	}
+	model := string(lt.Model(t, ws))
+	if strings.Contains(model, "Renamed P") || !strings.Contains(model, "Renamed Q") {
+		t.Fatal("the model is not the one expected")
+	}
+}

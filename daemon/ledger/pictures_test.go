@@ -1,0 +1,77 @@
+package ledger_test
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/archiplan/archiplan/daemon/inbox"
+	lt "github.com/archiplan/archiplan/daemon/ledger/ledgertest"
+)
+
+var viewBoxRE = regexp.MustCompile(`viewBox="(-?\d+) (-?\d+) (\d+) (\d+)"`)
+
+func viewBoxArea(t *testing.T, svg []byte) int {
+	t.Helper()
+	m := viewBoxRE.FindSubmatch(svg)
+	if m == nil {
+		t.Fatalf("no viewBox in %.80q", svg)
+	}
+	w, _ := strconv.Atoi(string(m[3]))
+	h, _ := strconv.Atoi(string(m[4]))
+	return w * h
+}
+
+// A preview shows only the views whose picture changes, the one the plan is about first, each
+// cropped to the change, with the whole view beside it.
+func TestPreview_Pictures(t *testing.T) {
+	_, w := lt.Team(t, 1)
+	l := lt.Ledger(w[0])
+	els := lt.Elements(t, w[0])
+	dir := filepath.Join(w[0].Root, "plans")
+	read := func(f string) []byte {
+		t.Helper()
+		data, err := os.ReadFile(filepath.Join(dir, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return data
+	}
+
+	// a property shows on no picture: the view looks the same before and after, so none is drawn
+	lt.Preview(t, l, "prop", []byte(`{"schema_version":"2.0","status":"ready","summary":"a property","actions":[`+
+		`{"op":"set_property","element_id":"`+els[0]+`","key":"k","value":"v"}]}`))
+	if md := string(read(inbox.PreviewFile("prop"))); strings.Contains(md, "## Views") || !strings.Contains(md, "k") {
+		t.Errorf("a change no picture shows got pictures:\n%s", md)
+	}
+	if _, err := os.Stat(filepath.Join(dir, inbox.PictureFile("prop", 1, true))); err == nil {
+		t.Error("pictures written for a change no picture shows")
+	}
+
+	// a rename (shown on the main view, found first) and a new view the plan names: the new view
+	// comes first
+	lt.Preview(t, l, "two", []byte(`{"schema_version":"2.0","status":"ready","summary":"two views","actions":[`+
+		`{"op":"rename_element","element_id":"`+els[0]+`","new_name":"Renamed"},`+
+		`{"op":"create_view","name":"Planned view","ref_id":"v"},`+
+		`{"op":"add_to_view","view_id":"v","element_id":"`+els[1]+`"}]}`))
+	md := string(read(inbox.PreviewFile("two")))
+	planned, main := strings.Index(md, "### Planned view"), strings.Index(md, "### Main view")
+	if planned < 0 || main < 0 || planned > main {
+		t.Fatalf("the view the plan names is not first:\n%s", md)
+	}
+	// the main view: cropped to the renamed object, smaller than the whole view, which is linked
+	cropped, whole := read(inbox.PictureFile("two", 2, true)), read(inbox.WholePictureFile("two", 2))
+	if !strings.Contains(string(cropped), "Renamed") || viewBoxArea(t, cropped) >= viewBoxArea(t, whole) {
+		t.Errorf("the cropped picture (%d px²) is not a part of the whole view (%d px²) around the change",
+			viewBoxArea(t, cropped), viewBoxArea(t, whole))
+	}
+	if !strings.Contains(md, "["+inbox.WholePictureFile("two", 2)+"]") {
+		t.Errorf("no link to the whole view:\n%s", md)
+	}
+	if strings.Contains(md, "](") {
+		t.Error("an inline link in the preview")
+	}
+}

@@ -1,0 +1,55 @@
+package plans
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/archiplan/archiplan/archixml"
+)
+
+// MDEscape: text from a plan shows as text in a preview. Nothing it holds becomes markup, starts a
+// line of its own, or reorders what a person reads (bidirectional overrides are shown as codes).
+func TestMDEscape(t *testing.T) {
+	for in, want := range map[string]string{
+		"a\nb":                           `a ↵ b`,
+		"a\r\n# Approved":                `a ↵ \# Approved`,
+		"| x | y |":                      `\| x \| y \|`,
+		"<script>&":                      `&lt;script&gt;&amp;`,
+		"[link](http://x)":               `\[link\]\(http\://x\)`,
+		"abc\u202edcba":                  `abc\u{202e}dcba`,
+		"\u202a\u202b\u202c\u202d\u202e": `\u{202a}\u{202b}\u{202c}\u{202d}\u{202e}`,
+		"\u2066x\u2069":                  `\u{2066}x\u{2069}`,
+		"a\u2028b\u2029c":                `a\u{2028}b\u{2029}c`,
+		"bell\a\x1b[31m":                 `bell\u{0007}\u{001b}\[31m`,
+		"tab\there":                      `tab here`,
+		"plain words, é ✓":               `plain words, é ✓`,
+	} {
+		if got := MDEscape(in); got != want {
+			t.Errorf("MDEscape(%q) = %q, want %q", in, got, want)
+		}
+		if got := MDEscape(in); strings.ContainsAny(got, "\n\r\u202e") {
+			t.Errorf("MDEscape(%q) = %q keeps a line break or an override", in, got)
+		}
+	}
+}
+
+// CheckInverse holds an archived inverse to what its plan's ops change: a rename's inverse puts
+// back a name, never another attribute, an element or a text.
+func TestCheckInverse_RefusesWhatThePlanDoesNotChange(t *testing.T) {
+	raw := []byte(`{"schema_version":"2.0","status":"ready","summary":"s","actions":[{"op":"rename_element","element_id":"id-1","new_name":"B"}]}`)
+	old := "A"
+	if err := CheckInverse(raw, []archixml.Step{{Op: "attr", ID: "id-1", Key: "name", Old: &old}}, []string{"element"}); err != nil {
+		t.Fatalf("a rename's own inverse: %v", err)
+	}
+	for name, s := range map[string]archixml.Step{
+		"another attribute": {Op: "attr", ID: "id-1", Key: "xsi:type", Old: &old},
+		"an element":        {Op: "insert", ID: "id-1", Index: 0},
+		"a removal":         {Op: "remove", ID: "id-1", XML: "<element/>"},
+		"a text":            {Op: "text", ID: "id-1", Old: &old},
+		"an unknown step":   {Op: "chmod", ID: "id-1"},
+	} {
+		if err := CheckInverse(raw, []archixml.Step{s}, []string{"element"}); err == nil {
+			t.Errorf("%s in a rename's inverse was accepted", name)
+		}
+	}
+}
