@@ -50,12 +50,13 @@ func (d *Daemon) pass(ctx context.Context) time.Duration {
 	}
 	policy := ledger.PolicyHash(d.led.Options())
 	names := map[string]bool{}
+	handled := 0
 	for _, p := range l.Plans {
 		names[p.Name] = true
 		if ctx.Err() != nil {
 			return 0
 		}
-		if d.waiting.Load() > 0 {
+		if handled > 0 && d.waiting.Load() > 0 { // at least one plan per pass: progress under a busy syncer
 			// a sync's or the page's writes go first; the next pass goes on after them (the
 			// cleanup below needs the whole listing, so none happens in a pass cut short)
 			if changed && d.Changed != nil {
@@ -63,6 +64,7 @@ func (d *Daemon) pass(ctx context.Context) time.Duration {
 			}
 			return time.Millisecond
 		}
+		handled++
 		switch p.State {
 		case inbox.Pending:
 			w, did := d.preview(p, head, policy)

@@ -93,6 +93,9 @@ func (w *Workspace) recordRemote(update func(*RemoteState)) {
 // NoteRefused records that the remote's head was not brought into the work tree, and why ("" to
 // clear it once the head moved past it).
 func (w *Workspace) NoteRefused(commit, why string) {
+	if st := w.RemoteState(); st.RefusedCommit == commit && st.Refused == why {
+		return // as recorded: no write on every tick
+	}
 	w.recordRemote(func(s *RemoteState) { s.RefusedCommit, s.Refused = commit, why })
 }
 

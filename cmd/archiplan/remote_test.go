@@ -120,7 +120,8 @@ func TestDaemon_RemoteHangsAndSIGTERM(t *testing.T) {
 	os.Rename(filepath.Join(ws, "plans", "hung.json"), filepath.Join(ws, "plans", "hung.approved"))
 	wait("the apply while the remote hangs", func() bool {
 		out, _ := sh(nil, "git", "log", "-1", "--format=%s")
-		return strings.Contains(out, "while hung")
+		_, err := os.Stat(filepath.Join(ws, "plans", "hung.approved"))
+		return strings.Contains(out, "while hung") && errors.Is(err, os.ErrNotExist)
 	})
 	if status := must(right, bin, "status"); strings.Contains(status, "locked") {
 		t.Fatalf("status while the remote hangs:\n%s", status)

@@ -84,8 +84,18 @@ func (l *Ledger) Pull(ctx context.Context) error {
 	if r.Name == "" || !r.Pull {
 		return nil
 	}
-	if err := l.cfg.Workspace.Fetch(ctx, r.Name); err != nil {
+	ws := l.cfg.Workspace
+	if err := ws.Fetch(ctx, r.Name); err != nil {
 		return err
+	}
+	// the lock (and the turn between passes) only when there is something to move
+	if head, err := ws.Head(); err == nil {
+		if remote, err := ws.RemoteHead(r.Name); err == nil && (remote == "" || remote == head) {
+			if remote == head && remote != "" {
+				ws.NoteRefused("", "")
+			}
+			return nil
+		}
 	}
 	return l.lockedBetween(l.fastForward)
 }
