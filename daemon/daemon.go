@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -66,6 +67,11 @@ type Daemon struct {
 	// review page's live updates).
 	Changed func()
 	kick    chan struct{}
+	// syncKick asks the syncer for a sync soon (after an apply)
+	syncKick chan struct{}
+	// waiting counts the front ends (the syncer, the review page) waiting in Exclusive: a pass
+	// yields to them between plans (it is idempotent; the next pass goes on where it stopped)
+	waiting atomic.Int32
 }
 
 // fileStamp is what the file system says of a file: unchanged stamp, unchanged file.
@@ -135,7 +141,10 @@ func New(cfg Config) *Daemon {
 		cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	d := &Daemon{cfg: cfg, led: cfg.Ledger, box: cfg.Ledger.Inbox(), log: cfg.Logger.With("component", "daemon"),
-		seen: map[string]fileState{}, retries: map[string]retry{}, unsafe: map[string]bool{}}
+		seen: map[string]fileState{}, retries: map[string]retry{}, unsafe: map[string]bool{}, syncKick: make(chan struct{}, 1)}
+	// a sync's writes after the network (a fast-forward, a rebase, the rejections it writes into
+	// the inbox) take turns with the passes, as the passes' own writes do
+	cfg.Ledger.SetBetween(d.Exclusive)
 	if cfg.ConfigFile != "" {
 		d.cfgStamp = lstamp(cfg.ConfigFile)
 	}
@@ -164,7 +173,9 @@ func (d *Daemon) Kick() {
 // change to the inbox writes outputs then renames, which a pass in between would take for a
 // forged preview and write over.
 func (d *Daemon) Exclusive(fn func() error) error {
+	d.waiting.Add(1) // a pass in flight stops at its next plan and is taken up again after fn
 	d.mu.Lock()
+	d.waiting.Add(-1)
 	defer d.mu.Unlock()
 	return fn()
 }
@@ -189,7 +200,44 @@ func (d *Daemon) Open(ctx context.Context) error {
 		defer w.Close()
 		d.loop(ctx, w, again)
 	}()
+	if d.cfg.Remote.Name != "" && (d.cfg.Remote.Pull || d.cfg.Remote.Push) {
+		d.wg.Add(1)
+		go func() {
+			defer d.wg.Done()
+			d.syncer(ctx)
+		}()
+	}
 	return nil
+}
+
+// syncer talks to the team's remote, apart from the passes: on the fetch timer, and after each
+// apply. A remote that hangs holds up no approval or preview (the network holds neither the pass
+// nor the workspace's lock), and stopping the daemon ends a sync in flight at once.
+func (d *Daemon) syncer(ctx context.Context) {
+	t := time.NewTicker(d.cfg.FetchInterval)
+	defer t.Stop()
+	for {
+		pull := true
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		case <-d.syncKick:
+			// after an apply: the push alone (one connection); it fetches only when the remote
+			// moved, and the timer pulls
+			pull = false
+		}
+		d.sync(ctx, pull)
+		d.Kick()
+	}
+}
+
+// kickSync asks the syncer for a sync soon.
+func (d *Daemon) kickSync() {
+	select {
+	case d.syncKick <- struct{}{}:
+	default:
+	}
 }
 
 // Close stops the daemon gracefully: the pass in flight (and its apply) finishes, then it
@@ -234,12 +282,6 @@ func (d *Daemon) loop(ctx context.Context, w *fsnotify.Watcher, again time.Durat
 	debounce.Stop()
 	rescan := time.NewTicker(d.cfg.Rescan)
 	defer rescan.Stop()
-	var fetch <-chan time.Time
-	if d.cfg.Remote.Name != "" && (d.cfg.Remote.Pull || d.cfg.Remote.Push) {
-		t := time.NewTicker(d.cfg.FetchInterval)
-		defer t.Stop()
-		fetch = t.C
-	}
 	var retry <-chan time.Time
 	if again > 0 {
 		retry = time.After(again)
@@ -270,9 +312,6 @@ func (d *Daemon) loop(ctx context.Context, w *fsnotify.Watcher, again time.Durat
 			debounce.Reset(0)
 		case <-retry:
 			retry = nil
-			debounce.Reset(0)
-		case <-fetch:
-			d.sync(ctx)
 			debounce.Reset(0)
 		case <-d.kick:
 			debounce.Reset(0)

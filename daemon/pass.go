@@ -50,11 +50,21 @@ func (d *Daemon) pass(ctx context.Context) time.Duration {
 	}
 	policy := ledger.PolicyHash(d.led.Options())
 	names := map[string]bool{}
+	handled := 0
 	for _, p := range l.Plans {
 		names[p.Name] = true
 		if ctx.Err() != nil {
 			return 0
 		}
+		if handled > 0 && d.waiting.Load() > 0 { // at least one plan per pass: progress under a busy syncer
+			// a sync's or the page's writes go first; the next pass goes on after them (the
+			// cleanup below needs the whole listing, so none happens in a pass cut short)
+			if changed && d.Changed != nil {
+				d.Changed()
+			}
+			return time.Millisecond
+		}
+		handled++
 		switch p.State {
 		case inbox.Pending:
 			w, did := d.preview(p, head, policy)
@@ -162,9 +172,12 @@ func (d *Daemon) approve(p inbox.Entry) time.Duration {
 			return d.cfg.Settle - age + 10*time.Millisecond
 		}
 	}
+	// the pull before an apply goes only as far as the syncer's last fetch (no network here: a
+	// hung remote holds up no approval); an apply made on a head the remote has moved past since
+	// is made again on top of it, or rejected as stale, by the sync after it
 	if d.cfg.Remote.Pull {
-		if err := d.led.Pull(d.applyCtx); err != nil {
-			d.log.Warn("pull before apply failed; applying on the local branch", "err", err)
+		if err := d.led.FastForward(); err != nil && !errors.Is(err, store.ErrCommitRefused) {
+			d.log.Warn("fast-forward before apply failed; applying on the local branch", "err", err)
 		}
 	}
 	res, err := d.led.Approve(d.applyCtx, p)
@@ -183,7 +196,7 @@ func (d *Daemon) approve(p inbox.Entry) time.Duration {
 			d.log.Info("applied", "plan", p.File, "id", res.PlanID, "commit", store.Short(res.Commit), "revalidated", res.Revalid != "")
 		}
 		if err == nil && d.cfg.Remote.Push {
-			d.push(res.PlanID)
+			d.kickSync()
 		}
 	case errors.Is(err, ledger.ErrRefused), errors.Is(err, ledger.ErrRepreview):
 		delete(d.retries, p.Name)
@@ -206,24 +219,23 @@ func (d *Daemon) approve(p inbox.Entry) time.Duration {
 	return 0
 }
 
-// sync pulls and pushes on the fetch timer: what others pushed comes in (previews follow), what
-// could not be pushed before goes out.
-func (d *Daemon) sync(ctx context.Context) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.cfg.Remote.Pull {
-		if err := d.led.Pull(d.applyCtx); err != nil && !errors.Is(err, store.ErrLocked) {
+// sync pulls and pushes, from the syncer: what others pushed comes in (previews follow), what
+// could not be pushed before goes out. It holds no pass: its writes after the network take turns
+// with the passes through the ledger (SetBetween).
+func (d *Daemon) sync(ctx context.Context, pull bool) {
+	if d.cfg.Remote.Pull && (pull || !d.cfg.Remote.Push) {
+		if err := d.led.Pull(ctx); err != nil && !errors.Is(err, store.ErrLocked) {
 			d.log.Warn("pull failed", "remote", d.cfg.Remote.Name, "err", err)
 		}
 	}
-	if d.cfg.Remote.Push {
-		d.push("")
+	if d.cfg.Remote.Push && ctx.Err() == nil {
+		d.push(ctx)
 	}
 }
 
 // push pushes the branch; the plans the remote made stale are rejected by the ledger.
-func (d *Daemon) push(applied string) {
-	res, err := d.led.Sync(d.applyCtx)
+func (d *Daemon) push(ctx context.Context) {
+	res, err := d.led.Sync(ctx)
 	if err != nil {
 		d.log.Warn("push failed; the commit stays local and is retried", "remote", d.cfg.Remote.Name, "err", err)
 	}
@@ -231,7 +243,7 @@ func (d *Daemon) push(applied string) {
 		return
 	}
 	if res.Pushed {
-		d.log.Info("pushed", "remote", d.cfg.Remote.Name, "plan", applied, "rebased", res.Rebased)
+		d.log.Info("pushed", "remote", d.cfg.Remote.Name, "rebased", res.Rebased)
 	}
 	for _, dr := range res.Dropped {
 		d.log.Info("made stale by the remote", "plan", dr.PlanID, "reason", dr.Reason)

@@ -162,12 +162,11 @@ func (w *Workspace) SyncAudit(ctx context.Context, remote string) error {
 	var last error
 	for try := 0; try < 3; try++ {
 		if try > 0 {
-			auth, err := w.auth(remote)
-			if err != nil {
-				return err
-			}
-			err = w.git().FetchContext(ctx, &git.FetchOptions{RemoteName: remote, Auth: auth,
-				RefSpecs: []config.RefSpec{config.RefSpec("+refs/archiplan/*:" + auditRemoteRefs + remote + "/*")}})
+			err := w.call(ctx, "fetch", remote, func(ctx context.Context, c *remoteCall) error {
+				return w.git().FetchContext(ctx, &git.FetchOptions{RemoteName: remote, RemoteURL: c.url, Auth: c.auth,
+					CABundle: c.caBundle, InsecureSkipTLS: c.insecure, ProxyOptions: c.proxy,
+					RefSpecs: []config.RefSpec{config.RefSpec("+refs/archiplan/*:" + auditRemoteRefs + remote + "/*")}})
+			})
 			if err != nil && !errors.Is(err, git.NoErrAlreadyUpToDate) {
 				return redacted{fmt.Errorf("fetch the audit from %s: %w", remote, err)}
 			}
@@ -182,12 +181,11 @@ func (w *Workspace) SyncAudit(ctx context.Context, remote string) error {
 		if theirs, err := w.git().Storer.Reference(auditRemoteRef(remote)); err == nil && theirs.Hash() == ours.Hash() {
 			return nil // the remote has all of it
 		}
-		auth, err := w.auth(remote)
-		if err != nil {
-			return err
-		}
-		err = w.git().PushContext(ctx, &git.PushOptions{RemoteName: remote, Auth: auth,
-			RefSpecs: []config.RefSpec{config.RefSpec(AuditRef + ":" + AuditRef)}})
+		err = w.call(ctx, "push", remote, func(ctx context.Context, c *remoteCall) error {
+			return w.git().PushContext(ctx, &git.PushOptions{RemoteName: remote, RemoteURL: c.url, Auth: c.auth,
+				CABundle: c.caBundle, InsecureSkipTLS: c.insecure, ProxyOptions: c.proxy,
+				RefSpecs: []config.RefSpec{config.RefSpec(AuditRef + ":" + AuditRef)}})
+		})
 		if err == nil || errors.Is(err, git.NoErrAlreadyUpToDate) {
 			// what the remote now holds, without another fetch
 			return w.git().Storer.SetReference(plumbing.NewHashReference(auditRemoteRef(remote), ours.Hash()))

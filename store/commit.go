@@ -281,6 +281,7 @@ func (w *Workspace) Checkout(commit string, files map[string][]byte) error {
 		}
 		return paths[i] < paths[j]
 	})
+	modes := w.modesAt(commit, files)
 	for _, p := range paths {
 		full, err := w.safePath(p)
 		if err != nil {
@@ -293,11 +294,37 @@ func (w *Workspace) Checkout(commit string, files map[string][]byte) error {
 			w.removeEmptyParents(p)
 			continue
 		}
-		if err := WriteFileAtomic(full, files[p], 0o644); err != nil {
+		perm := os.FileMode(0o644)
+		if modes[p] == filemode.Executable {
+			perm = 0o755 // as git writes an executable (a hook): its bit is part of the commit
+		}
+		if err := WriteFileAtomic(full, files[p], perm); err != nil {
 			return err
 		}
 	}
 	return w.updateIndex(commit, files, false)
+}
+
+// modesAt are the modes the commit's tree gives the files (regular where it names none).
+func (w *Workspace) modesAt(commit string, files map[string][]byte) map[string]filemode.FileMode {
+	modes := map[string]filemode.FileMode{}
+	c, err := w.git().CommitObject(plumbing.NewHash(commit))
+	if err != nil {
+		return modes
+	}
+	tree, err := c.Tree()
+	if err != nil {
+		return modes
+	}
+	for p, data := range files {
+		if data == nil {
+			continue
+		}
+		if e, err := tree.FindEntry(p); err == nil && e.Mode == filemode.Executable {
+			modes[p] = filemode.Executable
+		}
+	}
+	return modes
 }
 
 func (w *Workspace) indexStalePath() string {
@@ -447,11 +474,15 @@ func (w *Workspace) updateIndex(commit string, files map[string][]byte, verify b
 		}
 	}
 	idx.Entries = kept
+	modes := w.modesAt(commit, files)
 	for p, data := range files {
 		if data == nil {
 			continue
 		}
 		e := &index.Entry{Name: p, Hash: plumbing.NewHash(BlobID(data)), Mode: filemode.Regular, Size: uint32(len(data))}
+		if modes[p] == filemode.Executable {
+			e.Mode = filemode.Executable
+		}
 		full := filepath.Join(w.Root, filepath.FromSlash(p))
 		if fi, err := os.Lstat(full); err == nil && fi.Mode().IsRegular() {
 			if !verify {

@@ -9,6 +9,7 @@ import (
 	"os"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/go-git/go-git/v5"
@@ -17,7 +18,6 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/transport"
 	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
-	gitssh "github.com/go-git/go-git/v5/plumbing/transport/ssh"
 )
 
 var (
@@ -34,13 +34,25 @@ var (
 type RemoteState struct {
 	LastFetch      time.Time `json:"last_fetch,omitempty"`
 	LastFetchError string    `json:"last_fetch_error,omitempty"`
+	LastFetchCode  string    `json:"last_fetch_code,omitempty"`
 	LastPush       time.Time `json:"last_push,omitempty"`
 	LastPushError  string    `json:"last_push_error,omitempty"`
+	LastPushCode   string    `json:"last_push_code,omitempty"`
 	// Pushing is the commit a push was started with, and when, until it is known to have landed
 	// or failed: a process killed after the remote took the push but before it heard so finds it
 	// on the remote at the next fetch, and records the push then.
 	Pushing   string    `json:"pushing,omitempty"`
 	PushingAt time.Time `json:"pushing_at,omitempty"`
+	// RetryAfter: after a credential or verification failure (Failures in a row) the remote is not
+	// tried again before then, except by `archiplan sync`
+	RetryAfter time.Time `json:"retry_after,omitempty"`
+	Failures   int       `json:"failures,omitempty"`
+	// Refused is why the remote's head (RefusedCommit) was not brought into the work tree; the
+	// workspace serves at its own head meanwhile
+	Refused       string `json:"refused,omitempty"`
+	RefusedCommit string `json:"refused_commit,omitempty"`
+	// PolicyNote says how a pulled commit loosened the configuration's policy, and which
+	PolicyNote string `json:"policy_note,omitempty"`
 }
 
 func (w *Workspace) remoteStatePath() string { return w.GitPath("archiplan-remote.json") }
@@ -66,7 +78,11 @@ type redacted struct{ err error }
 func (r redacted) Error() string { return Redact(r.err.Error()) }
 func (r redacted) Unwrap() error { return r.err }
 
+var remoteStateMu sync.Mutex
+
 func (w *Workspace) recordRemote(update func(*RemoteState)) {
+	remoteStateMu.Lock()
+	defer remoteStateMu.Unlock()
 	s := w.RemoteState()
 	update(&s)
 	s.LastFetchError, s.LastPushError = Redact(s.LastFetchError), Redact(s.LastPushError)
@@ -74,36 +90,86 @@ func (w *Workspace) recordRemote(update func(*RemoteState)) {
 	_ = WriteFileAtomic(w.remoteStatePath(), data, 0o644)
 }
 
-// auth is how git users expect to authenticate: the SSH agent (or ARCHIPLAN_SSH_KEY, a key file)
-// for ssh remotes, a token from ARCHIPLAN_GIT_TOKEN (user ARCHIPLAN_GIT_USER, default "git") for
-// https. Nothing of it is ever logged or written.
-func (w *Workspace) auth(remote string) (transport.AuthMethod, error) {
+// NoteRefused records that the remote's head was not brought into the work tree, and why ("" to
+// clear it once the head moved past it).
+func (w *Workspace) NoteRefused(commit, why string) {
+	if st := w.RemoteState(); st.RefusedCommit == commit && st.Refused == why {
+		return // as recorded: no write on every tick
+	}
+	w.recordRemote(func(s *RemoteState) { s.RefusedCommit, s.Refused = commit, why })
+}
+
+// NotePolicy records how a pulled commit loosened the policy ("" clears it).
+func (w *Workspace) NotePolicy(note string) {
+	w.recordRemote(func(s *RemoteState) { s.PolicyNote = note })
+}
+
+// TryNow lifts the backoff after a credential or verification failure: a person asked (archiplan
+// sync), or changed the set-up.
+func (w *Workspace) TryNow() {
+	w.recordRemote(func(s *RemoteState) { s.RetryAfter = time.Time{} })
+}
+
+// isSSH says whether a remote URL is an ssh one (ssh://, or git's scp-like user@host:path).
+func isSSH(url string) bool {
+	return strings.HasPrefix(url, "ssh://") || strings.HasPrefix(url, "git+ssh://") ||
+		!strings.Contains(url, "://") && strings.Contains(url, ":") && !strings.HasPrefix(url, "/") &&
+			(strings.Contains(url, "@") || !strings.Contains(strings.SplitN(url, ":", 2)[0], "/"))
+}
+
+// remoteCall is how one fetch or push reaches the remote: the URL go-git dials, the credentials and
+// the TLS and proxy options, made from the user's git and ssh set-up.
+type remoteCall struct {
+	url      string
+	auth     transport.AuthMethod
+	caBundle []byte
+	insecure bool
+	proxy    transport.ProxyOptions
+	ssh      *sshTarget
+	https    bool
+	close    func()
+}
+
+// dialOpts prepares a call to the remote: ssh remotes as the user's OpenSSH set-up resolves them
+// (~/.ssh/config, GIT_SSH_COMMAND's options, the agent, ARCHIPLAN_SSH_KEY, the default keys,
+// known_hosts); https remotes with git's CA settings and a credential from ARCHIPLAN_GIT_TOKEN,
+// the URL, or git's credential helpers. Nothing of it is ever logged or written.
+func (w *Workspace) dialOpts(remote, proxyURL string) (*remoteCall, error) {
 	r, err := w.git().Remote(remote)
 	if err != nil {
 		return nil, fmt.Errorf("remote %q: %w", remote, err)
 	}
 	url := r.Config().URLs[0]
+	c := &remoteCall{url: url, close: func() {}}
 	switch {
 	case strings.HasPrefix(url, "https://") || strings.HasPrefix(url, "http://"):
+		c.https = true
+		hs, err := w.httpSetupFor(url)
+		if err != nil {
+			return nil, fmt.Errorf("http.sslCAInfo: %w", err)
+		}
+		c.caBundle, c.insecure = hs.caBundle, hs.insecure
 		if token := os.Getenv("ARCHIPLAN_GIT_TOKEN"); token != "" {
 			user := os.Getenv("ARCHIPLAN_GIT_USER")
 			if user == "" {
 				user = "git"
 			}
-			return &githttp.BasicAuth{Username: user, Password: token}, nil
+			c.auth = &githttp.BasicAuth{Username: user, Password: token}
+		} else if ep, err := transport.NewEndpoint(url); err == nil && ep.Password == "" {
+			if a := w.credentialFill(url); a != nil {
+				c.auth = a
+			}
 		}
-		return nil, nil
-	case strings.HasPrefix(url, "ssh://") || strings.Contains(url, "@") && strings.Contains(url, ":") && !strings.Contains(url, "://"):
-		user := "git"
-		if ep, err := transport.NewEndpoint(url); err == nil && ep.User != "" {
-			user = ep.User
+	case isSSH(url):
+		t, err := resolveSSH(url)
+		if err != nil {
+			return nil, err
 		}
-		if key := os.Getenv("ARCHIPLAN_SSH_KEY"); key != "" {
-			return gitssh.NewPublicKeysFromFile(user, key, os.Getenv("ARCHIPLAN_SSH_KEY_PASSPHRASE"))
-		}
-		return gitssh.NewSSHAgentAuth(user)
+		a := newSSHAuth(t)
+		c.ssh, c.auth, c.url, c.close = t, a, t.url(), a.close
+		c.proxy = transport.ProxyOptions{URL: proxyURL}
 	}
-	return nil, nil // a path or file:// remote
+	return c, nil // a path or file:// remote
 }
 
 // unreachable tells a network failure from a refusal.
@@ -114,7 +180,8 @@ func unreachable(err error) bool {
 	}
 	s := err.Error()
 	for _, m := range []string{"connection refused", "no such host", "does not appear to be a git repository",
-		"repository not found", "no such file or directory", "timeout", "EOF", "unexpected client error"} {
+		"repository not found", "no such file or directory", "timeout", "EOF", "unexpected client error",
+		"connection reset", "broken pipe", "use of closed network connection"} {
 		if strings.Contains(s, m) {
 			return true
 		}
@@ -122,17 +189,69 @@ func unreachable(err error) bool {
 	return errors.Is(err, transport.ErrRepositoryNotFound)
 }
 
-// Fetch fetches the remote's branches into its remote-tracking refs.
-func (w *Workspace) Fetch(ctx context.Context, remote string) error {
-	auth, err := w.auth(remote)
-	if err != nil {
+// call runs one fetch or push against the remote: within the workspace's timeouts, after the
+// backoff of an earlier credential or verification failure, its failure classified.
+func (w *Workspace) call(ctx context.Context, op, remote string, fn func(ctx context.Context, c *remoteCall) error) error {
+	if st := w.RemoteState(); time.Now().Before(st.RetryAfter) {
+		last := st.LastFetchError
+		if st.LastPushCode != "" && backsOff(st.LastPushCode) {
+			last = st.LastPushError
+		}
+		return &RemoteError{Op: op, Remote: remote, Code: CodeBackoff,
+			Reason: fmt.Sprintf("not tried until %s after %d failures (%s)", st.RetryAfter.Local().Format("15:04:05"), st.Failures, last),
+			Fix:    "fix the cause, then archiplan sync tries at once"}
+	}
+	opts := w.net.orDefault()
+	var rc *remoteCall
+	var sess *netSession
+	err := withNet(ctx, opts, func(ctx context.Context, s *netSession, proxyURL string) error {
+		sess = s
+		var err error
+		if rc, err = w.dialOpts(remote, proxyURL); err != nil {
+			return err
+		}
+		defer rc.close()
+		return fn(ctx, rc)
+	})
+	if err == nil || errors.Is(err, git.NoErrAlreadyUpToDate) {
+		w.recordRemote(func(s *RemoteState) { s.Failures, s.RetryAfter = 0, time.Time{} })
 		return err
 	}
-	err = w.git().FetchContext(ctx, &git.FetchOptions{RemoteName: remote, Auth: auth,
-		RefSpecs: []config.RefSpec{config.RefSpec("+refs/heads/*:refs/remotes/" + remote + "/*"),
-			config.RefSpec("+refs/archiplan/*:" + auditRemoteRefs + remote + "/*")}}) // the audit (audit.go)
+	if errors.Is(err, git.ErrNonFastForwardUpdate) {
+		return err
+	}
+	t := &sshTarget{}
+	if rc != nil && rc.ssh != nil {
+		t = rc.ssh
+	}
+	e := classify(op, remote, err, t, sess, opts)
+	if e.Code == CodeAuth && rc != nil && rc.https {
+		forgetCredential(rc.url)
+	}
+	if backsOff(e.Code) {
+		w.recordRemote(func(s *RemoteState) {
+			s.Failures++
+			s.RetryAfter = time.Now().Add(backoffAfter(s.Failures))
+		})
+	}
+	return e
+}
+
+// Fetch fetches the remote's branches into its remote-tracking refs. It takes no lock: nothing
+// but a fetch writes those refs, and the objects it adds are read by no one until a ref names
+// them.
+func (w *Workspace) Fetch(ctx context.Context, remote string) error {
+	err := w.call(ctx, "fetch", remote, func(ctx context.Context, c *remoteCall) error {
+		return w.git().FetchContext(ctx, &git.FetchOptions{RemoteName: remote, RemoteURL: c.url, Auth: c.auth,
+			CABundle: c.caBundle, InsecureSkipTLS: c.insecure, ProxyOptions: c.proxy,
+			RefSpecs: []config.RefSpec{config.RefSpec("+refs/heads/*:refs/remotes/" + remote + "/*"),
+				config.RefSpec("+refs/archiplan/*:" + auditRemoteRefs + remote + "/*")}}) // the audit (audit.go)
+	})
 	if errors.Is(err, git.NoErrAlreadyUpToDate) {
 		err = nil
+	}
+	if errors.Is(err, ErrBackoff) {
+		return err // nothing was tried: the recorded failure stands
 	}
 	landed := false
 	if err == nil {
@@ -140,21 +259,26 @@ func (w *Workspace) Fetch(ctx context.Context, remote string) error {
 	}
 	w.recordRemote(func(s *RemoteState) {
 		if err == nil {
-			s.LastFetch, s.LastFetchError = time.Now().UTC(), ""
+			s.LastFetch, s.LastFetchError, s.LastFetchCode = time.Now().UTC(), "", ""
 		} else {
-			s.LastFetchError = err.Error()
+			s.LastFetchError, s.LastFetchCode = err.Error(), codeOf(err)
 		}
 		if landed && s.Pushing != "" {
-			s.LastPush, s.LastPushError, s.Pushing, s.PushingAt = s.PushingAt, "", "", time.Time{}
+			s.LastPush, s.LastPushError, s.LastPushCode, s.Pushing, s.PushingAt = s.PushingAt, "", "", "", time.Time{}
 		}
 	})
 	if err != nil {
-		if unreachable(err) {
-			return redacted{fmt.Errorf("fetch %s: %v: %w", remote, err, ErrUnreachable)}
-		}
-		return redacted{fmt.Errorf("fetch %s: %w", remote, err)}
+		return redacted{err}
 	}
 	return nil
+}
+
+func codeOf(err error) string {
+	var e *RemoteError
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	return CodeRemoteError
 }
 
 // RemoteHead is the commit the remote's copy of the branch was at when last fetched ("" if none).
@@ -364,44 +488,58 @@ func (w *Workspace) only(head, base string) ([]string, error) {
 }
 
 // Push pushes the branch to the remote, never forcing: a remote that moved gives
-// ErrPushRejected, one that cannot be reached ErrUnreachable.
+// ErrPushRejected, one that cannot be reached ErrUnreachable. It takes no lock: it sends the
+// branch as it finds it, and an apply meanwhile is pushed by the next sync.
 func (w *Workspace) Push(ctx context.Context, remote string) error {
 	branch, err := w.branch()
 	if err != nil {
 		return err
 	}
-	auth, err := w.auth(remote)
-	if err != nil {
-		return err
-	}
 	spec := config.RefSpec(branch.String() + ":" + branch.String())
-	if head, herr := w.Head(); herr == nil {
-		w.recordRemote(func(s *RemoteState) { s.Pushing, s.PushingAt = head, time.Now().UTC() })
+	if st := w.RemoteState(); !time.Now().Before(st.RetryAfter) {
+		if head, herr := w.Head(); herr == nil {
+			w.recordRemote(func(s *RemoteState) { s.Pushing, s.PushingAt = head, time.Now().UTC() })
+		}
 	}
-	err = w.git().PushContext(ctx, &git.PushOptions{RemoteName: remote, RefSpecs: []config.RefSpec{spec}, Auth: auth})
+	err = w.call(ctx, "push", remote, func(ctx context.Context, c *remoteCall) error {
+		return w.git().PushContext(ctx, &git.PushOptions{RemoteName: remote, RemoteURL: c.url, RefSpecs: []config.RefSpec{spec},
+			Auth: c.auth, CABundle: c.caBundle, InsecureSkipTLS: c.insecure, ProxyOptions: c.proxy})
+	})
 	if errors.Is(err, git.NoErrAlreadyUpToDate) {
 		err = nil
 	}
+	if errors.Is(err, ErrBackoff) {
+		return err
+	}
+	var msg string
+	if err != nil {
+		msg = err.Error()
+		if re := (*RemoteError)(nil); errors.As(err, &re) && re.Err != nil {
+			msg = re.Err.Error() // what the server said, whole
+		}
+	}
+	rejected := err != nil && (errors.Is(err, git.ErrNonFastForwardUpdate) || strings.Contains(msg, "non-fast-forward") ||
+		strings.Contains(msg, "fetch first") || strings.Contains(msg, "rejected") ||
+		// another push holds the remote's ref at this moment: the same as losing the race
+		strings.Contains(msg, "failed to update ref") || strings.Contains(msg, "cannot lock ref"))
 	w.recordRemote(func(s *RemoteState) {
-		if err == nil {
-			s.LastPush, s.LastPushError = time.Now().UTC(), ""
-		} else {
-			s.LastPushError = err.Error()
+		switch {
+		case err == nil:
+			s.LastPush, s.LastPushError, s.LastPushCode = time.Now().UTC(), "", ""
+		case rejected:
+			s.LastPushError, s.LastPushCode = "the remote moved; push rejected (made again on top of it)", CodeRemoteError
+		default:
+			s.LastPushError, s.LastPushCode = err.Error(), codeOf(err)
 		}
 		s.Pushing, s.PushingAt = "", time.Time{}
 	})
 	switch {
 	case err == nil:
 		return nil
-	case errors.Is(err, git.ErrNonFastForwardUpdate) || strings.Contains(err.Error(), "non-fast-forward") ||
-		strings.Contains(err.Error(), "fetch first") || strings.Contains(err.Error(), "rejected") ||
-		// another push holds the remote's ref at this moment: the same as losing the race
-		strings.Contains(err.Error(), "failed to update ref") || strings.Contains(err.Error(), "cannot lock ref"):
+	case rejected:
 		return fmt.Errorf("push %s: %w", remote, ErrPushRejected)
-	case unreachable(err):
-		return redacted{fmt.Errorf("push %s: %v: %w", remote, err, ErrUnreachable)}
 	}
-	return redacted{fmt.Errorf("push %s: %w", remote, err)}
+	return redacted{err}
 }
 
 // MoveBranch moves the branch from one commit to another (compare-and-swap on from) and brings

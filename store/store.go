@@ -27,6 +27,7 @@ type Workspace struct {
 	Model  string                         // the model's path, relative to Root, with forward slashes
 	repo   atomic.Pointer[git.Repository] // swapped by reopen after git gc; read through git()
 	gitDir string
+	net    NetOptions // the bounds of fetches and pushes (SetNet)
 }
 
 // Open finds the repository around dir (dir itself or a parent) and the model at modelPath

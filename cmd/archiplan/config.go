@@ -76,7 +76,9 @@ func newConfig(cmd *cobra.Command) (*config, error) {
 
 // remoteOf is the team remote the configuration names (the zero Remote when none).
 func (c *config) remoteOf() ledger.Remote {
-	return ledger.Remote{Name: c.v.GetString("remote"), Pull: c.v.GetBool("pull"), Push: c.v.GetBool("push")}
+	return ledger.Remote{Name: c.v.GetString("remote"), Pull: c.v.GetBool("pull"), Push: c.v.GetBool("push"),
+		Inbox: c.v.GetString("inbox"), Net: store.NetOptions{Connect: c.v.GetDuration("remote_timeouts.connect"),
+			Idle: c.v.GetDuration("remote_timeouts.idle"), Total: c.v.GetDuration("remote_timeouts.total")}}
 }
 
 // inbox is the workspace's inbox, with its records under .git/.

@@ -40,6 +40,11 @@ type RemoteStatus struct {
 	LastFetchError string `json:"last_fetch_error,omitempty"`
 	LastPush       string `json:"last_push,omitempty"`
 	LastPushError  string `json:"last_push_error,omitempty"`
+	LastFetchCode  string `json:"last_fetch_code,omitempty"` // REMOTE_*: see the README's Teams section
+	LastPushCode   string `json:"last_push_code,omitempty"`
+	RetryAfter     string `json:"retry_after,omitempty"` // after a credential or verification failure
+	Refused        string `json:"refused,omitempty"`     // why the remote's head is not in the work tree
+	PolicyNote     string `json:"policy_note,omitempty"` // how a pulled commit loosened the policy
 }
 
 // Status is `status --json`.
@@ -91,7 +96,11 @@ func statusCmd() *cobra.Command {
 			st.Plans = listInbox(cfg.inbox(ws), head.Blob)
 			if r := cfg.remoteOf(); r.Name != "" {
 				rs := ws.RemoteState()
-				st.Remote = &RemoteStatus{Name: r.Name, LastFetchError: rs.LastFetchError, LastPushError: rs.LastPushError}
+				st.Remote = &RemoteStatus{Name: r.Name, LastFetchError: rs.LastFetchError, LastPushError: rs.LastPushError,
+					LastFetchCode: rs.LastFetchCode, LastPushCode: rs.LastPushCode, Refused: rs.Refused, PolicyNote: rs.PolicyNote}
+				if time.Now().Before(rs.RetryAfter) {
+					st.Remote.RetryAfter = rs.RetryAfter.Format(time.RFC3339)
+				}
 				st.Remote.Ahead, st.Remote.Behind, _ = ws.AheadBehind(r.Name)
 				if !rs.LastFetch.IsZero() {
 					st.Remote.LastFetch = rs.LastFetch.Format(time.RFC3339)
@@ -131,6 +140,15 @@ func statusCmd() *cobra.Command {
 				}
 				if r.LastFetchError != "" {
 					fmt.Fprintln(out, "  last fetch failed:", r.LastFetchError)
+				}
+				if r.RetryAfter != "" {
+					fmt.Fprintf(out, "  not tried again before %s (archiplan sync tries now)\n", r.RetryAfter)
+				}
+				if r.Refused != "" {
+					fmt.Fprintln(out, "  the remote's head is not pulled:", r.Refused)
+				}
+				if r.PolicyNote != "" {
+					fmt.Fprintln(out, "  the remote loosened the policy:", r.PolicyNote)
 				}
 			}
 			if st.Recovered {

@@ -6,10 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/signal"
 	"os/user"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -197,8 +199,12 @@ func pushAfter(cmd *cobra.Command, led *ledger.Ledger) error {
 }
 
 func pushNow(cmd *cobra.Command, led *ledger.Ledger) error {
+	return pushNowCtx(context.Background(), cmd, led)
+}
+
+func pushNowCtx(ctx context.Context, cmd *cobra.Command, led *ledger.Ledger) error {
 	r := led.Remote()
-	res, err := led.Sync(context.Background())
+	res, err := led.Sync(ctx)
 	out := cmd.OutOrStdout()
 	if res != nil {
 		if res.Pushed {
@@ -306,10 +312,14 @@ func syncCmd() *cobra.Command {
 			r.Pull, r.Push = true, true
 			led := ledger.New(ledger.Config{Workspace: ws, Inbox: cfg.inbox(ws), Options: optionsOf(cfg), Hooks: cfg.hooks(ws),
 				ApprovedBy: ws.Identity(), Remote: r})
-			if err := led.Pull(context.Background()); err != nil {
+			ws.TryNow() // a person asks: an earlier credential failure's backoff does not hold this
+			// SIGINT or SIGTERM ends a sync at once: the network holds no lock
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			if err := led.Pull(ctx); err != nil {
 				return codedError{exitNoUsable, err}
 			}
-			return pushNow(cmd, led)
+			return pushNowCtx(ctx, cmd, led)
 		},
 	}
 }

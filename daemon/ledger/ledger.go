@@ -78,6 +78,8 @@ type Ledger struct {
 	// problem is why Archi could not open the model at HEAD (nil when it could): no plan is
 	// previewed valid or applied on such a model
 	problem error
+	// between runs a sync's locked writes between the daemon's passes (SetBetween)
+	between func(func() error) error
 }
 
 // stamp is what the file system says of the model file: when it is unchanged, so is the file.
@@ -98,6 +100,9 @@ func New(cfg Config) *Ledger {
 	}
 	if cfg.Hooks.Dir == "" && cfg.Workspace != nil {
 		cfg.Hooks.Dir = cfg.Workspace.Root + "/hooks"
+	}
+	if cfg.Workspace != nil {
+		cfg.Workspace.SetNet(cfg.Remote.Net)
 	}
 	return &Ledger{cfg: cfg, log: cfg.Logger.With("component", "ledger")}
 }

@@ -2,10 +2,13 @@ package ledger
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
 	"time"
+
+	"go.yaml.in/yaml/v3"
 
 	"github.com/archiplan/archiplan/archixml"
 	"github.com/archiplan/archiplan/daemon/inbox"
@@ -18,6 +21,11 @@ type Remote struct {
 	Name string // a remote of the repository's git config ("origin")
 	Pull bool   // fetch and fast-forward on a timer and before each apply
 	Push bool   // push each apply commit at once
+	// Net bounds every fetch and push (zero fields: store.DefaultNet's)
+	Net store.NetOptions
+	// Inbox is the inbox folder as the configuration names it, relative to the work tree
+	// ("plans" when empty): a pulled commit may not make it a link
+	Inbox string
 }
 
 // Dropped is an applied plan that could not go to the remote: the remote changed what it changed,
@@ -26,6 +34,11 @@ type Dropped struct {
 	PlanID string
 	Raw    []byte
 	Reason string
+	// Preview and Report are the plan's as archived with its apply: what the person read and
+	// approved, which the rejection shows (not a report made against the commit it is dropped from)
+	Preview, Report []byte
+	// Remote is the remote's commit that made it stale
+	Remote string
 }
 
 // SyncResult is what a sync did.
@@ -41,56 +54,123 @@ type SyncResult struct {
 // maxPushTries bounds the fetch-rebase-push loop when other daemons keep winning the race.
 const maxPushTries = 20
 
+// SetBetween makes the ledger's writes after a fetch (the fast-forward, a rebase and the
+// rejections it writes into the inbox) run through fn: the daemon runs them between its passes,
+// as it runs its own. Network I/O never does: it holds neither the lock nor the pass.
+func (l *Ledger) SetBetween(fn func(func() error) error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.between = fn
+}
+
+// lockedBetween takes the workspace's lock, between the daemon's passes when there is a daemon.
+func (l *Ledger) lockedBetween(fn func() error) error {
+	l.mu.Lock()
+	between := l.between
+	l.mu.Unlock()
+	if between == nil {
+		return l.locked(fn)
+	}
+	return between(func() error { return l.locked(fn) })
+}
+
 // Pull fetches the remote and fast-forwards the branch when it is only behind: never a merge,
-// never a reset that drops local commits. An unreachable remote is reported (ErrUnreachable) and
+// never a reset that drops local commits. The fetch holds no lock (a hung remote holds up no
+// approval, preview or status); the lock is taken only to move the branch and the work tree, and
+// only to a commit that passed CheckTree. An unreachable remote is reported (ErrUnreachable) and
 // work goes on locally.
 func (l *Ledger) Pull(ctx context.Context) error {
 	r := l.cfg.Remote
 	if r.Name == "" || !r.Pull {
 		return nil
 	}
-	return l.locked(func() error { return pullLocked(ctx, l.cfg.Workspace, r) })
-}
-
-func pullLocked(ctx context.Context, ws *store.Workspace, r Remote) error {
+	ws := l.cfg.Workspace
 	if err := ws.Fetch(ctx, r.Name); err != nil {
 		return err
 	}
+	// the lock (and the turn between passes) only when there is something to move
+	if head, err := ws.Head(); err == nil {
+		if remote, err := ws.RemoteHead(r.Name); err == nil && (remote == "" || remote == head) {
+			if remote == head && remote != "" {
+				ws.NoteRefused("", "")
+			}
+			return nil
+		}
+	}
+	return l.lockedBetween(l.fastForward)
+}
+
+// FastForward moves the branch to the remote's head as last fetched, when it is only behind: a
+// pull without the network, for the daemon's pass before an apply (the syncer fetches apart).
+// The caller runs it between passes (the daemon's pass itself).
+func (l *Ledger) FastForward() error {
+	if r := l.cfg.Remote; r.Name == "" || !r.Pull {
+		return nil
+	}
+	return l.locked(l.fastForward)
+}
+
+func (l *Ledger) fastForward() error {
+	ws, r := l.cfg.Workspace, l.cfg.Remote
 	head, err := ws.Head()
 	if err != nil {
 		return err
 	}
 	remote, err := ws.RemoteHead(r.Name)
 	if err != nil || remote == "" || remote == head {
+		if err == nil && remote == head {
+			ws.NoteRefused("", "")
+		}
 		return err
 	}
 	base, err := ws.MergeBase(head, remote)
 	if err != nil {
 		return err
 	}
-	if base == head { // only behind: fast-forward
-		if err := ws.MoveBranch(head, remote); err != nil {
-			return err
-		}
-		ws.NoteInSync(r.Name)
+	if base != head {
+		return nil // ahead, or diverged: Sync pushes (and makes local plans again on top)
 	}
-	return nil // ahead, or diverged: Sync pushes (and makes local plans again on top)
+	if st := ws.RemoteState(); st.RefusedCommit == remote {
+		return fmt.Errorf("%s: %w", st.Refused, store.ErrCommitRefused) // checked already: not again on every pass
+	}
+	if err := l.admit(head, remote); err != nil {
+		return err
+	}
+	if err := ws.MoveBranch(head, remote); err != nil {
+		return err
+	}
+	ws.NoteInSync(r.Name)
+	return nil
+}
+
+// admit checks the remote's commit before the work tree moves to it (CheckTree, and the
+// configuration it carries), recording for status why it was refused; a loosened policy is
+// let through, and shown.
+func (l *Ledger) admit(head, remote string) error {
+	ws := l.cfg.Workspace
+	if err := l.checkPulled(remote); err != nil {
+		ws.NoteRefused(remote, err.Error())
+		l.log.Error("a commit from the remote was refused; the workspace stays at its head", "commit", store.Short(remote), "err", err)
+		return err
+	}
+	ws.NoteRefused("", "")
+	if note := policyLoosened(ws, head, remote); note != "" {
+		ws.NotePolicy(fmt.Sprintf("commit %s: %s", store.Short(remote), note))
+		l.log.Warn("the remote's configuration loosens the policy", "commit", store.Short(remote), "change", note)
+	}
+	return nil
 }
 
 // Sync pushes the branch's local commits. When the remote moved, it fetches and makes each local
 // apply commit again on top of the remote (the same approved plan, validated again there) unless
 // the remote changed what the plan changed or the plan is no longer valid; those are dropped and
 // reported stale. Then it pushes again. Never a force-push; a commit that cannot be pushed because
-// the remote is unreachable stays, and the next sync tries again.
+// the remote is unreachable stays, and the next sync tries again. The push and the fetch hold no
+// lock; the rebase does.
 func (l *Ledger) Sync(ctx context.Context) (*SyncResult, error) {
-	var res *SyncResult
-	err := l.locked(func() error {
-		var err error
-		res, err = l.sync(ctx)
-		return err
-	})
+	res, err := l.sync(ctx)
 	// the audit travels beside the branch, outside the lock: a failure waits for the next sync
-	if r := l.cfg.Remote; r.Name != "" {
+	if r := l.cfg.Remote; r.Name != "" && ctx.Err() == nil && !errors.Is(err, store.ErrBackoff) {
 		if aerr := l.cfg.Workspace.SyncAudit(ctx, r.Name); aerr != nil {
 			l.log.Warn("audit not synced", "remote", r.Name, "err", aerr)
 		}
@@ -99,7 +179,7 @@ func (l *Ledger) Sync(ctx context.Context) (*SyncResult, error) {
 }
 
 func (l *Ledger) sync(ctx context.Context) (*SyncResult, error) {
-	ws, r, opts := l.cfg.Workspace, l.cfg.Remote, l.Options()
+	ws, r := l.cfg.Workspace, l.cfg.Remote
 	res := &SyncResult{}
 	for try := 0; try < maxPushTries; try++ {
 		ahead, _, err := ws.AheadBehind(r.Name)
@@ -121,17 +201,29 @@ func (l *Ledger) sync(ctx context.Context) (*SyncResult, error) {
 		if err := ws.Fetch(ctx, r.Name); err != nil {
 			return res, err
 		}
-		n := len(res.Dropped)
-		from, top, err := rebase(ws, r, opts, res)
+		err = l.lockedBetween(func() error {
+			n := len(res.Dropped)
+			if remote, err := ws.RemoteHead(r.Name); err == nil && remote != "" {
+				head, err := ws.Head()
+				if err != nil {
+					return err
+				}
+				if err := l.admit(head, remote); err != nil {
+					return err
+				}
+			}
+			from, top, err := rebase(ws, r, l.Options(), res)
+			if err != nil {
+				return err
+			}
+			// each dropped plan's outcome is written before its commit leaves the branch, and so
+			// before the push that decides the rest: a crash anywhere in between leaves it rejected
+			// (and, while its commit is still here, dropped and rejected again by the next sync),
+			// never lost
+			l.rejectDropped(res.Dropped[n:])
+			return ws.MoveBranch(from, top)
+		})
 		if err != nil {
-			return res, err
-		}
-		// each dropped plan's outcome is written before its commit leaves the branch, and so
-		// before the push that decides the rest: a crash anywhere in between leaves it rejected
-		// (and, while its commit is still here, dropped and rejected again by the next sync),
-		// never lost
-		l.rejectDropped(res.Dropped[n:])
-		if err := ws.MoveBranch(from, top); err != nil {
 			return res, err
 		}
 	}
@@ -198,7 +290,7 @@ func rebase(ws *store.Workspace, r Remote, opts plans.Options, res *SyncResult) 
 		if conflict, err := theirs.touching(a.Inverse.Touched); err != nil {
 			return "", "", err
 		} else if conflict != nil {
-			res.Dropped = append(res.Dropped, Dropped{PlanID: id, Raw: raw,
+			res.Dropped = append(res.Dropped, Dropped{PlanID: id, Raw: raw, Preview: a.Preview, Report: a.Report, Remote: conflict.Hash,
 				Reason: fmt.Sprintf("stale: remote commit %s (%s) changed what this plan changes", store.Short(conflict.Hash), conflict.Subject)})
 			continue
 		}
@@ -207,7 +299,7 @@ func rebase(ws *store.Workspace, r Remote, opts plans.Options, res *SyncResult) 
 			return "", "", err
 		}
 		if next == "" {
-			res.Dropped = append(res.Dropped, Dropped{PlanID: id, Raw: raw,
+			res.Dropped = append(res.Dropped, Dropped{PlanID: id, Raw: raw, Preview: a.Preview, Report: a.Report, Remote: remote,
 				Reason: fmt.Sprintf("stale: no longer valid on remote commit %s: %s", store.Short(remote), why)})
 			continue
 		}
@@ -451,7 +543,9 @@ func signatureOf(s string) store.Signature {
 	return store.Signature{Name: name, Email: strings.TrimSuffix(email, ">")}
 }
 
-// rejectDropped writes NAME.rejected, with the reason, for each plan a remote made stale.
+// rejectDropped writes NAME.rejected, with the reason, for each plan a remote made stale: its
+// preview and report as archived with its apply (what the person approved), under the reason
+// naming the remote commit.
 func (l *Ledger) rejectDropped(dropped []Dropped) {
 	b := l.cfg.Inbox
 	if b == nil {
@@ -477,8 +571,161 @@ func (l *Ledger) rejectDropped(dropped []Dropped) {
 			continue
 		}
 		e := inbox.Entry{Name: name, File: inbox.PlanFile(name), State: inbox.Pending}
+		if out, rec, ok := staleOutputs(e, dr); ok {
+			if err := b.Reject(e, out, rec); err != nil {
+				l.log.Error("reject a plan the remote made stale", "plan", name, "err", err)
+			} else {
+				l.log.Info("rejected", "plan", e.File, "reason", firstLine(dr.Reason))
+				l.audit(Event{Event: EventRejected, Name: e.Name, PlanID: dr.PlanID, Reason: dr.Reason, Verdict: VerdictStale,
+					SHA256: plans.SHA256(dr.Raw), Summary: rec.Summary})
+			}
+			continue
+		}
 		if _, err := l.rejectEntry(e, l.outcomeOf(dr.Raw), VerdictStale, dr.Reason); err != nil && !errors.Is(err, ErrRefused) {
 			l.log.Error("reject a plan the remote made stale", "plan", name, "err", err)
 		}
 	}
+}
+
+// staleOutputs is the rejection of a plan the remote made stale, from its archived preview and
+// report: the plan as the person previewed and approved it, the model it was checked against,
+// with the verdict stale and the reason naming the remote's commit.
+func staleOutputs(e inbox.Entry, dr Dropped) (inbox.Outputs, *inbox.Record, bool) {
+	if len(dr.Preview) == 0 || len(dr.Report) == 0 {
+		return inbox.Outputs{}, nil, false
+	}
+	var report map[string]any
+	if err := json.Unmarshal(dr.Report, &report); err != nil {
+		return inbox.Outputs{}, nil, false
+	}
+	report["verdict"], report["reason"] = VerdictStale, dr.Reason
+	if dr.Remote != "" {
+		report["stale_by"] = dr.Remote
+	}
+	data, err := json.MarshalIndent(report, "", "  ")
+	if err != nil {
+		return inbox.Outputs{}, nil, false
+	}
+	preview := append([]byte("> **Not applied** ("+VerdictStale+"): "+plans.MDEscape(dr.Reason)+"\n\n"), dr.Preview...)
+	rec := &inbox.Record{Verdict: VerdictStale, Reason: dr.Reason, PlanSHA256: plans.SHA256(dr.Raw)}
+	if p, ok := report["plan"].(map[string]any); ok {
+		rec.Summary, _ = p["summary"].(string)
+	}
+	return inbox.Outputs{Preview: preview, Report: append(data, '\n')}, rec, true
+}
+
+// checkPulled checks the remote's commit before the work tree moves to it: archiplan's folders
+// and files as CheckTree wants them, and a configuration that keeps the inbox and the model
+// inside the work tree.
+func (l *Ledger) checkPulled(commit string) error {
+	ws := l.cfg.Workspace
+	box := l.cfg.Remote.Inbox
+	if box == "" {
+		box = "plans"
+	}
+	g := store.Guarded{Folders: []string{box, ".archiplan", "hooks"}, Files: []string{ws.Model, configFile}}
+	if err := ws.CheckTree(commit, g); err != nil {
+		return err
+	}
+	cfg, err := configAt(ws, commit)
+	if err != nil {
+		return refusedConfig(commit, err.Error())
+	}
+	for _, key := range []string{"inbox", "model"} {
+		if v, ok := cfg[key].(string); ok && !store.InsideWorkspace(v) {
+			return refusedConfig(commit, fmt.Sprintf("%s sets %s: %q, outside the workspace", configFile, key, v))
+		}
+		if v, ok := cfg[key]; ok && v != nil {
+			if _, isString := v.(string); !isString {
+				return refusedConfig(commit, fmt.Sprintf("%s sets %s to something not a path", configFile, key))
+			}
+		}
+	}
+	return nil
+}
+
+const configFile = ".archiplan.yaml"
+
+func refusedConfig(commit, why string) error {
+	return &store.RemoteError{Op: "pull", Remote: "commit " + store.Short(commit), Code: store.CodeCommitRefused,
+		Reason: why + "; the workspace stays at its own head",
+		Fix:    "revert that change on the remote (git revert), then archiplan pulls again", Err: store.ErrCommitRefused}
+}
+
+// configAt reads the workspace's configuration as a commit holds it (empty when none).
+func configAt(ws *store.Workspace, commit string) (map[string]any, error) {
+	data, ok, err := ws.FileAt(commit, configFile)
+	if err != nil || !ok {
+		return map[string]any{}, err
+	}
+	cfg := map[string]any{}
+	if err := yaml.Unmarshal(data, &cfg); err != nil {
+		return nil, fmt.Errorf("%s cannot be read: %v", configFile, err)
+	}
+	if cfg == nil {
+		cfg = map[string]any{}
+	}
+	return cfg, nil
+}
+
+// policyLoosened says how the configuration at to allows more than at from: ops or types
+// allowed that were not, folders no longer protected, strict mode or planner adoption turned off.
+// "" when it does not.
+func policyLoosened(ws *store.Workspace, from, to string) string {
+	before, err1 := configAt(ws, from)
+	after, err2 := configAt(ws, to)
+	if err1 != nil || err2 != nil {
+		return ""
+	}
+	list := func(cfg map[string]any, key string) ([]string, bool) {
+		p, _ := cfg["policy"].(map[string]any)
+		vs, ok := p[key].([]any)
+		var out []string
+		for _, v := range vs {
+			out = append(out, fmt.Sprint(v))
+		}
+		return out, ok && len(out) > 0
+	}
+	var notes []string
+	for _, key := range []string{"allowed_ops", "allowed_element_types", "allowed_relationship_types"} {
+		b, bSet := list(before, key)
+		a, aSet := list(after, key)
+		if !bSet {
+			continue // everything was allowed already
+		}
+		if !aSet {
+			notes = append(notes, "policy."+key+" removed (everything allowed)")
+			continue
+		}
+		if added := missingFrom(a, b); len(added) > 0 {
+			notes = append(notes, "policy."+key+" adds "+strings.Join(added, ", "))
+		}
+	}
+	b, _ := list(before, "protected_folders")
+	a, _ := list(after, "protected_folders")
+	if gone := missingFrom(b, a); len(gone) > 0 {
+		notes = append(notes, "policy.protected_folders no longer protects "+strings.Join(gone, ", "))
+	}
+	if before["strict"] == true && after["strict"] != true {
+		notes = append(notes, "strict turned off")
+	}
+	if g, _ := before["planner_group"].(string); g != "" && after["planner_group"] != before["planner_group"] {
+		notes = append(notes, "planner_group changed (adoption of planners' plans)")
+	}
+	return strings.Join(notes, "; ")
+}
+
+// missingFrom lists what xs holds and ys does not.
+func missingFrom(xs, ys []string) []string {
+	have := map[string]bool{}
+	for _, y := range ys {
+		have[y] = true
+	}
+	var out []string
+	for _, x := range xs {
+		if !have[x] {
+			out = append(out, x)
+		}
+	}
+	return out
 }

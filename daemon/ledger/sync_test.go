@@ -2,8 +2,10 @@ package ledger_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
+	"os/exec"
 	"strings"
 	"testing"
 
@@ -174,4 +176,182 @@ func TestSync_RevertRebased(t *testing.T) {
 		t.Fatal("the rebased revert lost something")
 	}
 	lt.CheckRemoteModels(t, bare)
+}
+
+// colleague is a plain git clone of the team's remote, where a colleague who can push commits
+// what they like.
+func colleagueClone(t *testing.T, bare string) string {
+	t.Helper()
+	dir := t.TempDir() + "/colleague"
+	lt.Git(t, t.TempDir(), "clone", "-q", bare, dir)
+	return dir
+}
+
+func colleaguePush(t *testing.T, dir, msg string) string {
+	t.Helper()
+	lt.Git(t, dir, "add", "-A")
+	lt.Git(t, dir, "commit", "-q", "-m", msg)
+	lt.Git(t, dir, "push", "-q", "origin", "main")
+	return lt.Git(t, dir, "rev-parse", "HEAD")
+}
+
+// refusedPull pulls a commit the workspace must refuse: the pull says so with its code, the
+// branch and the work tree stay where they were, status records why, and the workspace keeps
+// serving: a plan is applied, and its push waits (the rebase onto the refused commit is
+// refused too) instead of carrying the colleague's change in.
+func refusedPull(t *testing.T, ws *store.Workspace, l *ledger.Ledger, bad, why string) {
+	t.Helper()
+	before, _ := ws.Head()
+	err := l.Pull(context.Background())
+	var re *store.RemoteError
+	if !errors.Is(err, store.ErrCommitRefused) || !errors.As(err, &re) || re.Code != store.CodeCommitRefused || !strings.Contains(err.Error(), why) {
+		t.Fatalf("pull: %v; want %s naming %q", err, store.CodeCommitRefused, why)
+	}
+	if head, _ := ws.Head(); head != before {
+		t.Fatalf("the branch moved to %s", head)
+	}
+	if st := ws.RemoteState(); st.RefusedCommit != bad || !strings.Contains(st.Refused, why) {
+		t.Fatalf("status does not say why: %+v", st)
+	}
+	if out := lt.Git(t, ws.Root, "status", "--porcelain"); out != "" {
+		t.Fatalf("the work tree changed:\n%s", out)
+	}
+	els := lt.Elements(t, ws)
+	if _, err := l.Apply(context.Background(), ledger.Request{Name: "after", File: "after.json", Raw: lt.Rename(els[1], "Still Serving")}); err != nil {
+		t.Fatalf("the workspace no longer applies: %v", err)
+	}
+	if _, err := l.Sync(context.Background()); !errors.Is(err, store.ErrCommitRefused) {
+		t.Fatalf("sync onto the refused commit: %v", err)
+	}
+	if ahead, _, _ := ws.AheadBehind("origin"); ahead != 1 {
+		t.Fatalf("%d ahead, want the local apply kept (1)", ahead)
+	}
+}
+
+// A colleague makes plans/ a symbolic link: archiplan used to move the branch and then fail the
+// work tree ("file exists"), wedging every later command.
+func TestSync_RefusesInboxLink(t *testing.T) {
+	bare, w := lt.Team(t, 1)
+	l := lt.Ledger(w[0])
+	dir := colleagueClone(t, bare)
+	os.RemoveAll(dir + "/plans")
+	if err := os.Symlink("/tmp", dir+"/plans"); err != nil {
+		t.Fatal(err)
+	}
+	bad := colleaguePush(t, dir, "plans elsewhere")
+	refusedPull(t, w[0], l, bad, `"plans" is a symbolic link`)
+}
+
+// A commit with a tree entry under .git/ (git never makes one; a crafted push can): go-git would
+// write it and every later pull failed.
+func TestSync_RefusesPathUnderGit(t *testing.T) {
+	bare, w := lt.Team(t, 1)
+	l := lt.Ledger(w[0])
+	dir := colleagueClone(t, bare)
+	blob := lt.Git(t, dir, "hash-object", "-w", "model.archimate") // any blob
+	inner := gitStdin(t, dir, "100644 blob "+blob+"\tconfig\n", "mktree")
+	top := gitStdin(t, dir, lt.Git(t, dir, "ls-tree", "HEAD")+"\n040000 tree "+inner+"\t.git\n", "mktree")
+	commit := lt.Git(t, dir, "commit-tree", top, "-p", "HEAD", "-m", "under .git")
+	lt.Git(t, dir, "push", "-q", "origin", commit+":refs/heads/main")
+	refusedPull(t, w[0], l, commit, `its tree cannot be checked out: invalid path component: ".git"`)
+}
+
+// A committed configuration pointing the inbox outside the workspace: the next daemon would have
+// deleted and written files there.
+func TestSync_RefusesConfigOutside(t *testing.T) {
+	bare, w := lt.Team(t, 1)
+	l := lt.Ledger(w[0])
+	dir := colleagueClone(t, bare)
+	os.WriteFile(dir+"/.archiplan.yaml", []byte("inbox: ../elsewhere\n"), 0o644)
+	bad := colleaguePush(t, dir, "inbox elsewhere")
+	refusedPull(t, w[0], l, bad, `inbox: "../elsewhere", outside the workspace`)
+}
+
+// A pulled executable hook is written executable, as git writes it (it came in -rw-r--r-- and
+// the team's veto silently stopped running); a pulled configuration that loosens the policy is
+// let in and shown.
+func TestSync_PulledHookModeAndPolicy(t *testing.T) {
+	bare, w := lt.Team(t, 1)
+	l := lt.Ledger(w[0])
+	dir := colleagueClone(t, bare)
+	os.WriteFile(dir+"/.archiplan.yaml", []byte("policy:\n  allowed_ops: [rename_element]\n  protected_folders: [Business]\n"), 0o644)
+	colleaguePush(t, dir, "policy")
+	if err := l.Pull(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if st := w[0].RemoteState(); st.PolicyNote != "" {
+		t.Fatalf("a tighter policy noted as looser: %s", st.PolicyNote)
+	}
+	os.MkdirAll(dir+"/hooks", 0o755)
+	os.WriteFile(dir+"/hooks/pre-apply", []byte("#!/bin/sh\nexit 1\n"), 0o755)
+	os.WriteFile(dir+"/.archiplan.yaml", []byte("policy:\n  allowed_ops: [rename_element, delete_element]\n"), 0o644)
+	colleaguePush(t, dir, "veto hook, looser policy")
+	if err := l.Pull(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(w[0].Root + "/hooks/pre-apply")
+	if err != nil || fi.Mode().Perm()&0o100 == 0 {
+		t.Fatalf("the pulled hook is not executable: %v %v", fi.Mode(), err)
+	}
+	if out := lt.Git(t, w[0].Root, "status", "--porcelain"); out != "" {
+		t.Fatalf("git sees the work tree differ:\n%s", out)
+	}
+	note := w[0].RemoteState().PolicyNote
+	if !strings.Contains(note, "allowed_ops adds delete_element") || !strings.Contains(note, "no longer protects Business") {
+		t.Fatalf("policy note: %q", note)
+	}
+}
+
+// The rejection of a plan the remote made stale describes the plan as the person previewed it
+// (the archived preview and report), naming the remote commit: not a report made against the
+// commit it is dropped from ("Rename X to X", a NOOP warning, model.commit the discarded commit).
+func TestSync_StaleReportAsPreviewed(t *testing.T) {
+	_, w := lt.Team(t, 2)
+	a, b := lt.Ledger(w[0]), lt.Ledger(w[1])
+	customer := lt.Elements(t, w[0])[0]
+	applyAndSync(t, a, "theirs", lt.Rename(customer, "Client"))
+	base, _ := w[1].Head()
+	lt.Preview(t, b, "mine", lt.Rename(customer, "Patron"))
+	if _, err := lt.Approve(t, b, "mine"); err != nil {
+		t.Fatal(err)
+	}
+	discarded, _ := w[1].Head()
+	res, err := b.Sync(context.Background())
+	if err != nil || len(res.Dropped) != 1 {
+		t.Fatalf("%+v %v", res, err)
+	}
+	remote, _ := w[1].RemoteHead("origin")
+	report, _ := os.ReadFile(w[1].Root + "/plans/mine.report.json")
+	preview, _ := os.ReadFile(w[1].Root + "/plans/mine.preview.md")
+	var r struct {
+		Verdict, Reason string
+		StaleBy         string `json:"stale_by"`
+		Model           plans.ModelInfo
+	}
+	if err := json.Unmarshal(report, &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.Verdict != ledger.VerdictStale || r.StaleBy != remote || !strings.Contains(r.Reason, store.Short(remote)) {
+		t.Fatalf("report: %s", report)
+	}
+	if r.Model.Commit != base || r.Model.Commit == discarded {
+		t.Fatalf("the report speaks of commit %s, want the previewed base %s", r.Model.Commit, base)
+	}
+	if strings.Contains(string(report), "NOOP") || strings.Contains(string(preview), `"Patron" to "Patron"`) {
+		t.Fatalf("a report made from the discarded commit:\n%s\n%s", report, preview)
+	}
+	if !strings.Contains(string(preview), "Patron") || !strings.Contains(string(preview), "Not applied") {
+		t.Fatalf("preview:\n%s", preview)
+	}
+}
+
+func gitStdin(t *testing.T, dir, in string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
+	cmd.Stdin = strings.NewReader(in)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+	return strings.TrimSpace(string(out))
 }
