@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -174,15 +175,25 @@ func (s *Server) reject(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) history(w http.ResponseWriter, r *http.Request) {
-	entries, err := s.cfg.Backend.Log()
+	page := 1
+	if p := r.URL.Query().Get("page"); p != "" {
+		n, err := strconv.Atoi(p)
+		if err != nil || n < 1 {
+			s.result(w, http.StatusBadRequest, "No such page", "page is a number from 1", false)
+			return
+		}
+		page = n
+	}
+	lp, err := s.cfg.Backend.Log(page)
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
 	s.render(w, http.StatusOK, "history", struct {
 		common
-		Entries []Entry
-	}{s.common("History", "history"), entries})
+		*LogPage
+		Newer, Older int // the numbers of the pages around it (0: none)
+	}{s.common("History", "history"), lp, lp.Page - 1, map[bool]int{true: lp.Page + 1}[lp.Older]})
 }
 
 func (s *Server) revert(w http.ResponseWriter, r *http.Request) {
