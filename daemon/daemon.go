@@ -63,6 +63,8 @@ type Daemon struct {
 	headErr  string               // why the model at HEAD cannot be read, "" when it can
 	// Passes counts reconcile passes, for tests and logs.
 	Passes int
+	// starting counts passes that began, before they take mu: a test holding mu sees one wait.
+	starting atomic.Int64
 	// Changed, when set, is called after each pass that changed something in the inbox (for the
 	// review page's live updates).
 	Changed func()
@@ -277,9 +279,32 @@ func (d *Daemon) watch(w *fsnotify.Watcher) {
 	}
 }
 
+// coalesce is how long the first event after a quiet time waits for the ones that come with it
+// (the create and the write of one file) before its pass starts.
+const coalesce = 2 * time.Millisecond
+
+// loop runs a pass for each burst of events: the first event after a quiet time starts one at
+// once (after coalesce), and the events during and after a pass start the next no sooner than
+// Debounce after it, so a stream of events makes a pass per Debounce, not one per event. Events
+// of archiplan's own writes (its temporary files, a preview or report as it wrote them) start
+// none. A rescan, a retry, a fetch and a kick start one at once.
 func (d *Daemon) loop(ctx context.Context, w *fsnotify.Watcher, again time.Duration) {
-	debounce := time.NewTimer(time.Hour)
-	debounce.Stop()
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	var due, last time.Time // when the armed pass starts (zero: none armed); when the last ended
+	schedule := func(at time.Time) {
+		if due.IsZero() || at.Before(due) {
+			timer.Reset(time.Until(at))
+			due = at
+		}
+	}
+	soon := func() {
+		at := time.Now().Add(min(coalesce, d.cfg.Debounce))
+		if next := last.Add(d.cfg.Debounce); next.After(at) {
+			at = next
+		}
+		schedule(at)
+	}
 	rescan := time.NewTicker(d.cfg.Rescan)
 	defer rescan.Stop()
 	var retry <-chan time.Time
@@ -298,7 +323,9 @@ func (d *Daemon) loop(ctx context.Context, w *fsnotify.Watcher, again time.Durat
 				d.log.Info("inbox made again; watching it", "inbox", d.box.Dir)
 				d.watch(w)
 			}
-			debounce.Reset(d.cfg.Debounce)
+			if !d.ours(ev) {
+				soon()
+			}
 		case err, ok := <-w.Errors:
 			if !ok {
 				return
@@ -306,19 +333,59 @@ func (d *Daemon) loop(ctx context.Context, w *fsnotify.Watcher, again time.Durat
 			// an overflowed queue lost events: only a full pass is sure to see everything
 			d.log.Warn("watch error; full pass", "err", err)
 			d.watch(w)
-			debounce.Reset(d.cfg.Debounce)
+			soon()
 		case <-rescan.C:
 			d.watch(w)
-			debounce.Reset(0)
+			schedule(time.Now())
 		case <-retry:
 			retry = nil
-			debounce.Reset(0)
+			schedule(time.Now())
 		case <-d.kick:
-			debounce.Reset(0)
-		case <-debounce.C:
-			if again := d.pass(ctx); again > 0 {
+			schedule(time.Now())
+		case <-timer.C:
+			due = time.Time{}
+			again := d.pass(ctx)
+			last = time.Now()
+			if again > 0 {
 				retry = time.After(again)
 			}
 		}
+	}
+}
+
+// ours says whether an event is of archiplan's own write, which no pass needs to see: a hidden
+// or temporary file of the inbox (what is renamed into place makes an event of its own), or a
+// preview, report or picture of a plan the last pass judged, still as that pass wrote it, or of
+// no plan and gone (a pass removed it). A
+// preview or report written over by someone else is not ours, and starts a pass that writes it
+// again.
+func (d *Daemon) ours(ev fsnotify.Event) bool {
+	if filepath.Dir(ev.Name) != d.box.Dir {
+		return false
+	}
+	name, kind, _ := inbox.Parse(filepath.Base(ev.Name))
+	switch kind {
+	case inbox.KindTemp:
+		return true
+	case inbox.KindPreview, inbox.KindReport, inbox.KindPicture:
+	default:
+		return false
+	}
+	if !d.mu.TryLock() {
+		return false // a pass or a front end holds it: a pass more is harmless
+	}
+	defer d.mu.Unlock()
+	st, ok := d.seen[name]
+	switch {
+	case !ok:
+		// an output of no plan the daemon judged: one still there is for a pass to remove; one
+		// gone (the pass that removed it made this event) needs no pass
+		return !lstamp(ev.Name).ok
+	case kind == inbox.KindPicture:
+		return true // pictures are checked at the approval, against the record
+	case kind == inbox.KindPreview:
+		return st.preview.ok && lstamp(ev.Name) == st.preview
+	default:
+		return st.report.ok && lstamp(ev.Name) == st.report
 	}
 }

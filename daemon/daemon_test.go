@@ -100,11 +100,13 @@ func TestDaemon_Burst(t *testing.T) {
 	start := time.Now()
 	// the burst lands while the daemon is busy (as in a long pass): the events pile up in the
 	// kernel's small queue, which overflows, and only a full pass can see every plan
+	began := d.starting.Load()
 	d.mu.Lock()
-	if err := os.WriteFile(filepath.Join(inbox, "first.tmp"), nil, 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(inbox, "first.txt"), nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(300 * time.Millisecond) // the debounced pass starts, and waits for the lock
+	// the pass this event starts begins, and waits for the lock
+	waitFor(t, "a pass waiting for the lock", time.Minute, func() bool { return d.starting.Load() > began })
 	for i := 0; i < n; i++ {
 		e := els[i%len(els)]
 		p := fmt.Sprintf(`{"schema_version":"2.0","status":"ready","summary":"burst %d","actions":[{"op":"set_property","element_id":%q,"key":"burst","value":"%d"}]}`, i, e.ID(), i)

@@ -8,12 +8,14 @@ import (
 
 	"github.com/archiplan/archiplan/daemon/inbox"
 	"github.com/archiplan/archiplan/daemon/ledger"
+	"github.com/archiplan/archiplan/plans"
 	"github.com/archiplan/archiplan/store"
 )
 
 // pass reconciles the whole inbox with HEAD and the policy once. It returns how soon another
 // pass is needed for files that were still being written or approvals to retry (0 when none).
 func (d *Daemon) pass(ctx context.Context) time.Duration {
+	d.starting.Add(1)
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.Passes++
@@ -125,7 +127,7 @@ func (d *Daemon) preview(p inbox.Entry, head *ledger.Head, policy string) (time.
 	if prev, ok := d.seen[p.Name]; ok && prev == st {
 		return 0, false
 	}
-	if age := time.Since(p.Info.ModTime()); age < d.cfg.Settle {
+	if age := time.Since(p.Info.ModTime()); age < d.cfg.Settle && !d.complete(p) {
 		return d.cfg.Settle - age + 10*time.Millisecond, false
 	}
 	if d.cfg.Adopt {
@@ -157,6 +159,23 @@ func (d *Daemon) preview(p inbox.Entry, head *ledger.Head, policy string) (time.
 	d.seen[p.Name] = st
 	d.log.Info("previewed", "plan", p.File, "verdict", c.Outcome.Verdict, "errors", len(c.Outcome.Errors()), "warnings", len(c.Outcome.Warnings()))
 	return 0, true
+}
+
+// complete says whether a plan file written moments ago is already a whole plan, to be judged at
+// once rather than after the settle time: its bytes hold a complete JSON object (one cut off, an
+// empty file, prose whose object has not come yet, a character cut in two all wait), and the file
+// is still as listed (it did not grow while it was read). A plan that changes after its preview
+// is previewed again, and an approval binds the bytes previewed, so judging early costs at most a
+// preview written again.
+func (d *Daemon) complete(p inbox.Entry) bool {
+	raw, err := d.box.ReadPlan(p)
+	if err != nil {
+		return false
+	}
+	if _, _, f := plans.Extract(raw, false); f != nil {
+		return false
+	}
+	return int64(len(raw)) == p.Info.Size() && lstamp(d.box.Path(p.File)) == stampOf(p.Info)
 }
 
 // approve applies an approved plan through the ledger; a refused one becomes NAME.rejected with

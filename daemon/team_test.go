@@ -67,7 +67,7 @@ func TestTeam_ThreeDaemons(t *testing.T) {
 	start := time.Now()
 	remoteHead := func() string { return lt.Git(t, bare, "rev-parse", "main") }
 	for i := 0; i < per; i++ {
-		waitFor(t, fmt.Sprintf("round %d: everyone at the remote head with current previews", i), time.Minute, func() bool {
+		waitFor(t, fmt.Sprintf("round %d: everyone at the remote head with current previews", i), 5*time.Minute, func() bool {
 			h := remoteHead()
 			for k, ws := range w {
 				if head, _ := ws.Head(); head != h {
@@ -90,7 +90,7 @@ func TestTeam_ThreeDaemons(t *testing.T) {
 			}(k, ws)
 		}
 		wg.Wait()
-		waitFor(t, fmt.Sprintf("round %d settled", i), time.Minute, func() bool {
+		waitFor(t, fmt.Sprintf("round %d settled", i), 5*time.Minute, func() bool {
 			for k, ws := range w {
 				if _, err := os.Stat(filepath.Join(ws.Root, "plans", name(k, i)+".approved")); err == nil {
 					return false

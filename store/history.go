@@ -45,6 +45,14 @@ func (w *Workspace) History(stop func(CommitInfo) bool) ([]CommitInfo, error) {
 	return w.historyFrom(head, stop)
 }
 
+// HistoryFrom is History from a commit, its newest n commits at most (n <= 0: all).
+func (w *Workspace) HistoryFrom(commit string, n int) ([]CommitInfo, error) {
+	if n <= 0 {
+		return w.historyFrom(commit, nil)
+	}
+	return w.historyFrom(commit, func(CommitInfo) bool { n--; return n == 0 })
+}
+
 // historyFrom walks the first-parent history from a commit, as History does from HEAD.
 func (w *Workspace) historyFrom(head string, stop func(CommitInfo) bool) ([]CommitInfo, error) {
 	var out []CommitInfo
@@ -60,8 +68,11 @@ func (w *Workspace) historyFrom(head string, stop func(CommitInfo) bool) ([]Comm
 		if m := revertLine.FindStringSubmatch(c.Message); m != nil {
 			info.GitReverts = m[1]
 		}
-		if f, err := c.File(w.Model); err == nil {
-			info.ModelBlob = f.Hash.String()
+		// the model's blob id from its tree entry: Commit.File would read (inflate) the blob
+		if t, err := c.Tree(); err == nil {
+			if e, err := t.FindEntry(w.Model); err == nil {
+				info.ModelBlob = e.Hash.String()
+			}
 		}
 		if len(c.ParentHashes) > 0 {
 			info.Parent = c.ParentHashes[0].String()

@@ -128,9 +128,10 @@ func TestTwoUsers_PlannerCannotApproveItsOwnPlans(t *testing.T) {
 	before := head()
 	// the person approves: the daemon's user
 	run("approve", "x", "--repo", ws)
-	waitFor("x applied", func() bool { return head() != before })
-	// the branch moves first, then the work tree follows (store.Publish): read what was committed
-	model, _ := exec.Command("git", "-C", ws, "show", "HEAD:model.archimate").Output()
+	// applied: committed, and its inbox files cleared, which the daemon does once the apply,
+	// work tree included, is done (the commit moves HEAD before the work tree is written)
+	waitFor("x applied", func() bool { return head() != before && !exists("x.approved")() })
+	model, _ := os.ReadFile(filepath.Join(ws, "model.archimate"))
 	if !strings.Contains(string(model), `name="Client"`) || strings.Contains(string(model), `name="Buyer"`) {
 		t.Fatal("the model is not what the person approved")
 	}

@@ -35,11 +35,26 @@ func Log(ws *store.Workspace) ([]Entry, error) {
 	if err != nil {
 		return nil, err
 	}
+	return LogOf(ws, hist), nil
+}
+
+// LogOf is Log of a history already read (ws.History's, newest first), for a reader that needs
+// the history too and would otherwise walk it twice. hist may be the newest part of the history
+// only (a page of it): what an entry says depends on later commits only, and the apply a
+// git revert undoes, when older than hist, is read from git.
+func LogOf(ws *store.Workspace, hist []store.CommitInfo) []Entry {
 	applies := map[string]string{} // apply commit -> plan id
 	reverted := map[string]bool{}  // plan ids reverted by archiplan or git
 	for _, c := range hist {
 		if id := c.Trailers[store.TrailerPlanID]; id != "" {
 			applies[c.Hash] = id
+		}
+	}
+	for _, c := range hist {
+		if _, ok := applies[c.GitReverts]; c.GitReverts != "" && !ok {
+			if info, err := ws.Info(c.GitReverts); err == nil && info.Hash == c.GitReverts {
+				applies[c.GitReverts] = info.Trailers[store.TrailerPlanID]
+			}
 		}
 	}
 	entries := []Entry{}
@@ -63,7 +78,7 @@ func Log(ws *store.Workspace) ([]Entry, error) {
 		}
 		entries = append(entries, e)
 	}
-	return entries, nil
+	return entries
 }
 
 // undoneBy finds the oldest later commit, not archiplan's, after which every object the plan

@@ -96,6 +96,16 @@ type Entry struct {
 	Views      []View   // the views it changed, drawn after the commit
 }
 
+// LogPage is one page of the history.
+type LogPage struct {
+	Entries []Entry
+	Page    int  // its number, from 1 (the newest)
+	Older   bool // a page of older entries follows
+}
+
+// HistoryPageSize is how many entries a page of the history holds (a variable for tests).
+var HistoryPageSize = 50
+
 // View is one view of the model.
 type View struct {
 	ID     string
@@ -118,8 +128,9 @@ type Backend interface {
 	// Reject renames plans/NAME.json to NAME.rejected with reason written in its preview and
 	// report.
 	Reject(name, reason, reviewer string) error
-	// Log is the history, newest first, commits made outside archiplan included.
-	Log() ([]Entry, error)
+	// Log is one page of the history (page 1 the newest; a page past the end is empty), newest
+	// first, commits made outside archiplan included.
+	Log(page int) (*LogPage, error)
 	// Revert undoes one applied plan (by id or commit) and returns the new commit; a conflict's
 	// error names the commit that conflicts.
 	Revert(target string) (string, error)

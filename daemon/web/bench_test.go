@@ -1,12 +1,15 @@
 package web
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -147,14 +150,85 @@ func firstView(b *testing.B, s *Server) string {
 }
 
 func comparing(b *testing.B, s *Server) bool {
-	entries, err := s.cfg.Backend.Log()
+	lp, err := s.cfg.Backend.Log(1)
 	if err != nil {
 		b.Fatal(err)
 	}
-	for _, e := range entries {
+	for _, e := range lp.Entries {
 		if e.Comparing {
 			return true
 		}
 	}
 	return false
+}
+
+// BenchmarkHistory: the first answer of the history page (its first page, on a backend that
+// remembers nothing) with 1,000 plans applied, next to the floor of git's own command line
+// listing those commits with their messages (`git log`), in the same run. The first plan is
+// applied by the ledger; the 999 others are commits like it (its message with another plan id,
+// the model with another name), written by git fast-import, as 1,000 applies take many minutes
+// on a busy machine. Metrics: ms per first page, git-log-ms, x_gitlog the ratio.
+func BenchmarkHistory(b *testing.B) {
+	if _, err := exec.LookPath("git"); err != nil {
+		b.Skip("git not installed")
+	}
+	const plansN = 1000
+	ws, led, m := exampleLedger(b)
+	el := m.Elements()[0]
+	res, err := led.Apply(context.Background(), ledger.Request{Name: "p0000", File: "p0000.json", Raw: []byte(renamePlan("Rename 0", el.ID(), "Name 0"))})
+	if err != nil {
+		b.Fatal(err)
+	}
+	git := func(stdin []byte, args ...string) []byte {
+		cmd := exec.Command("git", append([]string{"-C", ws.Root}, args...)...)
+		cmd.Stdin = bytes.NewReader(stdin)
+		out, err := cmd.Output()
+		if err != nil {
+			b.Fatalf("git %v: %v", args, err)
+		}
+		return out
+	}
+	msg := string(git(nil, "log", "-1", "--format=%B"))
+	model := git(nil, "show", "HEAD:model.archimate")
+	branch := strings.TrimSpace(string(git(nil, "symbolic-ref", "HEAD")))
+	var stream bytes.Buffer
+	for i := 1; i < plansN; i++ {
+		mi := strings.ReplaceAll(msg, "p0000-", fmt.Sprintf("p%04d-", i))
+		data := bytes.Replace(model, []byte(`name="Name 0"`), []byte(fmt.Sprintf(`name="Name %d"`, i)), 1)
+		fmt.Fprintf(&stream, "commit %s\ncommitter t <t@t> %d +0000\ndata %d\n%s\n", branch, 1700000000+i, len(mi), mi)
+		if i == 1 {
+			fmt.Fprintf(&stream, "from %s\n", res.Commit)
+		}
+		fmt.Fprintf(&stream, "M 100644 inline model.archimate\ndata %d\n%s\n", len(data), data)
+	}
+	git(stream.Bytes(), "fast-import", "--quiet")
+	git(nil, "reset", "-q", "--hard")
+	s, err := New(Config{Backend: NewLocal(LocalConfig{Ledger: led})})
+	if err != nil {
+		b.Fatal(err)
+	}
+	var page, floor time.Duration
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		start := time.Now()
+		if out := git(nil, "log", "--format=%H %an %at%n%B"); bytes.Count(out, []byte("Plan-Id: ")) != plansN {
+			b.Fatalf("git log shows %d applies", bytes.Count(out, []byte("Plan-Id: ")))
+		}
+		floor += time.Since(start)
+		fresh, err := New(Config{Backend: NewLocal(LocalConfig{Ledger: led}), Token: s.token})
+		if err != nil {
+			b.Fatal(err)
+		}
+		start = time.Now()
+		get(b, fresh.Handler(), fresh.base, "/history")
+		page += time.Since(start)
+	}
+	b.StopTimer()
+	lp, err := s.cfg.Backend.Log(1)
+	if err != nil || len(lp.Entries) != HistoryPageSize || !lp.Older || lp.Entries[0].Kind != KindApply {
+		b.Fatalf("the first page holds %d entries (older: %v): %v", len(lp.Entries), lp.Older, err)
+	}
+	b.ReportMetric(float64(page.Microseconds())/1000/float64(b.N), "ms")
+	b.ReportMetric(float64(floor.Microseconds())/1000/float64(b.N), "git-log-ms")
+	b.ReportMetric(float64(page)/float64(floor), "x_gitlog")
 }

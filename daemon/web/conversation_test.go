@@ -32,7 +32,7 @@ func TestServer_AnswersAndAudit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if b := body(t, res); !strings.Contains(b, "What should the customer be called?") || !strings.Contains(b, `action="/plan/q/answer"`) ||
+	if b := body(t, res); !strings.Contains(b, "What should the customer be called?") || !strings.Contains(b, `action="`+e.srv.Base()+`/plan/q/answer"`) ||
 		!strings.Contains(b, "Rename the customer") {
 		t.Fatalf("the plan page offers no answer form:\n%s", b)
 	}

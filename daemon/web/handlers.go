@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -196,13 +197,22 @@ func (s *Server) reject(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) history(w http.ResponseWriter, r *http.Request) {
-	entries, err := s.cfg.Backend.Log()
+	page := 1
+	if p := r.URL.Query().Get("page"); p != "" {
+		n, err := strconv.Atoi(p)
+		if err != nil || n < 1 {
+			s.result(w, http.StatusBadRequest, "No such page", "page is a number from 1", false)
+			return
+		}
+		page = n
+	}
+	lp, err := s.cfg.Backend.Log(page)
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
 	var events []ledger.Event
-	if cb, ok := s.cfg.Backend.(Conversations); ok {
+	if cb, ok := s.cfg.Backend.(Conversations); ok && lp.Page == 1 { // the events go with the first page
 		events, _ = cb.Audit()
 		for i, j := 0, len(events)-1; i < j; i, j = i+1, j-1 { // newest first, as the commits
 			events[i], events[j] = events[j], events[i]
@@ -210,9 +220,10 @@ func (s *Server) history(w http.ResponseWriter, r *http.Request) {
 	}
 	s.render(w, http.StatusOK, "history", struct {
 		common
-		Entries []Entry
-		Events  []ledger.Event
-	}{s.common("History", "history"), entries, events})
+		*LogPage
+		Newer, Older int // the numbers of the pages around it (0: none)
+		Events       []ledger.Event
+	}{s.common("History", "history"), lp, lp.Page - 1, map[bool]int{true: lp.Page + 1}[lp.Older], events})
 }
 
 func (s *Server) revert(w http.ResponseWriter, r *http.Request) {

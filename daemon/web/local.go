@@ -42,14 +42,17 @@ type Local struct {
 	stop  chan struct{}
 	lines map[string]line // the inbox's lines, by NAME, while their files are unchanged
 
-	hmu    sync.Mutex
-	models []blobModel            // the last few models read at commits, by blob
-	diffs  map[string]*commitDiff // what each commit changed: commits never change
-	logAt  string                 // the HEAD the history below was read at
-	logged []Entry                // without the diffs, which are added as they are made
-	queue  []store.CommitInfo     // commits whose diff is still to be made, newest first
-	asked  map[string]bool        // commits queued
-	busy   bool                   // the diff worker runs
+	hmu     sync.Mutex
+	models  []blobModel                 // the last few models read at commits, by blob
+	diffs   map[string]*commitDiff      // what each commit changed: commits never change
+	logAt   string                      // the HEAD the history below was read at
+	logged  []Entry                     // without the diffs, which are added as they are made
+	commits map[string]store.CommitInfo // the commits of that history, by hash
+	walked  int                         // how many commits from logAt were read
+	whole   bool                        // all of them: the history is read to its root
+	queue   []store.CommitInfo          // commits whose diff is still to be made, newest first
+	asked   map[string]bool             // commits queued
+	busy    bool                        // the diff worker runs
 }
 
 type blobModel struct {
@@ -387,48 +390,68 @@ func (l *Local) Reject(name, reason, reviewer string) error {
 	})
 }
 
-// Log implements Backend: the ledger's log, with the commits made outside archiplan that
-// changed the model between them, each with what it changed in words and the views it changed.
-func (l *Local) Log() ([]Entry, error) {
-	// the history of a HEAD never changes: read it once per HEAD
+// Log implements Backend: a page of the ledger's log, with the commits made outside archiplan
+// that changed the model between them, each with what it changed in words and the views it
+// changed. The history is walked from HEAD only as far as the page needs, and the comparisons
+// are made in the background for the page asked for only.
+func (l *Local) Log(page int) (*LogPage, error) {
+	page = max(page, 1)
 	head, err := l.ws.Head()
 	if err != nil {
 		return nil, err
 	}
+	need := page*HistoryPageSize + 1 // entries to know whether an older page follows
+	// the history of a HEAD never changes: what was read of it is kept until HEAD moves
 	l.hmu.Lock()
-	cached := l.logAt == head
+	if l.logAt != head {
+		l.logAt, l.logged, l.commits, l.walked, l.whole = head, nil, nil, 0, false
+	}
+	enough := l.whole || len(l.logged) >= need
+	walked := l.walked
 	l.hmu.Unlock()
-	if !cached {
-		out, hist, err := l.readLog()
+	for n := max(2*need, 2*walked); !enough; n *= 2 {
+		out, hist, whole, err := l.readLog(head, n)
 		if err != nil {
 			return nil, err
 		}
+		byHash := make(map[string]store.CommitInfo, len(hist))
+		for _, c := range hist {
+			byHash[c.Hash] = c
+		}
 		l.hmu.Lock()
-		l.logAt, l.logged = head, out
-		for _, c := range hist { // newest first: the top of the page is compared first
-			if _, ok := l.diffs[c.Hash]; !ok && !l.asked[c.Hash] && c.Parent != "" && c.ModelBlob != "" {
-				l.asked[c.Hash] = true
-				l.queue = append(l.queue, c)
-			}
+		if l.logAt == head {
+			l.logged, l.commits, l.walked, l.whole = out, byHash, len(hist), whole
 		}
-		if len(l.queue) > 0 && !l.busy {
-			l.busy = true
-			go l.differ()
-		}
+		enough = whole || len(out) >= need
 		l.hmu.Unlock()
 	}
 	l.hmu.Lock()
 	defer l.hmu.Unlock()
-	out := make([]Entry, len(l.logged))
-	for i, e := range l.logged {
+	from := min((page-1)*HistoryPageSize, len(l.logged))
+	to := min(from+HistoryPageSize, len(l.logged))
+	lp := &LogPage{Page: page, Older: to < len(l.logged), Entries: make([]Entry, 0, to-from)}
+	queued := false
+	for _, e := range l.logged[from:to] { // newest first: the top of the page is compared first
+		c := l.commits[e.Commit]
+		if _, ok := l.diffs[c.Hash]; !ok && !l.asked[c.Hash] && c.Parent != "" && c.ModelBlob != "" {
+			l.asked[c.Hash] = true
+			l.queue = append(l.queue, c)
+			queued = true
+		}
+	}
+	if queued && !l.busy {
+		l.busy = true
+		go l.differ()
+	}
+	for _, e := range l.logged[from:to] {
 		if d, ok := l.diffs[e.Commit]; ok && d != nil {
 			e.Changes, e.Views = d.changes, d.views
 		} else if ok || l.asked[e.Commit] {
 			e.Comparing = !ok
 		}
-		out[i] = e
+		lp.Entries = append(lp.Entries, e)
 	}
-	return out, nil
+	return lp, nil
 }
 
 // differ compares queued commits with their parents, one at a time, and tells subscribers after
@@ -452,11 +475,15 @@ func (l *Local) differ() {
 	}
 }
 
-func (l *Local) readLog() ([]Entry, []store.CommitInfo, error) {
-	led, err := ledger.Log(l.ws)
+// readLog reads the newest n commits of the history from head (whole: that is all of it) and
+// the entries they make; the oldest of a part is read only as its child's parent.
+func (l *Local) readLog(head string, n int) ([]Entry, []store.CommitInfo, bool, error) {
+	hist, err := l.ws.HistoryFrom(head, n)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, false, err
 	}
+	whole := len(hist) < n
+	led := ledger.LogOf(l.ws, hist)
 	byCommit := map[string]ledger.Entry{}
 	reverted := map[string]string{} // apply commit -> the commit that reverted it
 	for _, e := range led {
@@ -465,12 +492,11 @@ func (l *Local) readLog() ([]Entry, []store.CommitInfo, error) {
 			reverted[e.Reverts] = e.Commit
 		}
 	}
-	hist, err := l.ws.History(nil)
-	if err != nil {
-		return nil, nil, err
-	}
 	var out []Entry
 	for i, c := range hist {
+		if !whole && i == len(hist)-1 {
+			break // its parent was not read: the next walk, longer, says what it is
+		}
 		e := Entry{Commit: c.Hash, When: c.When, Author: c.Author, ApprovedBy: c.Trailers[store.TrailerApprovedBy], Summary: c.Subject}
 		if le, ok := byCommit[c.Hash]; ok {
 			e.Kind, e.PlanID, e.Summary, e.Reverts = EntryKind(le.Kind), le.PlanID, le.Summary, le.Reverts
@@ -490,7 +516,7 @@ func (l *Local) readLog() ([]Entry, []store.CommitInfo, error) {
 		}
 		out = append(out, e)
 	}
-	return out, hist, nil
+	return out, hist, whole, nil
 }
 
 // diffOf is what a commit changed against its first parent (nil for a model that cannot be

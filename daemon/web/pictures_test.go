@@ -32,7 +32,7 @@ func TestServer_NamesAndPictures(t *testing.T) {
 		if strings.Contains(b, "graph LR") || strings.Contains(b, "language-mermaid") {
 			t.Error("the Mermaid block is shown as source")
 		}
-		if !strings.Contains(b, `href="/plan/p/picture/p.view-1.whole.svg"`) {
+		if !strings.Contains(b, `href="`+e.srv.Base()+`/plan/p/picture/p.view-1.whole.svg"`) {
 			t.Error("the whole view's link does not open the plan's picture")
 		}
 		if strings.Index(b, `id="decide-h"`) < strings.Index(b, `id="preview-h"`) {

@@ -1,0 +1,180 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/archiplan/archiplan/archixml"
+)
+
+// proc runs a command and returns its wall time and peak memory (kB), as /usr/bin/time reports
+// it: a child of this process would carry this process's own peak in its rusage (the memory it
+// shared until its exec counts), a grandchild forked from time's small process does not. A
+// failure fails b.
+func proc(b *testing.B, dir string, name string, args ...string) (time.Duration, int64) {
+	b.Helper()
+	rss := filepath.Join(b.TempDir(), "rss")
+	cmd := exec.Command("/usr/bin/time", append([]string{"-f", "%M", "-o", rss, name}, args...)...)
+	cmd.Dir = dir
+	start := time.Now()
+	out, err := cmd.CombinedOutput()
+	took := time.Since(start)
+	if err != nil {
+		b.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out)
+	}
+	data, _ := os.ReadFile(rss)
+	kb, err := strconv.ParseInt(strings.TrimSpace(string(data)), 10, 64)
+	if err != nil {
+		b.Fatalf("peak memory of %s: %q", name, data)
+	}
+	return took, kb
+}
+
+// built is the archiplan command, built once for the benchmarks that run it as a person does.
+func built(b *testing.B) string {
+	b.Helper()
+	bin := filepath.Join(b.TempDir(), "archiplan")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		b.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+func need(b *testing.B, tools ...string) {
+	tools = append(tools, "/usr/bin/time")
+	for _, t := range tools {
+		if _, err := exec.LookPath(t); err != nil {
+			b.Skipf("%s not installed", t)
+		}
+	}
+}
+
+// archiEMF is Archi's own EMF load and save (../shared/tools/archi-emf), "" when ARCHI_EMF is
+// not set.
+func archiEMF() string {
+	p := os.Getenv("ARCHI_EMF")
+	if p == "" {
+		return ""
+	}
+	if abs, err := filepath.Abs(filepath.Join("..", "..", p)); err == nil && !filepath.IsAbs(p) {
+		p = abs
+	}
+	return p
+}
+
+// renames100 is a plan of 100 renames spread over the model; round makes each plan different.
+func renames100(m *archixml.Model, round int) []byte {
+	els := m.Elements()
+	var acts []string
+	for i := 0; i < 100; i++ {
+		id, _ := json.Marshal(els[(i*7919)%len(els)].ID())
+		acts = append(acts, fmt.Sprintf(`{"op":"rename_element","element_id":%s,"new_name":"Renamed %d.%d"}`, id, round, i))
+	}
+	return []byte(fmt.Sprintf(`{"schema_version":"2.0","status":"ready","summary":"round %d","actions":[%s]}`, round, strings.Join(acts, ",")))
+}
+
+// BenchmarkColdApply: `archiplan apply` of a 100-rename plan, the command run as a person runs
+// it (a process of its own: read and parse the model, validate, edit, write, commit), on models
+// of 1k, 10k and 100k elements (`archiplan synth`), next to its floors in the same run: parsing
+// the same file with `xmllint --noout` plus `git commit -a` of the same change in a repository of
+// its own (x_floor), and Archi's own EMF load and save, `archi-emf resave`, when ARCHI_EMF is set
+// (x_emf). x_mem is the apply's peak memory over xmllint's.
+func BenchmarkColdApply(b *testing.B) {
+	need(b, "git", "xmllint")
+	bin := built(b)
+	emf := archiEMF()
+	for _, n := range []int{1000, 10000, 100000} {
+		b.Run(fmt.Sprintf("elements=%d", n), func(b *testing.B) {
+			dir := b.TempDir()
+			model := filepath.Join(dir, "synth.archimate")
+			proc(b, dir, bin, "synth", "--elements", fmt.Sprint(n), "-o", model)
+			data, err := os.ReadFile(model)
+			if err != nil {
+				b.Fatal(err)
+			}
+			m, err := archixml.Load(data)
+			if err != nil {
+				b.Fatal(err)
+			}
+			ws, floor := filepath.Join(dir, "ws"), filepath.Join(dir, "floor")
+			proc(b, dir, bin, "init", ws, "--model", model)
+			os.MkdirAll(floor, 0o755)
+			os.WriteFile(filepath.Join(floor, "model.archimate"), data, 0o644)
+			for _, args := range [][]string{{"init", "-q"}, {"add", "."}, {"-c", "user.name=b", "-c", "user.email=b@b", "commit", "-q", "-m", "seed"}} {
+				proc(b, floor, "git", args...)
+			}
+			var apply, parse, commit, resave time.Duration
+			var rssApply, rssParse int64
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				b.StopTimer()
+				plan := filepath.Join(dir, fmt.Sprintf("r%d.json", i))
+				os.WriteFile(plan, renames100(m, i), 0o644)
+				// the floor's change: the same 100 names changed, written as the next commit
+				fm, _ := archixml.Load(data)
+				for k, e := range fm.Elements()[:100] {
+					_ = fm.Rename(e.ID(), fmt.Sprintf("Floor %d.%d", i, k))
+				}
+				next, _ := fm.Save()
+				b.StartTimer()
+				t, rss := proc(b, ws, bin, "apply", plan)
+				apply, rssApply = apply+t, max(rssApply, rss)
+				b.StopTimer()
+				t, rss = proc(b, floor, "xmllint", "--noout", "model.archimate")
+				parse, rssParse = parse+t, max(rssParse, rss)
+				os.WriteFile(filepath.Join(floor, "model.archimate"), next, 0o644)
+				t, _ = proc(b, floor, "git", "-c", "user.name=b", "-c", "user.email=b@b", "commit", "-q", "-a", "-m", "change")
+				commit += t
+				if emf != "" {
+					t, _ = proc(b, dir, emf, "resave", model, filepath.Join(dir, "resaved.archimate"))
+					resave += t
+				}
+				b.StartTimer()
+			}
+			b.StopTimer()
+			ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 / float64(b.N) }
+			b.ReportMetric(ms(apply), "apply-ms")
+			b.ReportMetric(ms(parse+commit), "floor-ms")
+			b.ReportMetric(float64(apply)/float64(parse+commit), "x_floor")
+			b.ReportMetric(float64(rssApply)/float64(rssParse), "x_mem")
+			if emf != "" {
+				b.ReportMetric(ms(resave), "emf-ms")
+				b.ReportMetric(float64(apply)/float64(resave), "x_emf")
+			}
+		})
+	}
+}
+
+// BenchmarkTextconv: `archiplan textconv` of a 100k-element model (what git diff runs twice per
+// commit), next to `xmllint --noout` of the same file in the same run: x_xmllint the time ratio,
+// x_mem the ratio of peak memory.
+func BenchmarkTextconv(b *testing.B) {
+	need(b, "xmllint")
+	bin := built(b)
+	dir := b.TempDir()
+	model := filepath.Join(dir, "m.archimate")
+	proc(b, dir, bin, "synth", "--elements", "100000", "-o", model)
+	var conv, parse time.Duration
+	var rssConv, rssParse int64
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		t, rss := proc(b, dir, "sh", "-c", `exec "$0" textconv "$1" >/dev/null`, bin, model)
+		conv, rssConv = conv+t, max(rssConv, rss)
+		b.StopTimer()
+		t, rss = proc(b, dir, "xmllint", "--noout", model)
+		parse, rssParse = parse+t, max(rssParse, rss)
+		b.StartTimer()
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(conv.Microseconds())/1000/float64(b.N), "textconv-ms")
+	b.ReportMetric(float64(parse.Microseconds())/1000/float64(b.N), "xmllint-ms")
+	b.ReportMetric(float64(conv)/float64(parse), "x_xmllint")
+	b.ReportMetric(float64(rssConv)/float64(rssParse), "x_mem")
+}
