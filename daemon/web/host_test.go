@@ -28,3 +28,32 @@ func TestServer_LoopbackHostOnly(t *testing.T) {
 		}
 	}
 }
+
+// A form post comes from the page only when its Origin, or without one its Referer, is exactly
+// the page's origin: never one that merely starts with it.
+func TestServer_SameOriginExactly(t *testing.T) {
+	s, err := New(Config{Backend: NewLocal(LocalConfig{})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		header, value string
+		ok            bool
+	}{
+		{"Origin", "http://127.0.0.1:8765", true},
+		{"Referer", "http://127.0.0.1:8765/plan/x", true},
+		{"Origin", "http://127.0.0.1:8765.evil.example", false},
+		{"Referer", "http://127.0.0.1:8765.evil.example/plan/x", false},
+		{"Referer", "http://127.0.0.1:87650/", false},
+		{"Referer", "", false},
+	} {
+		r := httptest.NewRequest(http.MethodPost, "/", nil)
+		r.Host = "127.0.0.1:8765"
+		if c.value != "" {
+			r.Header.Set(c.header, c.value)
+		}
+		if why := s.sameOrigin(r); (why == "") != c.ok {
+			t.Errorf("%s %q: %q", c.header, c.value, why)
+		}
+	}
+}
