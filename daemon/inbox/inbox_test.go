@@ -209,7 +209,7 @@ func TestInbox_ApproveSeenPreviewChanged(t *testing.T) {
 	b, rec := published(t, "p")
 	shown := rec.Outputs[PreviewFile("p")]
 	// the daemon previews the plan again (HEAD moved): a new preview and record
-	if err := b.Publish("p", Outputs{Preview: []byte("# preview, again\n"), Report: []byte("{}")}, &Record{File: "p.json"}); err != nil {
+	if err := b.Publish("p", Outputs{Preview: []byte("# preview, again\n"), Report: []byte(`{"verdict":"valid"}`)}, &Record{File: "p.json", Verdict: "valid"}); err != nil {
 		t.Fatal(err)
 	}
 	if err := b.ApproveSeen("p", shown, "r"); !errors.Is(err, ErrPreviewChanged) {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"image/png"
 	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -116,12 +117,15 @@ func TestBrowser_PicturesLegible(t *testing.T) {
 	pics := map[string][]byte{}
 	c := e.client()
 	for _, s := range srcs {
-		res, err := c.Get(e.base + s.(string))
+		res, err := c.Get(e.root + s.(string)) // the page's links hold the session's path already
 		if err != nil {
 			t.Fatal(err)
 		}
 		body, _ := io.ReadAll(res.Body)
 		res.Body.Close()
+		if res.StatusCode != http.StatusOK {
+			t.Fatalf("%s: %s", s, res.Status)
+		}
 		pics[s.(string)] = body
 	}
 	for src, after := range pics {
