@@ -101,7 +101,8 @@ func teamOverServer(t *testing.T, bare string, w []*store.Workspace, srv *gitser
 				if count(plansDir(k), "*.approved") != 0 {
 					return false
 				}
-				if a, _, _ := ws.AheadBehind("origin"); a != 0 {
+				// an error (the tracking ref being written by a fetch) is not "in sync"
+				if a, _, err := ws.AheadBehind("origin"); err != nil || a != 0 {
 					return false
 				}
 			}

@@ -95,7 +95,8 @@ func TestTeam_ThreeDaemons(t *testing.T) {
 				if _, err := os.Stat(filepath.Join(ws.Root, "plans", name(k, i)+".approved")); err == nil {
 					return false
 				}
-				if a, _, _ := ws.AheadBehind("origin"); a != 0 {
+				// an error (the tracking ref being written by a fetch) is not "settled"
+				if a, _, err := ws.AheadBehind("origin"); err != nil || a != 0 {
 					return false
 				}
 			}

@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -287,15 +289,42 @@ func (w *Workspace) RemoteHead(remote string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	ref, err := w.git().Reference(plumbing.NewRemoteReferenceName(remote, branch.Short()), true)
-	if errors.Is(err, plumbing.ErrReferenceNotFound) {
-		return "", nil
+	name := plumbing.NewRemoteReferenceName(remote, branch.Short())
+	// go-git's fetch and push write a remote-tracking ref in place (open truncating, then write),
+	// and a reader that comes in between finds the file empty, which go-git takes for "no such
+	// ref" (or for an older packed one): the branch would look in sync with a remote it has
+	// never seen. A ref file that is there is read again until it holds a commit; "" only when
+	// there is none.
+	path := w.GitPath(filepath.FromSlash(name.String()))
+	for try := 0; ; try++ {
+		fi, serr := os.Lstat(path)
+		if serr == nil && fi.Mode().IsRegular() && fi.Size() == 0 || serr != nil && !errors.Is(serr, fs.ErrNotExist) {
+			if try >= refReadTries {
+				return "", fmt.Errorf("read %s: %w", name, ErrRefBeingWritten)
+			}
+			time.Sleep(time.Millisecond)
+			continue
+		}
+		ref, err := w.git().Reference(name, true)
+		if errors.Is(err, plumbing.ErrReferenceNotFound) {
+			if _, serr := os.Lstat(path); serr == nil && try < refReadTries {
+				continue // written since the look above
+			}
+			return "", nil
+		}
+		if err != nil {
+			return "", err
+		}
+		return ref.Hash().String(), nil
 	}
-	if err != nil {
-		return "", err
-	}
-	return ref.Hash().String(), nil
 }
+
+// ErrRefBeingWritten means a remote-tracking ref's file stayed empty while it was read (a fetch
+// or push writes it in place): the caller tries again later, never taking it for no remote.
+var ErrRefBeingWritten = errors.New("the remote-tracking ref is being written")
+
+// refReadTries bounds the waits for a remote-tracking ref being written (a millisecond each).
+const refReadTries = 2000
 
 // pushLanded says whether the commit of a push whose outcome was never recorded is on the
 // remote's branch, as last fetched.

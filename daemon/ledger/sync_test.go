@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -354,4 +355,44 @@ func gitStdin(t *testing.T, dir, in string, args ...string) string {
 		t.Fatalf("git %v: %v\n%s", args, err, out)
 	}
 	return strings.TrimSpace(string(out))
+}
+
+// go-git's fetch and push write the remote-tracking ref in place: the file is truncated, then
+// written. Read in between, it was taken for "no remote", and a branch with an apply not yet
+// pushed looked in sync (AheadBehind 0, no error): the team test's wait for "applied and pushed"
+// ended there, while the sync was about to drop that apply and reject its plan, so the plan
+// looked lost. The ref file as go-git leaves it in between must never read as in sync.
+func TestSync_TrackingRefBeingWrittenIsNotInSync(t *testing.T) {
+	_, w := lt.Team(t, 1)
+	ws, l := w[0], lt.Ledger(w[0])
+	els := lt.Elements(t, ws)
+	if _, err := l.Apply(context.Background(), ledger.Request{Name: "client", File: "client.json", Raw: lt.Rename(els[0], "Client")}); err != nil {
+		t.Fatal(err)
+	}
+	if a, _, err := ws.AheadBehind("origin"); err != nil || a != 1 {
+		t.Fatalf("ahead %d, %v before the fetch", a, err)
+	}
+	ref := ws.GitPath(filepath.Join("refs", "remotes", "origin", "main"))
+	written, err := os.ReadFile(ref)
+	if err != nil {
+		t.Fatalf("the tracking ref is not a loose file: %v", err)
+	}
+	if err := os.WriteFile(ref, nil, 0o644); err != nil { // truncated, not yet written
+		t.Fatal(err)
+	}
+	if rh, err := ws.RemoteHead("origin"); err == nil {
+		t.Fatalf("a tracking ref being written read as %q, with no error", rh)
+	} else if !errors.Is(err, store.ErrRefBeingWritten) {
+		t.Fatal(err)
+	}
+	if a, _, err := ws.AheadBehind("origin"); err == nil {
+		t.Fatalf("a tracking ref being written: ahead %d, no error", a)
+	}
+	// once written, it reads as it is
+	if err := os.WriteFile(ref, written, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if a, _, err := ws.AheadBehind("origin"); err != nil || a != 1 {
+		t.Fatalf("ahead %d, %v", a, err)
+	}
 }
