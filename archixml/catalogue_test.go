@@ -2,6 +2,7 @@ package archixml
 
 import (
 	"bytes"
+	"github.com/archiplan/archiplan/internal/testenv"
 	"os"
 	"path/filepath"
 	"testing"
@@ -67,7 +68,7 @@ func TestRelationships_Table(t *testing.T) {
 
 // The embedded table is what the generator makes of Archi's relationships.xml today.
 func TestRelationships_GeneratedFromArchi(t *testing.T) {
-	dir := envPath("ARCHIPLAN_CORPUS")
+	dir := testenv.Path("ARCHIPLAN_CORPUS")
 	if dir == "" {
 		t.Skip("ARCHIPLAN_CORPUS not set")
 	}

@@ -1,6 +1,7 @@
 package archixml
 
 import (
+	"github.com/archiplan/archiplan/internal/testenv"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -8,31 +9,10 @@ import (
 	"testing"
 )
 
-// envPath reads a path from the environment; a relative one is taken from the module's root,
-// so the README's command works from there whatever package a test runs in.
-func envPath(name string) string {
-	p := os.Getenv(name)
-	if p == "" || filepath.IsAbs(p) {
-		return p
-	}
-	dir, err := os.Getwd()
-	if err != nil {
-		return p
-	}
-	for d := dir; ; d = filepath.Dir(d) {
-		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
-			return filepath.Join(d, p)
-		}
-		if filepath.Dir(d) == d {
-			return p
-		}
-	}
-}
-
 // corpusFiles returns the corpus models, skipping the test when ARCHIPLAN_CORPUS is unset.
 func corpusFiles(t testing.TB) []string {
 	t.Helper()
-	dir := envPath("ARCHIPLAN_CORPUS")
+	dir := testenv.Path("ARCHIPLAN_CORPUS")
 	if dir == "" {
 		t.Skip("ARCHIPLAN_CORPUS not set")
 	}
@@ -60,7 +40,7 @@ func emfLoadable(path string) bool {
 // archiEMF runs the archi-emf tool (check or canonical) on files, skipping when ARCHI_EMF is unset.
 func archiEMF(t testing.TB, mode string, files ...string) {
 	t.Helper()
-	tool := envPath("ARCHI_EMF")
+	tool := testenv.Path("ARCHI_EMF")
 	if tool == "" {
 		t.Skip("ARCHI_EMF not set")
 	}

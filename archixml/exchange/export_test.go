@@ -10,20 +10,11 @@ import (
 	"testing"
 
 	"github.com/archiplan/archiplan/archixml"
+	"github.com/archiplan/archiplan/internal/testenv"
 )
 
 // corpus lists the .archimate models of ARCHIPLAN_CORPUS (skips without it).
-func corpus(t testing.TB) []string {
-	dir := os.Getenv("ARCHIPLAN_CORPUS")
-	if dir == "" {
-		t.Skip("ARCHIPLAN_CORPUS is not set")
-	}
-	files, _ := filepath.Glob(filepath.Join(dir, "*", "*.archimate"))
-	if len(files) == 0 {
-		t.Fatalf("no models under %s", dir)
-	}
-	return files
-}
+func corpus(t testing.TB) []string { return testenv.CorpusModels(t) }
 
 // validate checks a file against the exchange format's schema with xmllint, offline through
 // the corpus's catalog (skips without xmllint).
@@ -33,7 +24,7 @@ func validate(t *testing.T, file string) {
 	if err != nil {
 		t.Skip("xmllint is not installed (Debian: libxml2-utils)")
 	}
-	oef := filepath.Join(os.Getenv("ARCHIPLAN_CORPUS"), "oef")
+	oef := filepath.Join(testenv.Corpus(t), "oef")
 	cmd := exec.Command(xmllint, "--noout", "--nonet", "--schema", filepath.Join(oef, "archimate3_Diagram.xsd"), file)
 	cmd.Env = append(os.Environ(), "XML_CATALOG_FILES="+filepath.Join(oef, "catalog.xml"))
 	if out, err := cmd.CombinedOutput(); err != nil {
@@ -185,7 +176,7 @@ line 2</documentation>
 	}
 	file := filepath.Join(t.TempDir(), "m.xml")
 	os.WriteFile(file, out.Bytes(), 0o644)
-	if os.Getenv("ARCHIPLAN_CORPUS") != "" {
+	if testenv.Path("ARCHIPLAN_CORPUS") != "" {
 		validate(t, file)
 	}
 }

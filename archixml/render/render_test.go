@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/archiplan/archiplan/internal/testenv"
 	"io"
 	"os"
 	"path/filepath"
@@ -442,26 +443,9 @@ func TestView_Errors(t *testing.T) {
 	}
 }
 
-// envPath reads a path from the environment; a relative one is taken from the module's root.
-func envPath(name string) string {
-	p := os.Getenv(name)
-	if p == "" || filepath.IsAbs(p) {
-		return p
-	}
-	dir, _ := os.Getwd()
-	for d := dir; ; d = filepath.Dir(d) {
-		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
-			return filepath.Join(d, p)
-		}
-		if filepath.Dir(d) == d {
-			return p
-		}
-	}
-}
-
 func corpusFiles(t testing.TB) []string {
 	t.Helper()
-	dir := envPath("ARCHIPLAN_CORPUS")
+	dir := testenv.Path("ARCHIPLAN_CORPUS")
 	if dir == "" {
 		t.Skip("ARCHIPLAN_CORPUS not set")
 	}

@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"flag"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -84,11 +85,22 @@ func (b *browser) text(t *testing.T, sel string) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(b.ctx, 30*time.Second)
 	defer cancel()
-	s, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(sel), chromedp.NodeVisible))
-	if err != nil {
-		t.Fatalf("text of %s: %v", sel, err)
+	// the live page redraws rows by replacing them, so a node found by one DevTools call may be
+	// gone by the next: wait until the selector is visible, then read it in one script run (a
+	// redraw between the two waits again)
+	js := fmt.Sprintf(`(() => { const e = document.querySelector(%q); return e ? e.innerText.trim() : null })()`, sel)
+	for {
+		if err := chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(sel))); err != nil {
+			t.Fatalf("text of %s: %v", sel, err)
+		}
+		s, err := chromedp.Run(ctx, chromedp.Evaluate[*string](js))
+		if err != nil {
+			t.Fatalf("text of %s: %v", sel, err)
+		}
+		if s != nil {
+			return *s
+		}
 	}
-	return s
 }
 
 func (b *browser) eval(t *testing.T, js string) any {

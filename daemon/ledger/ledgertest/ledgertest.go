@@ -8,6 +8,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/archiplan/archiplan/internal/testenv"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -180,16 +181,9 @@ func Applied(t testing.TB, repo string) map[string]int {
 // branch (merges' sides included), when ARCHI_EMF is set.
 func CheckRemoteModels(t testing.TB, repo string) {
 	t.Helper()
-	tool := os.Getenv("ARCHI_EMF")
+	tool := testenv.Path("ARCHI_EMF")
 	if tool == "" {
 		return
-	}
-	if !filepath.IsAbs(tool) {
-		abs, err := filepath.Abs(filepath.Join(moduleRoot(t), tool))
-		if err != nil {
-			t.Fatal(err)
-		}
-		tool = abs
 	}
 	dir := t.TempDir()
 	var files []string
@@ -203,23 +197,6 @@ func CheckRemoteModels(t testing.TB, repo string) {
 	}
 	if out, err := exec.Command(tool, append([]string{"check"}, files...)...).CombinedOutput(); err != nil {
 		t.Fatalf("archi-emf check: %v\n%s", err, out)
-	}
-}
-
-// moduleRoot is the folder holding go.mod, above the test's working folder: a relative
-// ARCHI_EMF is relative to it, as the README's test command runs from there.
-func moduleRoot(t testing.TB) string {
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for d := dir; ; d = filepath.Dir(d) {
-		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
-			return d
-		}
-		if filepath.Dir(d) == d {
-			return dir
-		}
 	}
 }
 

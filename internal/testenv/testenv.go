@@ -1,0 +1,65 @@
+// Package testenv reads the paths the README's test command passes to the tests
+// (ARCHIPLAN_CORPUS, ARCHI_EMF). The command runs from the module's root and gives them relative
+// to it, while each package's tests run in their own folder: a relative path is taken from the
+// module's root, whatever package asks.
+package testenv
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// Path reads a path from the environment; a relative one is made absolute from the module's root
+// (the folder above the working folder holding go.mod). Empty when unset.
+func Path(name string) string {
+	p := os.Getenv(name)
+	if p == "" || filepath.IsAbs(p) {
+		return p
+	}
+	if root := ModuleRoot(); root != "" {
+		return filepath.Join(root, p)
+	}
+	return p
+}
+
+// ModuleRoot is the nearest folder at or above the working folder holding go.mod ("" if none).
+func ModuleRoot() string {
+	dir, err := os.Getwd()
+	if err != nil {
+		return ""
+	}
+	for d := dir; ; d = filepath.Dir(d) {
+		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
+			return d
+		}
+		if filepath.Dir(d) == d {
+			return ""
+		}
+	}
+}
+
+// Corpus is the corpus folder of ARCHIPLAN_CORPUS; the test is skipped when it is unset and fails
+// when it is set but missing (a wrong path must not pass as "nothing to test").
+func Corpus(t testing.TB) string {
+	t.Helper()
+	dir := Path("ARCHIPLAN_CORPUS")
+	if dir == "" {
+		t.Skip("ARCHIPLAN_CORPUS is not set")
+	}
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		t.Fatalf("ARCHIPLAN_CORPUS=%s is not a folder (relative paths are taken from the module's root)", os.Getenv("ARCHIPLAN_CORPUS"))
+	}
+	return dir
+}
+
+// CorpusModels lists the corpus's .archimate models (one folder down); it fails when there are none.
+func CorpusModels(t testing.TB) []string {
+	t.Helper()
+	dir := Corpus(t)
+	files, _ := filepath.Glob(filepath.Join(dir, "*", "*.archimate"))
+	if len(files) == 0 {
+		t.Fatalf("no models under %s", dir)
+	}
+	return files
+}
