@@ -380,10 +380,17 @@ func (o *Outcome) mermaid() string {
 func mermaidText(s string) string {
 	s = strings.NewReplacer(`"`, "#quot;", "<", "#lt;", ">", "#gt;", "&", "#amp;", "\n", " ", "\r", " ", "[", "(", "]", ")",
 		"|", "/", "`", "'", "\\", "/").Replace(clip(s, 60))
+	return ShowHidden(s)
+}
+
+// ShowHidden writes every character that could hide or reorder text (controls, line and
+// paragraph separators, bidirectional overrides and isolates) as its code, \u{202e}, the way a
+// preview shows it: for plain text a person reads outside the preview (a commit message, the
+// log), where the character would otherwise be obeyed.
+func ShowHidden(s string) string {
 	if strings.IndexFunc(s, hidden) < 0 {
 		return s
 	}
-	// shown as every other text of a preview shows them, never obeyed
 	var b strings.Builder
 	for _, r := range s {
 		if hidden(r) {

@@ -20,6 +20,7 @@ import (
 	"github.com/archiplan/archiplan/daemon/inbox"
 	"github.com/archiplan/archiplan/daemon/ledger"
 	"github.com/archiplan/archiplan/hooks"
+	"github.com/archiplan/archiplan/plans"
 	"github.com/archiplan/archiplan/store"
 )
 
@@ -282,7 +283,8 @@ func logCmd() *cobra.Command {
 				return nil
 			}
 			for _, e := range entries {
-				fmt.Fprintf(out, "%s %s %-10s %s  %s\n", short(e.Commit), e.Date, e.Kind, e.PlanID, e.Summary)
+				// a colleague's commit may hold any text: shown, never obeyed by the terminal
+				fmt.Fprintf(out, "%s %s %-10s %s  %s\n", short(e.Commit), e.Date, e.Kind, plans.ShowHidden(e.PlanID), plans.ShowHidden(e.Summary))
 				if e.UndoneBy != "" {
 					fmt.Fprintf(out, "    undone by commit %s, not made by archiplan (Archi saving over the apply?): the plan is no longer in the model\n", short(e.UndoneBy))
 				}

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"strings"
-	"unicode"
 
 	"github.com/archiplan/archiplan/archixml"
 	"github.com/archiplan/archiplan/daemon/inbox"
@@ -472,16 +471,18 @@ func applyMessage(o *plans.Outcome, id, digest, base string, by store.Signature,
 	return b.String()
 }
 
-// oneLine is text as one line of a commit message: line breaks and control characters become
-// spaces, and a leading "Key: " cannot pass for a trailer because it never starts a line.
+// oneLine is text as one line of a commit message: line breaks and tabs become spaces, a leading
+// "Key: " cannot pass for a trailer because it never starts a line, and any other character that
+// could hide or reorder text (a right-to-left override in a summary) is written as its code, as
+// the preview the person read showed it.
 func oneLine(s string) string {
 	s = strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) || r == 0x2028 || r == 0x2029 || r == 0x85 {
+		if r == '\n' || r == '\r' || r == '\t' || r == '\v' || r == '\f' || r == 0x2028 || r == 0x2029 || r == 0x85 {
 			return ' '
 		}
 		return r
 	}, s)
-	return strings.Join(strings.Fields(s), " ")
+	return plans.ShowHidden(strings.Join(strings.Fields(s), " "))
 }
 
 // signature is "Name <email>" for a trailer, on one line.

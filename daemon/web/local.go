@@ -191,7 +191,8 @@ func (l *Local) judge(e inbox.Entry) judged {
 		return j
 	}
 	j.rec = rec
-	p.Verdict, p.Summary = rec.Verdict, rec.Summary
+	// planner text: a character that reorders text is shown as its code, as the preview does
+	p.Verdict, p.Summary = rec.Verdict, plans.ShowHidden(rec.Summary)
 	if p.State == StateRejected {
 		p.Note = rec.Reason
 	}
@@ -497,9 +498,9 @@ func (l *Local) readLog(head string, n int) ([]Entry, []store.CommitInfo, bool, 
 		if !whole && i == len(hist)-1 {
 			break // its parent was not read: the next walk, longer, says what it is
 		}
-		e := Entry{Commit: c.Hash, When: c.When, Author: c.Author, ApprovedBy: c.Trailers[store.TrailerApprovedBy], Summary: c.Subject}
+		e := Entry{Commit: c.Hash, When: c.When, Author: c.Author, ApprovedBy: c.Trailers[store.TrailerApprovedBy], Summary: plans.ShowHidden(c.Subject)}
 		if le, ok := byCommit[c.Hash]; ok {
-			e.Kind, e.PlanID, e.Summary, e.Reverts = EntryKind(le.Kind), le.PlanID, le.Summary, le.Reverts
+			e.Kind, e.PlanID, e.Summary, e.Reverts = EntryKind(le.Kind), le.PlanID, plans.ShowHidden(le.Summary), le.Reverts
 			e.RevertedBy = reverted[c.Hash]
 			if le.UndoneBy != "" && e.RevertedBy == "" {
 				e.UndoneBy = le.UndoneBy

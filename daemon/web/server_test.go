@@ -325,3 +325,20 @@ func TestServer_ApproveInvalid(t *testing.T) {
 		t.Fatal("an invalid plan was renamed")
 	}
 }
+
+// A summary holding a right-to-left override is shown on the inbox page with the character's
+// code, as the preview shows it, never obeyed (the page would otherwise show "Rename exe.png").
+func TestServer_SummaryShowsHiddenCharacters(t *testing.T) {
+	e := newEnv(t)
+	c := e.client()
+	e.drop("bidi.json", renamePlan("Rename gnp.\u202eexe", customer, "Client"))
+	e.previewed("bidi")
+	res, err := c.Get(e.base + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := body(t, res)
+	if strings.ContainsRune(page, '\u202e') || !strings.Contains(page, `gnp.\u{202e}exe`) {
+		t.Fatalf("the inbox page's summary of a plan with U+202E:\n%s", page)
+	}
+}
