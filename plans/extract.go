@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/archiplan/archiplan/internal/jsonscan"
 	"io"
 	"strings"
 
@@ -174,33 +175,16 @@ func firstJSON(text []byte) string {
 
 // objectEnd finds the end of the object that starts at text[start] by balancing braces outside
 // strings; complete is false when the text ends first.
-func objectEnd(text []byte, start int) (int, bool) {
-	depth := 0
-	inString, escaped := false, false
-	for i := start; i < len(text); i++ {
-		c := text[i]
-		switch {
-		case inString:
-			switch {
-			case escaped:
-				escaped = false
-			case c == '\\':
-				escaped = true
-			case c == '"':
-				inString = false
-			}
-		case c == '"':
-			inString = true
-		case c == '{' || c == '[':
-			depth++
-		case c == '}' || c == ']':
-			depth--
-			if depth == 0 {
-				return i + 1, true
-			}
+func objectEnd(text []byte, start int) (end int, ok bool) {
+	end = len(text)
+	jsonscan.Walk(text, start, func(ev jsonscan.Event, i, _, depth int) bool {
+		if ev == jsonscan.Close && depth == 0 {
+			end, ok = i+1, true
+			return false
 		}
-	}
-	return len(text), false
+		return true
+	})
+	return end, ok
 }
 
 // fences returns the contents of markdown code fences and the text outside them.

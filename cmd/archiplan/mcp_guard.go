@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/archiplan/archiplan/internal/jsonscan"
 	"io"
 	"sync"
 )
@@ -89,27 +90,13 @@ func (g *mcpGuard) refuse(line []byte, tooLong bool) string {
 	if tooLong {
 		return fmt.Sprintf("request refused: a message longer than %d bytes", mcpMaxLine)
 	}
-	depth, inString, escaped := 0, false, false
-	for _, c := range line {
-		switch {
-		case inString:
-			switch {
-			case escaped:
-				escaped = false
-			case c == '\\':
-				escaped = true
-			case c == '"':
-				inString = false
-			}
-		case c == '"':
-			inString = true
-		case c == '{' || c == '[':
-			if depth++; depth > mcpMaxDepth {
-				return fmt.Sprintf("request refused: it nests deeper than %d levels (a plan nests at most 32)", mcpMaxDepth)
-			}
-		case c == '}' || c == ']':
-			depth--
-		}
+	deep := false
+	jsonscan.Walk(line, 0, func(ev jsonscan.Event, _, _, depth int) bool {
+		deep = ev == jsonscan.Open && depth > mcpMaxDepth
+		return !deep
+	})
+	if deep {
+		return fmt.Sprintf("request refused: it nests deeper than %d levels (a plan nests at most 32)", mcpMaxDepth)
 	}
 	return ""
 }
@@ -128,39 +115,21 @@ func (g *mcpGuard) answer(line []byte, why string) {
 
 // topLevelID finds the "id" member of the message's top-level object without decoding the rest:
 // a number or string, as JSON; nil when there is none to be found.
-func topLevelID(line []byte) json.RawMessage {
-	depth, inString, escaped, start := 0, false, false, -1
-	for i := 0; i < len(line); i++ {
-		c := line[i]
-		switch {
-		case inString:
-			switch {
-			case escaped:
-				escaped = false
-			case c == '\\':
-				escaped = true
-			case c == '"':
-				inString = false
-				if depth == 1 && string(line[start:i+1]) == `"id"` {
-					rest := bytes.TrimLeft(line[i+1:], " \t")
-					if len(rest) == 0 || rest[0] != ':' {
-						continue
-					}
-					d := json.NewDecoder(bytes.NewReader(bytes.TrimLeft(rest[1:], " \t")))
-					var v json.RawMessage
-					if d.Decode(&v) == nil && len(v) > 0 && (v[0] == '"' || v[0] == '-' || v[0] >= '0' && v[0] <= '9') {
-						return v
-					}
-					return nil
-				}
-			}
-		case c == '"':
-			inString, start = true, i
-		case c == '{' || c == '[':
-			depth++
-		case c == '}' || c == ']':
-			depth--
+func topLevelID(line []byte) (id json.RawMessage) {
+	jsonscan.Walk(line, 0, func(ev jsonscan.Event, i, start, depth int) bool {
+		if ev != jsonscan.StringEnd || depth != 1 || string(line[start:i+1]) != `"id"` {
+			return true
 		}
-	}
-	return nil
+		rest := bytes.TrimLeft(line[i+1:], " \t")
+		if len(rest) == 0 || rest[0] != ':' {
+			return true // a string "id" that is a value, not a member's name
+		}
+		d := json.NewDecoder(bytes.NewReader(bytes.TrimLeft(rest[1:], " \t")))
+		var v json.RawMessage
+		if d.Decode(&v) == nil && len(v) > 0 && (v[0] == '"' || v[0] == '-' || v[0] >= '0' && v[0] <= '9') {
+			id = v
+		}
+		return false
+	})
+	return id
 }
