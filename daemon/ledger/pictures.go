@@ -10,6 +10,7 @@ import (
 	"github.com/archiplan/archiplan/archixml/render"
 	"github.com/archiplan/archiplan/daemon/inbox"
 	"github.com/archiplan/archiplan/plans"
+	"github.com/archiplan/archiplan/schemas"
 )
 
 // MaxPictures is how many views a preview draws; a plan that changes more says how many it did
@@ -113,9 +114,8 @@ func (p *pictures) changedViews(o *plans.Outcome, m *archixml.Model) {
 // changes says whether an outcome changes an object itself (not only reads it).
 func changes(o *plans.Outcome, id string) bool {
 	for _, r := range o.Results {
-		switch r.Op {
-		case "create_relationship", "add_to_view", "create_view":
-			continue
+		if op, _ := schemas.OpByName(schemas.Newest, r.Op); !op.Effect.Changes {
+			continue // it changes only what it creates (the op table says so, for every op)
 		}
 		if r.Before != "" || r.After != "" {
 			for _, c := range r.Created {
