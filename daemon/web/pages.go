@@ -79,7 +79,7 @@ func markdown(src []byte, base, name string, pictures []string) (html template.H
 	for _, p := range pictures {
 		known[p] = true
 	}
-	html = markdownWith(src, func(dest string) string {
+	html = markdownWith(src, func(dest string, _ bool) string {
 		if known[dest] {
 			used[dest] = true
 			return base + "/plan/" + url.PathEscape(name) + "/picture/" + url.PathEscape(dest)
@@ -101,8 +101,9 @@ func markdownWith(src []byte, rewrite imageRewriter) template.HTML {
 	return template.HTML(b.String()) // #nosec: goldmark without WithUnsafe escapes text and drops raw HTML
 }
 
-// imageRewriter sets every image's target to what the function makes of it.
-type imageRewriter func(dest string) string
+// imageRewriter sets every image's and link's target to what the function makes of it (image:
+// the target of an image, not of a link).
+type imageRewriter func(dest string, image bool) string
 
 // Transform rewrites images and links (a link may only lead to one of the plan's own pictures,
 // as the whole view does; any other target is emptied), and leaves the Mermaid diagram out: the
@@ -115,9 +116,9 @@ func (f imageRewriter) Transform(doc *ast.Document, reader text.Reader, _ parser
 		}
 		switch n := n.(type) {
 		case *ast.Image:
-			n.Destination = []byte(f(string(n.Destination)))
+			n.Destination = []byte(f(string(n.Destination), true))
 		case *ast.Link:
-			n.Destination = []byte(f(string(n.Destination)))
+			n.Destination = []byte(f(string(n.Destination), false))
 		case *ast.FencedCodeBlock:
 			if string(n.Language(reader.Source())) == "mermaid" {
 				// with the heading and words that introduce it, when they are just before it

@@ -509,8 +509,10 @@ func (s *siteWriter) plan(e siteEntry) (string, error) {
 	known := map[string]string{}
 	var pics []string
 	for _, f := range a.Files {
+		// archived without the plan's NAME (view-1.after.svg); the preview names them with it
 		name := path.Base(f)
-		if _, kind, _ := inbox.Parse(name); kind != inbox.KindPicture || !safePicture.MatchString(name) {
+		full := ledger.PlanName(e.PlanID) + "." + name
+		if _, kind, _ := inbox.Parse(full); kind != inbox.KindPicture || !safePicture.MatchString(name) {
 			continue
 		}
 		data, ok, err := s.ws.FileAt(e.Commit, f)
@@ -521,12 +523,14 @@ func (s *siteWriter) plan(e siteEntry) (string, error) {
 		if err := s.file(sitePlans+"/"+out, data); err != nil {
 			return "", err
 		}
-		known[name] = out
+		known[full] = out
 		pics = append(pics, out)
 	}
 	used := map[string]bool{}
-	preview := markdownWith(a.Preview, func(dest string) string {
-		if out, ok := known[dest]; ok {
+	// a picture is only ever an image: opened as a document from a static host, an SVG a
+	// forged commit put in the archive could run a script in the site's origin
+	preview := markdownWith(a.Preview, func(dest string, image bool) string {
+		if out, ok := known[dest]; ok && image {
 			used[out] = true
 			return out
 		}
