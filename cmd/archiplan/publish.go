@@ -56,3 +56,15 @@ func publishDir(cfg *config, ws *store.Workspace) string {
 	}
 	return filepath.Join(ws.Root, dir)
 }
+
+// publisherOf is the daemon's publish step when the configuration has publish: DIR (nil without).
+func publisherOf(cfg *config, ws *store.Workspace) func(commit string) error {
+	dir := publishDir(cfg, ws)
+	if dir == "" {
+		return nil
+	}
+	return func(commit string) error {
+		_, err := web.Publish(ws, commit, dir)
+		return err
+	}
+}
