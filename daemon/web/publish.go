@@ -13,9 +13,11 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/archiplan/archiplan/archixml"
@@ -36,6 +38,7 @@ const SiteMarker = ".archiplan-site"
 // Site is what Publish wrote.
 type Site struct {
 	Dir    string `json:"dir"`
+	Name   string `json:"name"` // the model's
 	Commit string `json:"commit"`
 	Pages  int    `json:"pages"` // HTML pages
 	Files  int    `json:"files"` // every file, pages included
@@ -106,10 +109,13 @@ func Publish(ws *store.Workspace, commit, dir string) (*Site, error) {
 	}
 	defer os.RemoveAll(tmp) // gone once renamed; the half-written site on an error
 	s := &siteWriter{ws: ws, m: m, root: tmp, pages: sitePages, commit: commit, hist: hist,
-		paths: map[string]string{}, site: Site{Dir: dir, Commit: commit}}
-	if err := s.write(); err != nil {
+		paths: map[string]string{}, site: Site{Dir: dir, Commit: commit, Name: m.Name()}}
+	s.start()
+	err = s.write()
+	if err := errors.Join(err, s.finish()); err != nil {
 		return nil, err
 	}
+	s.site.Pages, s.site.Files, s.site.Bytes = int(s.pagesN.Load()), int(s.filesN.Load()), s.bytesN.Load()
 	if err := os.Chmod(tmp, 0o755); err != nil {
 		return nil, err
 	}
@@ -178,8 +184,61 @@ type siteWriter struct {
 	hist   []store.CommitInfo
 	paths  map[string]string // object id -> its page, from the site's root ("e/id.html")
 	site   Site
-	buf    bytes.Buffer
 	index  [][3]string // the search index: name, type, page
+
+	// the pages are drawn and written by one worker per processor: the model is read by the
+	// writer's goroutine only, each page's data made whole before it is handed over
+	jobs                   chan pageJob
+	wg                     sync.WaitGroup
+	errMu                  sync.Mutex
+	err                    error
+	pagesN, filesN, bytesN atomic.Int64
+}
+
+// pageJob is one page to draw and write.
+type pageJob struct {
+	rel, tmpl, title, nav, base string
+	data                        any
+}
+
+func (s *siteWriter) start() {
+	s.jobs = make(chan pageJob, 64)
+	for range runtime.GOMAXPROCS(0) {
+		s.wg.Add(1)
+		go func() {
+			defer s.wg.Done()
+			var buf bytes.Buffer
+			for j := range s.jobs {
+				if s.failed() == nil {
+					s.fail(s.draw(&buf, j))
+				}
+			}
+		}()
+	}
+}
+
+// finish waits for the pages handed over, and returns the first error.
+func (s *siteWriter) finish() error {
+	close(s.jobs)
+	s.wg.Wait()
+	return s.failed()
+}
+
+func (s *siteWriter) fail(err error) {
+	if err == nil {
+		return
+	}
+	s.errMu.Lock()
+	defer s.errMu.Unlock()
+	if s.err == nil {
+		s.err = err
+	}
+}
+
+func (s *siteWriter) failed() error {
+	s.errMu.Lock()
+	defer s.errMu.Unlock()
+	return s.err
 }
 
 // siteLink is one link of a list: to a page, with its name, type and a note.
@@ -574,25 +633,32 @@ func (s *siteWriter) statics() error {
 	return s.file("static/search-index.js", b.Bytes())
 }
 
-// page writes one HTML page at rel (from the site's root), whose links start at base.
+// page hands one HTML page at rel (from the site's root), whose links start at base, to the
+// workers; it returns the first error any of them met.
 func (s *siteWriter) page(rel, tmpl, title, nav, base string, data any) error {
-	s.buf.Reset()
-	c := common{Title: title, Nav: nav, Base: base, Site: true, Workspace: s.m.Name(), Model: store.Short(s.commit)}
-	if err := s.pages.execute(&s.buf, tmpl, struct {
+	s.jobs <- pageJob{rel: rel, tmpl: tmpl, title: title, nav: nav, base: base, data: data}
+	return s.failed()
+}
+
+// draw draws and writes one page.
+func (s *siteWriter) draw(buf *bytes.Buffer, j pageJob) error {
+	buf.Reset()
+	c := common{Title: j.title, Nav: j.nav, Base: j.base, Site: true, Workspace: s.site.Name, Model: store.Short(s.commit)}
+	if err := s.pages.execute(buf, j.tmpl, struct {
 		common
 		D any
-	}{c, data}); err != nil {
-		return fmt.Errorf("publish %s: %w", rel, err)
+	}{c, j.data}); err != nil {
+		return fmt.Errorf("publish %s: %w", j.rel, err)
 	}
-	s.site.Pages++
-	return s.file(rel, s.buf.Bytes())
+	s.pagesN.Add(1)
+	return s.file(j.rel, buf.Bytes())
 }
 
 func (s *siteWriter) file(rel string, data []byte) error {
 	if err := os.WriteFile(filepath.Join(s.root, filepath.FromSlash(rel)), data, 0o644); err != nil {
 		return err
 	}
-	s.site.Files++
-	s.site.Bytes += int64(len(data))
+	s.filesN.Add(1)
+	s.bytesN.Add(int64(len(data)))
 	return nil
 }
