@@ -232,6 +232,10 @@ func TestPublish_PagesEscapedAndLinked(t *testing.T) {
 			if !bytes.Contains(data, []byte(`class="preview"`)) {
 				t.Errorf("%s has no preview", rel)
 			}
+			// its pictures are images, never documents a link opens
+			if !bytes.Contains(data, []byte(`<img src="hostile-`)) || regexp.MustCompile(`href="[^"]*\.svg"`).Match(data) {
+				t.Errorf("%s: the pictures are not images only", rel)
+			}
 		}
 	}
 	if plans != 1 {
