@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"io/fs"
@@ -18,6 +19,7 @@ import (
 	"github.com/archiplan/archiplan/daemon/inbox"
 	"github.com/archiplan/archiplan/daemon/ledger"
 	"github.com/archiplan/archiplan/plans"
+	"github.com/archiplan/archiplan/store"
 )
 
 // Config is what a daemon serves and how.
@@ -38,6 +40,12 @@ type Config struct {
 	Rescan        time.Duration // full pass at least this often (default 30 s)
 	Settle        time.Duration // a file changed more recently is not judged yet (default 300 ms)
 	Grace         time.Duration // a truncated plan this recent is waited for, not refused (default 5 s)
+
+	// Publish, when set, writes the static site of the model at a commit (web.Publish, into the
+	// configuration's publish folder). It runs apart from the passes whenever HEAD's commit is
+	// not the one last published: at start, after each apply and revert, after a sync. Its
+	// failure is logged; it never fails an apply.
+	Publish func(commit string) error
 }
 
 // Daemon watches the inbox and reconciles it with HEAD: previews for new and changed plans and
@@ -71,6 +79,8 @@ type Daemon struct {
 	kick    chan struct{}
 	// syncKick asks the syncer for a sync soon (after an apply)
 	syncKick chan struct{}
+	// pubKick asks the publisher to look at HEAD (after each pass)
+	pubKick chan struct{}
 	// waiting counts the front ends (the syncer, the review page) waiting in Exclusive: a pass
 	// yields to them between plans (it is idempotent; the next pass goes on where it stopped)
 	waiting atomic.Int32
@@ -143,7 +153,8 @@ func New(cfg Config) *Daemon {
 		cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	d := &Daemon{cfg: cfg, led: cfg.Ledger, box: cfg.Ledger.Inbox(), log: cfg.Logger.With("component", "daemon"),
-		seen: map[string]fileState{}, retries: map[string]retry{}, unsafe: map[string]bool{}, syncKick: make(chan struct{}, 1)}
+		seen: map[string]fileState{}, retries: map[string]retry{}, unsafe: map[string]bool{}, syncKick: make(chan struct{}, 1),
+		pubKick: make(chan struct{}, 1)}
 	// a sync's writes after the network (a fast-forward, a rebase, the rejections it writes into
 	// the inbox) take turns with the passes, as the passes' own writes do
 	cfg.Ledger.SetBetween(d.Exclusive)
@@ -202,6 +213,13 @@ func (d *Daemon) Open(ctx context.Context) error {
 		defer w.Close()
 		d.loop(ctx, w, again)
 	}()
+	if d.cfg.Publish != nil {
+		d.wg.Add(1)
+		go func() {
+			defer d.wg.Done()
+			d.publisher(ctx)
+		}()
+	}
 	if d.cfg.Remote.Name != "" && (d.cfg.Remote.Pull || d.cfg.Remote.Push) {
 		d.wg.Add(1)
 		go func() {
@@ -231,6 +249,55 @@ func (d *Daemon) syncer(ctx context.Context) {
 		}
 		d.sync(ctx, pull)
 		d.Kick()
+	}
+}
+
+// publisher writes the site again whenever HEAD's commit is not the one it last wrote: the pass
+// after an apply, a revert or a sync kicks it. One site is written at a time, and a commit that
+// fails is not tried again until HEAD moves (the next apply), so a broken folder costs a log line
+// per commit, never a loop.
+func (d *Daemon) publisher(ctx context.Context) {
+	last := ""
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-d.pubKick:
+		}
+		head, err := d.led.Head()
+		if err != nil || head.Commit == last {
+			continue
+		}
+		last = head.Commit
+		st := publishState{FormatVersion: 1, Commit: head.Commit, Time: time.Now().UTC().Format(time.RFC3339)}
+		if err := d.cfg.Publish(head.Commit); err != nil {
+			st.Error = err.Error()
+			d.log.Error("publish failed; the model and its commits are as they were", "commit", store.Short(head.Commit), "err", err)
+		} else {
+			d.log.Info("published", "commit", store.Short(head.Commit))
+		}
+		// the last attempt, where whoever runs the daemon (and a test) can read it
+		b, _ := json.MarshalIndent(st, "", " ")
+		_ = store.WriteFileAtomic(d.led.Workspace().GitPath(PublishStateFile), append(b, '\n'), 0o644)
+	}
+}
+
+// PublishStateFile, under .git/, says how the daemon's last publish went.
+const PublishStateFile = "archiplan-publish.json"
+
+// publishState is what PublishStateFile holds.
+type publishState struct {
+	FormatVersion int    `json:"format_version"`
+	Commit        string `json:"commit"`
+	Time          string `json:"time"`
+	Error         string `json:"error,omitempty"` // "" when the site was written
+}
+
+// kickPublish asks the publisher to look at HEAD.
+func (d *Daemon) kickPublish() {
+	select {
+	case d.pubKick <- struct{}{}:
+	default:
 	}
 }
 

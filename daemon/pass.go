@@ -18,6 +18,7 @@ func (d *Daemon) pass(ctx context.Context) time.Duration {
 	d.starting.Add(1)
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	defer d.kickPublish() // HEAD may have moved: an apply, or a revert or sync seen by this pass
 	d.Passes++
 	d.reload()
 	head, err := d.led.Head()

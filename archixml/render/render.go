@@ -48,6 +48,10 @@ type Options struct {
 	// Margin (default 40) around it; ids not on the view are ignored, and none found draws all.
 	Focus  []string
 	Margin int
+	// Link, when set, is the address a drawn object or connection leads to, given the id of the
+	// element or relationship it shows (or of the view a view reference shows); "" for none. Each
+	// one with an address is drawn inside an SVG link, for a picture inlined in a page.
+	Link func(conceptID string) string
 }
 
 // Colours of marks.

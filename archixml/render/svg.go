@@ -161,15 +161,43 @@ func (d *drawing) write(b *bytes.Buffer, v archixml.Object, o Options) {
 	cropped := len(o.Focus) > 0 && ok
 	for _, ob := range d.objs {
 		if !cropped || meets(ob.r, view) {
+			target := ""
+			if ob.kind == "reference" {
+				target = ob.n.Attr("model")
+			} else if ob.concept.Valid() {
+				target = ob.concept.ID()
+			}
+			end := openLink(b, o.Link, target)
 			d.writeObject(b, ob, o.Marks[ob.id])
+			b.WriteString(end)
 		}
 	}
 	for _, c := range d.conns {
 		if !d.hiddenConn(c) && (!cropped || meets(boxOf(c.pts), view)) {
+			target := ""
+			if c.concept.Valid() {
+				target = c.concept.ID()
+			}
+			end := openLink(b, o.Link, target)
 			d.writeConn(b, c, o.Marks[c.id])
+			b.WriteString(end)
 		}
 	}
 	b.WriteString("</svg>\n")
+}
+
+// openLink opens an SVG link to what link makes of target, and returns what closes it ("" when
+// there is no link).
+func openLink(b *bytes.Buffer, link func(string) string, target string) string {
+	if link == nil || target == "" {
+		return ""
+	}
+	href := link(target)
+	if href == "" {
+		return ""
+	}
+	fmt.Fprintf(b, `<a href="%s">`, esc(href))
+	return "</a>\n"
 }
 
 // meets reports whether two rectangles overlap or touch.

@@ -99,7 +99,7 @@ func daemonCmd() *cobra.Command {
 				return optionsOf(fresh), nil
 			}
 			d := daemon.New(daemon.Config{Ledger: led, Reload: reload, ConfigFile: configFile, Logger: logger, Rescan: rescan, Adopt: cfg.adopt(),
-				Remote: cfg.remoteOf(), FetchInterval: cfg.v.GetDuration("fetch_interval")})
+				Remote: cfg.remoteOf(), FetchInterval: cfg.v.GetDuration("fetch_interval"), Publish: publisherOf(cfg, ws)})
 			ctx := context.Background()
 			signals := make(chan os.Signal, 2)
 			signal.Notify(signals, syscall.SIGINT, syscall.SIGTERM)

@@ -38,8 +38,9 @@ type common struct {
 	CSRF      string
 	Operator  string
 	Base      string // the session's path: every link is relative to it
-	Workspace string // the workspace's folder name, named on every page
-	Model     string // the model's path in it
+	Workspace string // the workspace's folder name, named on every page (on the site: the model's name)
+	Model     string // the model's path in it (on the site: the commit it is published at)
+	Site      bool   // a page of the published site: read-only, its own script, a CSP of its own
 }
 
 // Placed is what a Backend may also tell: the workspace (its folder's name) and the model (its

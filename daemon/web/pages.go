@@ -7,6 +7,7 @@ import (
 	"html/template"
 	"io"
 	"net/url"
+	"strings"
 	"time"
 
 	"github.com/yuin/goldmark"
@@ -23,7 +24,8 @@ var assets embed.FS
 // pages are the page templates, each parsed with the layout.
 type pages struct{ byName map[string]*template.Template }
 
-var pageNames = []string{"inbox", "plan", "history", "views", "view", "result"}
+var pageNames = []string{"inbox", "plan", "history", "views", "view", "result",
+	"site_index", "site_views", "site_view", "site_concept", "site_folder", "site_history", "site_plan", "site_search"}
 
 var funcs = template.FuncMap{
 	"short": func(h string) string {
@@ -45,7 +47,11 @@ var funcs = template.FuncMap{
 func loadPages() (*pages, error) {
 	p := &pages{byName: map[string]*template.Template{}}
 	for _, n := range pageNames {
-		t, err := template.New("layout.html").Funcs(funcs).ParseFS(assets, "assets/layout.html", "assets/"+n+".html")
+		files := []string{"assets/layout.html", "assets/" + n + ".html"}
+		if strings.HasPrefix(n, "site_") {
+			files = append(files, "assets/site_parts.html")
+		}
+		t, err := template.New("layout.html").Funcs(funcs).ParseFS(assets, files...)
 		if err != nil {
 			return nil, fmt.Errorf("web: parse %s: %w", n, err)
 		}
@@ -73,24 +79,31 @@ func markdown(src []byte, base, name string, pictures []string) (html template.H
 	for _, p := range pictures {
 		known[p] = true
 	}
-	rewrite := imageRewriter(func(dest string) string {
+	html = markdownWith(src, func(dest string, _ bool) string {
 		if known[dest] {
 			used[dest] = true
 			return base + "/plan/" + url.PathEscape(name) + "/picture/" + url.PathEscape(dest)
 		}
 		return ""
 	})
+	return html, used
+}
+
+// markdownWith renders Markdown as markdown does, every image and link target replaced by what
+// rewrite makes of it ("" empties it).
+func markdownWith(src []byte, rewrite imageRewriter) template.HTML {
 	md := goldmark.New(goldmark.WithExtensions(extension.Table, extension.Strikethrough),
 		goldmark.WithParserOptions(parser.WithASTTransformers(util.Prioritized(rewrite, 100))))
 	var b bytes.Buffer
 	if err := md.Convert(src, &b); err != nil {
-		return template.HTML("<pre>" + template.HTMLEscapeString(string(src)) + "</pre>"), used
+		return template.HTML("<pre>" + template.HTMLEscapeString(string(src)) + "</pre>")
 	}
-	return template.HTML(b.String()), used // #nosec: goldmark without WithUnsafe escapes text and drops raw HTML
+	return template.HTML(b.String()) // #nosec: goldmark without WithUnsafe escapes text and drops raw HTML
 }
 
-// imageRewriter sets every image's target to what the function makes of it.
-type imageRewriter func(dest string) string
+// imageRewriter sets every image's and link's target to what the function makes of it (image:
+// the target of an image, not of a link).
+type imageRewriter func(dest string, image bool) string
 
 // Transform rewrites images and links (a link may only lead to one of the plan's own pictures,
 // as the whole view does; any other target is emptied), and leaves the Mermaid diagram out: the
@@ -103,9 +116,9 @@ func (f imageRewriter) Transform(doc *ast.Document, reader text.Reader, _ parser
 		}
 		switch n := n.(type) {
 		case *ast.Image:
-			n.Destination = []byte(f(string(n.Destination)))
+			n.Destination = []byte(f(string(n.Destination), true))
 		case *ast.Link:
-			n.Destination = []byte(f(string(n.Destination)))
+			n.Destination = []byte(f(string(n.Destination), false))
 		case *ast.FencedCodeBlock:
 			if string(n.Language(reader.Source())) == "mermaid" {
 				// with the heading and words that introduce it, when they are just before it

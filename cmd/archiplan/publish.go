@@ -1,0 +1,70 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/archiplan/archiplan/daemon/web"
+	"github.com/archiplan/archiplan/store"
+)
+
+func publishCmd() *cobra.Command {
+	var out, commit string
+	c := &cobra.Command{
+		Use:   "publish [-o DIR] [--commit REV]",
+		Short: "Write the model at a commit as a static site for people without Archi: views, elements, relationships, folders, search, history",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, ws, err := openWorkspace(cmd)
+			if err != nil {
+				return err
+			}
+			if out == "" {
+				if out = publishDir(cfg, ws); out == "" {
+					return usageError{errors.New("publish: give -o DIR (or set publish: DIR in .archiplan.yaml)")}
+				}
+			}
+			hash, err := ws.ResolveCommit(commit)
+			if err != nil {
+				return usageError{err}
+			}
+			site, err := web.Publish(ws, hash, out)
+			if errors.Is(err, web.ErrNotSite) {
+				return usageError{err}
+			}
+			if err != nil {
+				return codedError{exitNoUsable, fmt.Errorf("publish: %w", err)}
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "published the model at %s into %s: %d pages, %d files, %.1f MB (open %s)\n",
+				store.Short(site.Commit), site.Dir, site.Pages, site.Files, float64(site.Bytes)/1e6, filepath.Join(site.Dir, "index.html"))
+			return nil
+		},
+	}
+	c.Flags().StringVarP(&out, "output", "o", "", "the folder to write (default: the configuration's publish key); it must be new, empty or a site publish wrote")
+	c.Flags().StringVar(&commit, "commit", "HEAD", "the commit whose model is published")
+	return c
+}
+
+// publishDir is the configuration's publish folder, relative to the workspace ("" when unset).
+func publishDir(cfg *config, ws *store.Workspace) string {
+	dir := cfg.v.GetString("publish")
+	if dir == "" || filepath.IsAbs(dir) {
+		return dir
+	}
+	return filepath.Join(ws.Root, dir)
+}
+
+// publisherOf is the daemon's publish step when the configuration has publish: DIR (nil without).
+func publisherOf(cfg *config, ws *store.Workspace) func(commit string) error {
+	dir := publishDir(cfg, ws)
+	if dir == "" {
+		return nil
+	}
+	return func(commit string) error {
+		_, err := web.Publish(ws, commit, dir)
+		return err
+	}
+}

@@ -1,0 +1,664 @@
+package web
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"html/template"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/archiplan/archiplan/archixml"
+	"github.com/archiplan/archiplan/archixml/render"
+	"github.com/archiplan/archiplan/daemon/inbox"
+	"github.com/archiplan/archiplan/daemon/ledger"
+	"github.com/archiplan/archiplan/store"
+)
+
+// ErrNotSite means a folder publish is asked to write into holds something publish did not write
+// (no marker file of its own): it is left as it is.
+var ErrNotSite = errors.New("not a folder archiplan publish wrote")
+
+// SiteMarker is the file publish writes at the top of every site: a folder without it is never
+// written over.
+const SiteMarker = ".archiplan-site"
+
+// Site is what Publish wrote.
+type Site struct {
+	Dir    string `json:"dir"`
+	Name   string `json:"name"` // the model's
+	Commit string `json:"commit"`
+	Pages  int    `json:"pages"` // HTML pages
+	Files  int    `json:"files"` // every file, pages included
+	Bytes  int64  `json:"bytes"`
+}
+
+// siteMarker is what the marker file holds.
+type siteMarker struct {
+	FormatVersion int    `json:"format_version"`
+	Commit        string `json:"commit"`
+	Model         string `json:"model"`
+}
+
+// The site's layout: one folder per kind of page, each page one level down, so that every link
+// between them is "../kind/file.html" and the site works from any folder and from file://.
+const (
+	siteElements = "e"
+	siteRels     = "r"
+	siteViews    = "v"
+	siteFolders  = "f"
+	sitePlans    = "h"
+)
+
+var (
+	sitePagesOnce sync.Once
+	sitePages     *pages
+	sitePagesErr  error
+)
+
+// Publish writes the review page's read-only pages for the model at commit (a full hash) as a
+// static site in dir: an index, every view as its picture with each object linked to its page, a
+// page per element, relationship and folder, a client-side search, and the history of applied
+// and reverted plans with their previews. Nothing in it loads from outside the site, every page
+// carries a strict Content-Security-Policy, and every text from the model or a plan is escaped.
+//
+// The site is written into a temporary folder beside dir and renamed over it: an error leaves
+// dir as it was. A dir that exists must be empty or hold SiteMarker (ErrNotSite otherwise).
+func Publish(ws *store.Workspace, commit, dir string) (*Site, error) {
+	dir = filepath.Clean(dir)
+	if err := checkSiteDir(dir); err != nil {
+		return nil, err
+	}
+	data, ok, err := ws.ModelAt(commit)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, fmt.Errorf("no %s at %s: %w", ws.Model, store.Short(commit), store.ErrModelNotCommitted)
+	}
+	m, err := archixml.Load(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s at %s: %w", ws.Model, store.Short(commit), err)
+	}
+	hist, err := ws.HistoryFrom(commit, 0)
+	if err != nil {
+		return nil, err
+	}
+	sitePagesOnce.Do(func() { sitePages, sitePagesErr = loadPages() })
+	if sitePagesErr != nil {
+		return nil, sitePagesErr
+	}
+	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
+		return nil, err
+	}
+	tmp, err := os.MkdirTemp(filepath.Dir(dir), "."+filepath.Base(dir)+".publish-*")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(tmp) // gone once renamed; the half-written site on an error
+	s := &siteWriter{ws: ws, m: m, root: tmp, pages: sitePages, commit: commit, hist: hist,
+		paths: map[string]string{}, site: Site{Dir: dir, Commit: commit, Name: m.Name()}}
+	s.start()
+	err = s.write()
+	if err := errors.Join(err, s.finish()); err != nil {
+		return nil, err
+	}
+	s.site.Pages, s.site.Files, s.site.Bytes = int(s.pagesN.Load()), int(s.filesN.Load()), s.bytesN.Load()
+	if err := os.Chmod(tmp, 0o755); err != nil {
+		return nil, err
+	}
+	if err := swapDir(tmp, dir); err != nil {
+		return nil, err
+	}
+	return &s.site, nil
+}
+
+// checkSiteDir refuses a dir publish did not make: a link, a file, or a folder with files but no
+// marker.
+func checkSiteDir(dir string) error {
+	fi, err := os.Lstat(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("%s: %w (%s)", dir, ErrNotSite, inbox.KindOfMode(fi.Mode()))
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	if len(entries) == 0 {
+		return nil
+	}
+	mk, err := os.Lstat(filepath.Join(dir, SiteMarker))
+	if err != nil || !mk.Mode().IsRegular() {
+		return fmt.Errorf("%s: %w: it holds files and no %s; publish into a new or empty folder", dir, ErrNotSite, SiteMarker)
+	}
+	return nil
+}
+
+// swapDir puts the folder tmp where dir is: the old site is moved aside, the new one renamed in,
+// the old one removed. Between the two renames dir is missing for a moment, never half-written.
+func swapDir(tmp, dir string) error {
+	old := ""
+	if _, err := os.Lstat(dir); err == nil {
+		old = tmp + ".old"
+		if err := os.Rename(dir, old); err != nil {
+			return err
+		}
+	}
+	if err := os.Rename(tmp, dir); err != nil {
+		if old != "" {
+			_ = os.Rename(old, dir)
+		}
+		return err
+	}
+	if old != "" {
+		return os.RemoveAll(old)
+	}
+	return nil
+}
+
+// siteWriter writes one site.
+type siteWriter struct {
+	ws     *store.Workspace
+	m      *archixml.Model
+	root   string
+	pages  *pages
+	commit string
+	hist   []store.CommitInfo
+	paths  map[string]string // object id -> its page, from the site's root ("e/id.html")
+	site   Site
+	index  [][3]string // the search index: name, type, page
+
+	// the pages are drawn and written by one worker per processor: the model is read by the
+	// writer's goroutine only, each page's data made whole before it is handed over
+	jobs                   chan pageJob
+	wg                     sync.WaitGroup
+	errMu                  sync.Mutex
+	err                    error
+	pagesN, filesN, bytesN atomic.Int64
+}
+
+// pageJob is one page to draw and write.
+type pageJob struct {
+	rel, tmpl, title, nav, base string
+	data                        any
+}
+
+func (s *siteWriter) start() {
+	s.jobs = make(chan pageJob, 64)
+	for range runtime.GOMAXPROCS(0) {
+		s.wg.Add(1)
+		go func() {
+			defer s.wg.Done()
+			var buf bytes.Buffer
+			for j := range s.jobs {
+				if s.failed() == nil {
+					s.fail(s.draw(&buf, j))
+				}
+			}
+		}()
+	}
+}
+
+// finish waits for the pages handed over, and returns the first error.
+func (s *siteWriter) finish() error {
+	close(s.jobs)
+	s.wg.Wait()
+	return s.failed()
+}
+
+func (s *siteWriter) fail(err error) {
+	if err == nil {
+		return
+	}
+	s.errMu.Lock()
+	defer s.errMu.Unlock()
+	if s.err == nil {
+		s.err = err
+	}
+}
+
+func (s *siteWriter) failed() error {
+	s.errMu.Lock()
+	defer s.errMu.Unlock()
+	return s.err
+}
+
+// siteLink is one link of a list: to a page, with its name, type and a note.
+type siteLink struct {
+	Href, Name, Type, Note string
+}
+
+// sitePage is what a page of the model shows (fields unused by a kind stay empty).
+type sitePage struct {
+	ID, Name, Type, Doc, Viewpoint string
+	Crumbs                         []siteLink
+	Props, Attrs                   []archixml.Property
+	Source, Target                 *siteLink
+	Out, In, Views, Shown, Folders []siteLink
+}
+
+var safeID = regexp.MustCompile(`^[A-Za-z0-9_-]{1,100}$`)
+
+// siteFile is the file name of an id's page: the id itself when it is plainly safe, otherwise a
+// hash of it (with a dot, which no plain id holds, so the two never meet).
+func siteFile(id string) string {
+	if safeID.MatchString(id) {
+		return id
+	}
+	h := sha256.Sum256([]byte(id))
+	return "h." + hex.EncodeToString(h[:16])
+}
+
+// up is the base of a page one folder down.
+const up = ".."
+
+func (s *siteWriter) write() error {
+	for _, k := range []struct {
+		kind archixml.Kind
+		dir  string
+	}{{archixml.KindElement, siteElements}, {archixml.KindRelationship, siteRels}, {archixml.KindView, siteViews}, {archixml.KindFolder, siteFolders}} {
+		if err := os.Mkdir(filepath.Join(s.root, k.dir), 0o755); err != nil {
+			return err
+		}
+		for _, o := range s.m.All(k.kind) {
+			if id := o.ID(); id != "" {
+				s.paths[id] = k.dir + "/" + siteFile(id) + ".html"
+			}
+		}
+	}
+	for _, dir := range []string{sitePlans, "static"} {
+		if err := os.Mkdir(filepath.Join(s.root, dir), 0o755); err != nil {
+			return err
+		}
+	}
+	for _, o := range s.m.Elements() {
+		if err := s.concept(o); err != nil {
+			return err
+		}
+	}
+	for _, o := range s.m.Relationships() {
+		if err := s.concept(o); err != nil {
+			return err
+		}
+	}
+	views := s.m.Views()
+	for _, v := range views {
+		if err := s.view(v); err != nil {
+			return err
+		}
+	}
+	for _, f := range s.m.Folders() {
+		if err := s.folder(f); err != nil {
+			return err
+		}
+	}
+	if err := s.overview(views); err != nil {
+		return err
+	}
+	if err := s.history(); err != nil {
+		return err
+	}
+	if err := s.statics(); err != nil {
+		return err
+	}
+	mk, _ := json.MarshalIndent(siteMarker{FormatVersion: 1, Commit: s.commit, Model: s.ws.Model}, "", " ")
+	return s.file(SiteMarker, append(mk, '\n'))
+}
+
+// link is the link from a page one folder down to the object with id ("" when it has no page).
+func (s *siteWriter) link(id string) string {
+	if p, ok := s.paths[id]; ok {
+		return up + "/" + p
+	}
+	return ""
+}
+
+func (s *siteWriter) linkTo(o archixml.Object, note string) siteLink {
+	return siteLink{Href: s.link(o.ID()), Name: o.Name(), Type: typeLabel(o), Note: note}
+}
+
+// typeLabel is a concept's type as people read it ("Business Actor").
+func typeLabel(o archixml.Object) string {
+	if t := o.Type(); t != nil {
+		return t.Label
+	}
+	switch o.Kind() {
+	case archixml.KindView:
+		return "View"
+	case archixml.KindFolder:
+		return "Folder"
+	}
+	return o.Class()
+}
+
+// crumbs are the links from the model down through the folders holding o.
+func (s *siteWriter) crumbs(o archixml.Object, base string) []siteLink {
+	var out []siteLink
+	for p, ok := o.Parent(); ok && p.Kind() == archixml.KindFolder; p, ok = p.Parent() {
+		out = append(out, siteLink{Href: base + "/" + s.paths[p.ID()], Name: p.Name()})
+	}
+	out = append(out, siteLink{Href: base + "/index.html", Name: s.m.Name()})
+	for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
+		out[i], out[j] = out[j], out[i]
+	}
+	return out
+}
+
+// viewsShowing are the views on which the concept with id is drawn, once each.
+func (s *siteWriter) viewsShowing(id string) []siteLink {
+	var out []siteLink
+	seen := map[string]bool{}
+	for _, r := range s.m.ReferencesTo(id) {
+		if v, ok := r.View(); ok && !seen[v.ID()] {
+			seen[v.ID()] = true
+			out = append(out, s.linkTo(v, v.FolderPath()))
+		}
+	}
+	return out
+}
+
+// relAttrs are the attributes of a relationship a person reads beside its name.
+var relAttrs = []string{"accessType", "strength", "directed"}
+
+func (s *siteWriter) concept(o archixml.Object) error {
+	id := o.ID()
+	if id == "" {
+		return nil
+	}
+	p := sitePage{ID: id, Name: o.Name(), Type: typeLabel(o), Doc: o.Documentation(), Props: o.Properties(),
+		Crumbs: s.crumbs(o, up), Views: s.viewsShowing(id)}
+	if o.Kind() == archixml.KindRelationship {
+		end := func(e archixml.Object, ok bool, ref string) *siteLink {
+			if !ok {
+				return &siteLink{Name: ref, Type: "missing"}
+			}
+			l := s.linkTo(e, "")
+			return &l
+		}
+		src, sok := o.Source()
+		tgt, tok := o.Target()
+		p.Source, p.Target = end(src, sok, o.SourceID()), end(tgt, tok, o.TargetID())
+		for _, k := range relAttrs {
+			if v := o.Attr(k); v != "" {
+				p.Attrs = append(p.Attrs, archixml.Property{Key: k, Value: v})
+			}
+		}
+	} else {
+		for _, r := range s.m.RelationshipsOf(id) {
+			if r.SourceID() == id {
+				other, _ := r.Target()
+				p.Out = append(p.Out, siteLink{Href: s.link(r.ID()), Name: relName(r, other), Type: typeLabel(r), Note: "to " + typeLabel(other)})
+			}
+			if r.TargetID() == id {
+				other, _ := r.Source()
+				p.In = append(p.In, siteLink{Href: s.link(r.ID()), Name: relName(r, other), Type: typeLabel(r), Note: "from " + typeLabel(other)})
+			}
+		}
+	}
+	s.index = append(s.index, [3]string{o.Name(), p.Type, s.paths[id]})
+	return s.page(s.paths[id], "site_concept", o.Name(), "model", up, struct{ P sitePage }{p})
+}
+
+// relName names a relationship in a list by what is at its other end (and its own name).
+func relName(r, other archixml.Object) string {
+	n := other.Name()
+	if other.Valid() && n == "" {
+		n = "(no name)"
+	}
+	if !other.Valid() {
+		n = "(missing)"
+	}
+	if r.Name() != "" {
+		return r.Name() + ": " + n
+	}
+	return n
+}
+
+func (s *siteWriter) view(v archixml.Object) error {
+	id := v.ID()
+	if id == "" {
+		return nil
+	}
+	p := sitePage{ID: id, Name: v.Name(), Type: typeLabel(v), Doc: v.Documentation(), Props: v.Properties(),
+		Viewpoint: v.Attr("viewpoint"), Crumbs: s.crumbs(v, up)}
+	seen := map[string]bool{}
+	for _, list := range [][]archixml.Object{v.DiagramObjects(), v.Connections()} {
+		for _, d := range list {
+			if c, ok := d.Concept(); ok && !seen[c.ID()] {
+				seen[c.ID()] = true
+				p.Shown = append(p.Shown, s.linkTo(c, ""))
+			}
+		}
+	}
+	svg, err := render.ViewWith(s.m, id, render.Options{Link: s.link})
+	var pic template.HTML
+	if err != nil {
+		pic = template.HTML("<p class=\"empty\">This view cannot be drawn: " + template.HTMLEscapeString(err.Error()) + "</p>")
+	} else {
+		// inlined, so that its links work from file:// too; the namespace is the HTML parser's
+		svg = bytes.Replace(svg, []byte(` xmlns="http://www.w3.org/2000/svg"`), nil, 1)
+		pic = template.HTML(svg) // #nosec: render escapes every text and attribute it writes
+	}
+	s.index = append(s.index, [3]string{v.Name(), p.Type, s.paths[id]})
+	return s.page(s.paths[id], "site_view", v.Name(), "views", up, struct {
+		P   sitePage
+		SVG template.HTML
+	}{p, pic})
+}
+
+func (s *siteWriter) folder(f archixml.Object) error {
+	id := f.ID()
+	if id == "" {
+		return nil
+	}
+	p := sitePage{ID: id, Name: f.Name(), Type: "Folder", Doc: f.Documentation(), Props: f.Properties(), Crumbs: s.crumbs(f, up)}
+	for _, c := range f.Children() {
+		switch c.Kind() {
+		case archixml.KindFolder:
+			p.Folders = append(p.Folders, s.linkTo(c, ""))
+		case archixml.KindElement, archixml.KindRelationship, archixml.KindView:
+			p.Shown = append(p.Shown, s.linkTo(c, ""))
+		}
+	}
+	s.index = append(s.index, [3]string{f.Name(), "Folder", s.paths[id]})
+	return s.page(s.paths[id], "site_folder", f.Name(), "model", up, struct{ P sitePage }{p})
+}
+
+// overview writes the index, the list of views and the search page.
+func (s *siteWriter) overview(views []archixml.Object) error {
+	var when time.Time
+	if len(s.hist) > 0 {
+		when = s.hist[0].When
+	}
+	var top []siteLink
+	for _, c := range s.m.Root().Children() {
+		if c.Kind() == archixml.KindFolder {
+			l := s.linkTo(c, "")
+			l.Href = strings.TrimPrefix(l.Href, up+"/")
+			top = append(top, l)
+		}
+	}
+	type model struct {
+		Name, Purpose, Commit          string
+		When                           time.Time
+		Elements, Relationships, Views int
+		Folders                        []siteLink
+	}
+	md := model{Name: s.m.Name(), Purpose: s.m.Purpose(), Commit: s.commit, When: when, Elements: len(s.m.Elements()),
+		Relationships: len(s.m.Relationships()), Views: len(views), Folders: top}
+	if err := s.page("index.html", "site_index", s.m.Name(), "model", ".", struct{ M model }{md}); err != nil {
+		return err
+	}
+	list := make([]siteLink, 0, len(views))
+	for _, v := range views {
+		if p, ok := s.paths[v.ID()]; ok {
+			list = append(list, siteLink{Href: p, Name: v.Name(), Note: v.FolderPath()})
+		}
+	}
+	sort.SliceStable(list, func(i, j int) bool { return list[i].Name < list[j].Name })
+	if err := s.page("views.html", "site_views", "Views", "views", ".", struct{ Links []siteLink }{list}); err != nil {
+		return err
+	}
+	return s.page("search.html", "site_search", "Search", "search", ".", struct{}{})
+}
+
+// siteEntry is one line of the site's history.
+type siteEntry struct {
+	ledger.Entry
+	RevertedBy string
+	Href       string // its plan's page, when its archive could be read
+}
+
+// history writes the history of applied and reverted plans up to the commit, and a page per
+// applied plan with the preview the person approved and its pictures, as archived.
+func (s *siteWriter) history() error {
+	log := ledger.LogOf(s.ws, s.hist)
+	reverted := map[string]string{}
+	for _, e := range log {
+		if e.Reverts != "" {
+			reverted[e.Reverts] = e.Commit
+		}
+	}
+	entries := make([]siteEntry, 0, len(log))
+	for _, e := range log {
+		se := siteEntry{Entry: e, RevertedBy: reverted[e.Commit]}
+		if e.Kind == ledger.KindApply && e.PlanID != "" {
+			href, err := s.plan(se)
+			if err != nil {
+				return err
+			}
+			se.Href = href
+		}
+		entries = append(entries, se)
+	}
+	return s.page("history.html", "site_history", "History", "history", ".", struct {
+		Commit  string
+		Entries []siteEntry
+	}{s.commit, entries})
+}
+
+var safePicture = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9._-]{0,200}\.svg$`)
+
+// plan writes one applied plan's page and pictures, and returns the link to it ("" when its
+// archive cannot be read: the history names it all the same).
+func (s *siteWriter) plan(e siteEntry) (string, error) {
+	a, err := ledger.ReadArchive(s.ws, e.Commit, e.PlanID)
+	if err != nil {
+		return "", nil
+	}
+	file := siteFile(e.PlanID)
+	known := map[string]string{}
+	var pics []string
+	for _, f := range a.Files {
+		// archived without the plan's NAME (view-1.after.svg); the preview names them with it
+		name := path.Base(f)
+		full := ledger.PlanName(e.PlanID) + "." + name
+		if _, kind, _ := inbox.Parse(full); kind != inbox.KindPicture || !safePicture.MatchString(name) {
+			continue
+		}
+		data, ok, err := s.ws.FileAt(e.Commit, f)
+		if err != nil || !ok {
+			continue
+		}
+		out := file + "--" + name
+		if err := s.file(sitePlans+"/"+out, data); err != nil {
+			return "", err
+		}
+		known[full] = out
+		pics = append(pics, out)
+	}
+	used := map[string]bool{}
+	// a picture is only ever an image: opened as a document from a static host, an SVG a
+	// forged commit put in the archive could run a script in the site's origin
+	preview := markdownWith(a.Preview, func(dest string, image bool) string {
+		if out, ok := known[dest]; ok && image {
+			used[out] = true
+			return out
+		}
+		return ""
+	})
+	var more []string // the pictures its text does not show
+	for _, p := range pics {
+		if !used[p] {
+			more = append(more, p)
+		}
+	}
+	href := sitePlans + "/" + file + ".html"
+	return href, s.page(href, "site_plan", "Plan "+e.PlanID, "history", up, struct {
+		siteEntry
+		Preview  template.HTML
+		Pictures []string
+	}{e, preview, more})
+}
+
+// statics writes the style sheet, the script and the search index.
+func (s *siteWriter) statics() error {
+	for _, f := range []string{"style.css", "site.js"} {
+		data, err := assets.ReadFile("assets/" + f)
+		if err != nil {
+			return err
+		}
+		if err := s.file("static/"+f, data); err != nil {
+			return err
+		}
+	}
+	// a script, not JSON: a page opened from file:// may not fetch, but it may load a script;
+	// json.Marshal escapes <, > and & and the line separators, so the data stays data
+	idx, err := json.Marshal(s.index)
+	if err != nil {
+		return err
+	}
+	var b bytes.Buffer
+	b.WriteString("// the search index of the published site: name, type, page\nwindow.archiplanIndex = ")
+	b.Write(idx)
+	b.WriteString(";\n")
+	return s.file("static/search-index.js", b.Bytes())
+}
+
+// page hands one HTML page at rel (from the site's root), whose links start at base, to the
+// workers; it returns the first error any of them met.
+func (s *siteWriter) page(rel, tmpl, title, nav, base string, data any) error {
+	s.jobs <- pageJob{rel: rel, tmpl: tmpl, title: title, nav: nav, base: base, data: data}
+	return s.failed()
+}
+
+// draw draws and writes one page.
+func (s *siteWriter) draw(buf *bytes.Buffer, j pageJob) error {
+	buf.Reset()
+	c := common{Title: j.title, Nav: j.nav, Base: j.base, Site: true, Workspace: s.site.Name, Model: store.Short(s.commit)}
+	if err := s.pages.execute(buf, j.tmpl, struct {
+		common
+		D any
+	}{c, j.data}); err != nil {
+		return fmt.Errorf("publish %s: %w", j.rel, err)
+	}
+	s.pagesN.Add(1)
+	return s.file(j.rel, buf.Bytes())
+}
+
+func (s *siteWriter) file(rel string, data []byte) error {
+	if err := os.WriteFile(filepath.Join(s.root, filepath.FromSlash(rel)), data, 0o644); err != nil {
+		return err
+	}
+	s.filesN.Add(1)
+	s.bytesN.Add(int64(len(data)))
+	return nil
+}

@@ -1,0 +1,317 @@
+package web
+
+import (
+	"bytes"
+	"errors"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"golang.org/x/net/html"
+
+	"github.com/archiplan/archiplan/archixml"
+)
+
+// Names a planner might write to break out of a page: markup, an attribute break-out, Markdown
+// that would turn into a link, and a right-to-left override that would reverse the text after it.
+const (
+	hostileScript   = `<script>alert("name")</script>`
+	hostileAttr     = `"><img src=x onerror=alert(1)>`
+	hostileMarkdown = `[click](javascript:alert(1)) **bold** <b>raw</b>`
+	hostileBidi     = "invoice\u202Etxt.exe"
+	hostileID       = `../evil "><b>id</b>`
+)
+
+// hostileModel is the example model with planner-written names, documentation and properties
+// that try to break out of the page, and one element whose id does.
+func hostileModel(t *testing.T) []byte {
+	t.Helper()
+	m := archixml.Example()
+	steps := []error{
+		m.Rename(customer, hostileScript),
+		m.SetDocumentation(customer, hostileMarkdown+"\n"+hostileAttr),
+		m.SetProperty(customer, hostileAttr, hostileScript),
+		m.Rename(desk, hostileAttr),
+	}
+	id, err := m.CreateElement("BusinessActor", hostileBidi, "")
+	steps = append(steps, err)
+	_, _, err = m.AddToView(mainView, id, nil)
+	steps = append(steps, err)
+	v, err := m.CreateView(hostileMarkdown, "", "")
+	steps = append(steps, err)
+	_, _, err = m.AddToView(v, customer, nil)
+	steps = append(steps, err)
+	if err := errors.Join(steps...); err != nil {
+		t.Fatal(err)
+	}
+	data, err := m.Save()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// an id is the model file's to choose: one that is a path and markup
+	var esc bytes.Buffer
+	if err := xmlEscape(&esc, hostileID); err != nil {
+		t.Fatal(err)
+	}
+	return bytes.ReplaceAll(data, []byte(id), esc.Bytes())
+}
+
+func xmlEscape(b *bytes.Buffer, s string) error {
+	r := strings.NewReplacer(`&`, "&amp;", `<`, "&lt;", `>`, "&gt;", `"`, "&quot;")
+	_, err := r.WriteString(b, s)
+	return err
+}
+
+// publishEnv is a workspace with the hostile model, one applied plan with a hostile summary in
+// its history, and its site.
+func publishEnv(t *testing.T) (*env, string) {
+	t.Helper()
+	e := newEnvWith(t, hostileModel(t))
+	e.drop("hostile.json", renamePlan(hostileScript+" "+hostileBidi, customer, hostileAttr+" renamed"))
+	e.previewed("hostile")
+	before := len(e.history())
+	if err := os.Rename(filepath.Join(e.inbox, "hostile.json"), filepath.Join(e.inbox, "hostile.approved")); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the plan applied", func() bool { return len(e.history()) > before })
+	head, err := e.ws.Head()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "site")
+	site, err := Publish(e.ws, head, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if site.Pages < 10 || site.Commit != head {
+		t.Fatalf("site: %+v", site)
+	}
+	if os.Getenv("KEEP_SITE") != "" {
+		_ = os.RemoveAll(os.Getenv("KEEP_SITE"))
+		_ = os.CopyFS(os.Getenv("KEEP_SITE"), os.DirFS(dir))
+	}
+	return e, dir
+}
+
+// sitePages reads every HTML page of a site, by path from its root.
+func readSite(t *testing.T, dir string) map[string][]byte {
+	t.Helper()
+	out := map[string][]byte{}
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		data, err := os.ReadFile(p)
+		out[filepath.ToSlash(rel)] = data
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+var scheme = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*:`)
+
+// Every page of the site: its links all lead to files of the site, nothing is loaded from
+// outside it, no script runs inline, and the planner's names are text, isolated for direction.
+func TestPublish_PagesEscapedAndLinked(t *testing.T) {
+	_, dir := publishEnv(t)
+	files := readSite(t, dir)
+	texts := map[string]bool{} // every text node of every page
+	bdi := map[string]bool{}   // the texts inside <bdi>
+	links := 0
+	for rel, data := range files {
+		switch {
+		case strings.HasSuffix(rel, ".css"):
+			if bytes.Contains(data, []byte("url(")) || bytes.Contains(data, []byte("@import")) {
+				t.Errorf("%s loads something: %s", rel, data)
+			}
+			continue
+		case !strings.HasSuffix(rel, ".html"):
+			continue
+		}
+		if !bytes.Contains(data, []byte(`<meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'self'`)) {
+			t.Errorf("%s: no strict CSP", rel)
+		}
+		z := html.NewTokenizer(bytes.NewReader(data))
+		var stack []string
+		for {
+			tt := z.Next()
+			if tt == html.ErrorToken {
+				break
+			}
+			tok := z.Token()
+			switch tt {
+			case html.StartTagToken, html.SelfClosingTagToken:
+				if tt == html.StartTagToken {
+					stack = append(stack, tok.Data)
+				}
+				for _, a := range tok.Attr {
+					key := strings.ToLower(a.Key)
+					if strings.HasPrefix(key, "on") || key == "style" || key == "srcdoc" {
+						t.Errorf("%s: <%s %s=%q>", rel, tok.Data, a.Key, a.Val)
+					}
+					if key != "href" && key != "src" && key != "action" && key != "xlink:href" {
+						continue
+					}
+					links++
+					u := a.Val
+					if scheme.MatchString(u) || strings.HasPrefix(u, "/") || strings.HasPrefix(u, "\\") {
+						t.Errorf("%s: <%s %s=%q> leaves the site", rel, tok.Data, a.Key, u)
+						continue
+					}
+					if u == "" || strings.HasPrefix(u, "#") { // the page itself (a link the preview's Markdown had, emptied)
+						continue
+					}
+					u, _, _ = strings.Cut(u, "#")
+					u, _, _ = strings.Cut(u, "?")
+					target := path.Clean(path.Join(path.Dir(rel), u))
+					if strings.HasPrefix(target, "..") {
+						t.Errorf("%s: %q leads out of the site", rel, a.Val)
+					} else if _, ok := files[target]; !ok {
+						t.Errorf("%s: %q leads to %s, which was not written", rel, a.Val, target)
+					}
+				}
+				if tok.Data == "script" {
+					if !hasAttr(tok, "src") {
+						t.Errorf("%s: an inline script", rel)
+					}
+				}
+			case html.EndTagToken:
+				if n := len(stack); n > 0 {
+					stack = stack[:n-1]
+				}
+			case html.TextToken:
+				if len(stack) > 0 && stack[len(stack)-1] == "script" && strings.TrimSpace(tok.Data) != "" {
+					t.Errorf("%s: inline script %q", rel, tok.Data)
+				}
+				texts[tok.Data] = true
+				if len(stack) > 0 && stack[len(stack)-1] == "bdi" {
+					bdi[tok.Data] = true
+				}
+			}
+		}
+		for _, bad := range []string{"<script>alert", "<img src=x", "<b>raw</b>", "<b>id</b>", `href="javascript`} {
+			if bytes.Contains(data, []byte(bad)) {
+				t.Errorf("%s holds %q unescaped", rel, bad)
+			}
+		}
+	}
+	if links < 100 {
+		t.Fatalf("only %d links checked", links)
+	}
+	// the names are there, as text, each isolated
+	for _, name := range []string{hostileAttr, hostileBidi, hostileMarkdown, hostileAttr + " renamed"} {
+		if !bdi[name] {
+			t.Errorf("the name %q is not text inside <bdi> on any page", name)
+		}
+	}
+	if !texts[hostileMarkdown+"\n"+hostileAttr] {
+		t.Errorf("the documentation is not shown as text")
+	}
+	// the hostile id has a page, under a name that is no path
+	for rel := range files {
+		if strings.Contains(rel, "evil") || strings.Contains(rel, "<") {
+			t.Errorf("a file named from a hostile id: %s", rel)
+		}
+	}
+	// the applied plan: in the history, with its preview
+	if !bytes.Contains(files["history.html"], []byte("hostile-")) {
+		t.Errorf("the history does not name the applied plan")
+	}
+	plans := 0
+	for rel, data := range files {
+		if strings.HasPrefix(rel, "h/") && strings.HasSuffix(rel, ".html") {
+			plans++
+			if !bytes.Contains(data, []byte(`class="preview"`)) {
+				t.Errorf("%s has no preview", rel)
+			}
+			// its pictures are images, never documents a link opens
+			if !bytes.Contains(data, []byte(`<img src="hostile-`)) || regexp.MustCompile(`href="[^"]*\.svg"`).Match(data) {
+				t.Errorf("%s: the pictures are not images only", rel)
+			}
+		}
+	}
+	if plans != 1 {
+		t.Errorf("%d plan pages, want 1", plans)
+	}
+	// the view's picture links its objects to their pages
+	view := files["v/"+mainView+".html"]
+	if !bytes.Contains(view, []byte(`<a href="../e/`+customer+`.html">`)) {
+		t.Errorf("the view's picture does not link the customer to its page")
+	}
+	if !bytes.Contains(files["static/search-index.js"], []byte(`\u003cimg src=x onerror`)) {
+		t.Errorf("the search index does not hold the hostile name as escaped data")
+	}
+}
+
+func hasAttr(tok html.Token, key string) bool {
+	for _, a := range tok.Attr {
+		if a.Key == key {
+			return true
+		}
+	}
+	return false
+}
+
+// Publish writes over its own site only; an error leaves the site there as it was.
+func TestPublish_OnlyOverItsOwnSite(t *testing.T) {
+	e := newEnv(t)
+	head, err := e.ws.Head()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// a folder holding someone's file is refused, and the file stays
+	mine := filepath.Join(t.TempDir(), "mine")
+	if err := os.MkdirAll(mine, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(mine, "notes.txt"), []byte("mine"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Publish(e.ws, head, mine); !errors.Is(err, ErrNotSite) {
+		t.Fatalf("publish into a folder of others' files: %v", err)
+	}
+	if got, _ := os.ReadFile(filepath.Join(mine, "notes.txt")); string(got) != "mine" {
+		t.Fatalf("the file was touched: %q", got)
+	}
+	// nor through a symbolic link
+	link := filepath.Join(t.TempDir(), "link")
+	if err := os.Symlink(mine, link); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Publish(e.ws, head, link); !errors.Is(err, ErrNotSite) {
+		t.Fatalf("publish through a link: %v", err)
+	}
+	// its own site, written again; a failed publish leaves it as it was, and no temp folder
+	dir := filepath.Join(t.TempDir(), "site")
+	if _, err := Publish(e.ws, head, dir); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Publish(e.ws, head, dir); err != nil {
+		t.Fatalf("publish over its own site: %v", err)
+	}
+	before := readSite(t, dir)
+	if _, err := Publish(e.ws, strings.Repeat("0", 40), dir); err == nil {
+		t.Fatal("a commit that is not there published")
+	}
+	after := readSite(t, dir)
+	if len(after) != len(before) {
+		t.Fatalf("%d files before the failed publish, %d after", len(before), len(after))
+	}
+	for rel, data := range before {
+		if !bytes.Equal(after[rel], data) {
+			t.Fatalf("%s changed by a failed publish", rel)
+		}
+	}
+	left, _ := filepath.Glob(filepath.Join(filepath.Dir(dir), ".site.publish-*"))
+	if len(left) != 0 {
+		t.Fatalf("left behind: %v", left)
+	}
+}
