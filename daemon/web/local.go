@@ -580,9 +580,16 @@ func (l *Local) modelAtLocked(commit string) (*archixml.Model, error) {
 	return m, nil
 }
 
-// Revert implements Backend, through the ledger's revert.
+// Revert implements Backend, through the ledger's revert, between the daemon's passes: a click
+// right after an apply waits for the pass that made it to end instead of finding the workspace
+// locked by it.
 func (l *Local) Revert(target string) (string, error) {
-	res, err := l.led.Revert(context.Background(), target)
+	var res *ledger.RevertResult
+	err := l.excl(func() error {
+		var err error
+		res, err = l.led.Revert(context.Background(), target)
+		return err
+	})
 	if err != nil {
 		return "", err
 	}
