@@ -25,14 +25,24 @@ import (
 // Every problem of the file is found, each with its line, before anything is made: an
 // *ImportError lists them (codes CodeSchema, CodeDanglingRef, ...), and no model is returned.
 // The file is read as a stream of tokens, never as a whole tree.
-func Import(r io.Reader) (*archixml.Model, error) {
+func Import(r io.Reader) (*archixml.Model, error) { return ImportWith(r, Options{}) }
+
+// Options change what Import accepts.
+type Options struct {
+	// AllowForbidden accepts relationships the ArchiMate table forbids between their ends' types
+	// (Archi holds them, and its validator reports them), instead of refusing the file.
+	AllowForbidden bool
+}
+
+// ImportWith is Import with options.
+func ImportWith(r io.Reader, o Options) (*archixml.Model, error) {
 	lr := &limitReader{r: r, left: int64(archixml.MaxModelBytes)}
 	f, probs := parse(lr)
 	if lr.over {
 		return nil, &ImportError{Problems: []Problem{{Code: CodeMalformed, Message: fmt.Sprintf("the file is over %d bytes, the most archiplan reads", archixml.MaxModelBytes)}}}
 	}
 	if len(probs) == 0 || !isFatal(probs) {
-		b := &builder{f: f}
+		b := &builder{f: f, opts: o}
 		probs = append(probs, b.check()...)
 		if len(probs) == 0 {
 			m, err := b.build()
@@ -77,6 +87,7 @@ func (l *limitReader) Read(b []byte) (int, error) {
 // builder checks the references and makes the model.
 type builder struct {
 	f       *file
+	opts    Options
 	class   map[string]string // element and relationship identifier -> Archi class
 	probs   []Problem
 	viewpts map[string]string // exchange name -> Archi id
@@ -163,7 +174,7 @@ func (b *builder) check() []Problem {
 		okS := b.want(r.source, "source", r.line, idElement, idRelationship)
 		okT := b.want(r.target, "target", r.line, idElement, idRelationship)
 		rc, sc, tc := b.class[r.id], b.class[r.source], b.class[r.target]
-		if okS && okT && rc != "" && sc != "" && tc != "" && !archixml.Relationships().Allowed(rc, sc, tc) {
+		if !b.opts.AllowForbidden && okS && okT && rc != "" && sc != "" && tc != "" && !archixml.Relationships().Allowed(rc, sc, tc) {
 			b.add(CodeRelForbidden, r.line, "relationship %q: ArchiMate does not allow %s from %s to %s", r.id, r.typ, sc, tc)
 		}
 		switch r.access {
