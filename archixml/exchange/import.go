@@ -3,7 +3,6 @@ package exchange
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -36,11 +35,14 @@ type Options struct {
 
 // ImportWith is Import with options.
 func ImportWith(r io.Reader, o Options) (*archixml.Model, error) {
-	lr := &limitReader{r: r, left: int64(archixml.MaxModelBytes)}
-	f, probs := parse(lr)
-	if lr.over {
+	src, err := io.ReadAll(io.LimitReader(r, int64(archixml.MaxModelBytes)+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(src) > archixml.MaxModelBytes {
 		return nil, &ImportError{Problems: []Problem{{Code: CodeMalformed, Message: fmt.Sprintf("the file is over %d bytes, the most archiplan reads", archixml.MaxModelBytes)}}}
 	}
+	f, probs := parse(src)
 	if len(probs) == 0 || !isFatal(probs) {
 		b := &builder{f: f, opts: o}
 		probs = append(probs, b.check()...)
@@ -63,25 +65,6 @@ func isFatal(probs []Problem) bool {
 		}
 	}
 	return false
-}
-
-type limitReader struct {
-	r    io.Reader
-	left int64
-	over bool
-}
-
-func (l *limitReader) Read(b []byte) (int, error) {
-	if l.left <= 0 {
-		l.over = true
-		return 0, errors.New("file too large")
-	}
-	if int64(len(b)) > l.left {
-		b = b[:l.left]
-	}
-	n, err := l.r.Read(b)
-	l.left -= int64(n)
-	return n, err
 }
 
 // builder checks the references and makes the model.

@@ -124,8 +124,15 @@ type idref struct {
 	line        int
 }
 
+// tokens is what the parser reads: the lexer, or encoding/xml's Decoder (the same tokens).
+type tokens interface {
+	Token() (xml.Token, error)
+	Skip() error
+	InputPos() (int, int)
+}
+
 type parser struct {
-	dec   *xml.Decoder
+	dec   tokens
 	f     *file
 	probs []Problem
 	fatal bool
@@ -349,9 +356,12 @@ func normalize(s string) string {
 }
 
 // parse reads the whole file.
-func parse(r io.Reader) (*file, []Problem) {
-	p := &parser{dec: xml.NewDecoder(r), f: &file{propDefs: map[string]string{}, ids: map[string]ident{}}}
-	p.dec.Strict = true
+func parse(src []byte) (*file, []Problem) {
+	return parseTokens(newLexer(src))
+}
+
+func parseTokens(dec tokens) (*file, []Problem) {
+	p := &parser{dec: dec, f: &file{propDefs: map[string]string{}, ids: map[string]ident{}}}
 	root := false
 	for !p.fatal {
 		t, err := p.dec.Token()
