@@ -128,6 +128,9 @@ func (l *lexer) Token() (xml.Token, error) {
 			l.pos += i + 3
 			return xml.CharData(lineEnds(data)), nil
 		case bytes.HasPrefix(rest, []byte("<!")):
+			if len(l.stack) > 0 {
+				return nil, l.errorf("a declaration inside an element")
+			}
 			i := bytes.IndexByte(rest, '>')
 			if i < 0 {
 				i = len(rest) - 1
