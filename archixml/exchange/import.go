@@ -716,9 +716,8 @@ func (b *builder) object(c *comp) *archixml.Node {
 		e.Attrs = append(e.Attrs, "targetConnections", strings.Join(c.in, " "))
 	}
 	b.styleAttrs(e, n.style, false)
-	switch c.class {
-	case "Group", "Note":
-		e.Attrs = append(e.Attrs, "textAlignment", "1") // Archi makes notes and groups left-aligned
+	if c.class == "Group" || c.class == "Note" || b.class[c.concept] == "Grouping" {
+		e.Attrs = append(e.Attrs, "textAlignment", "1") // Archi makes notes, groups and groupings left-aligned
 	}
 	switch c.class {
 	case "DiagramObject":

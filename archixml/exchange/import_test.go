@@ -374,6 +374,7 @@ line 2</documentation>
     <element identifier="id-bo" xsi:type="BusinessObject"><name>Order</name></element>
     <element identifier="id-goal" xsi:type="Goal"><name>Goal</name></element>
     <element identifier="id-req" xsi:type="Requirement"><name>Req</name></element>
+    <element identifier="id-grp" xsi:type="Grouping"><name>Together</name></element>
   </elements>
   <relationships>
     <relationship identifier="id-as" source="id-a" target="id-r" xsi:type="Assignment"/>
@@ -405,6 +406,7 @@ line 2</documentation>
         <node identifier="id-n" xsi:type="Label" x="10" y="310" w="185" h="80"><label>a &lt;note&gt;
 two</label></node>
       </node>
+      <node identifier="id-og" elementRef="id-grp" xsi:type="Element" x="700" y="20" w="400" h="140"/>
       <node identifier="id-ref" xsi:type="Label" x="500" y="300" w="120" h="55"><label>V</label><viewRef ref="id-v"/></node>
       <connection identifier="id-c" relationshipRef="id-ass" xsi:type="Relationship" source="id-oa" target="id-or2">
         <style lineWidth="2"><lineColor r="0" g="255" b="0"/></style>
@@ -440,6 +442,7 @@ line 2</documentation>`,
 two</content>`,
 		`<child xsi:type="archimate:DiagramModelReference" id="id-ref" targetConnections="id-l" model="id-v">`,
 		`<sourceConnection id="id-l" source="id-n" target="id-ref"/>`,
+		`<child xsi:type="archimate:DiagramObject" id="id-og" textAlignment="1" archimateElement="id-grp">`,
 		`<sourceConnection xsi:type="archimate:Connection" id="id-c" lineWidth="2" lineColor="#00ff00" source="id-oa" target="id-or2" archimateRelationship="id-ass">`,
 		// (300,100) from the centres (160,120) and (460,47)
 		`<bendpoint startX="140" startY="-20" endX="-160" endY="53"/>`,
