@@ -1,10 +1,12 @@
 package exchange
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"sort"
 	"strconv"
@@ -35,10 +37,16 @@ type Options struct {
 
 // ImportWith is Import with options.
 func ImportWith(r io.Reader, o Options) (*archixml.Model, error) {
-	src, err := io.ReadAll(io.LimitReader(r, int64(archixml.MaxModelBytes)+1))
-	if err != nil {
+	var buf bytes.Buffer
+	if st, ok := r.(interface{ Stat() (fs.FileInfo, error) }); ok { // a file: read it in one piece
+		if fi, err := st.Stat(); err == nil && fi.Size() <= int64(archixml.MaxModelBytes) {
+			buf.Grow(int(fi.Size()) + bytes.MinRead)
+		}
+	}
+	if _, err := buf.ReadFrom(io.LimitReader(r, int64(archixml.MaxModelBytes)+1)); err != nil {
 		return nil, err
 	}
+	src := buf.Bytes()
 	if len(src) > archixml.MaxModelBytes {
 		return nil, &ImportError{Problems: []Problem{{Code: CodeMalformed, Message: fmt.Sprintf("the file is over %d bytes, the most archiplan reads", archixml.MaxModelBytes)}}}
 	}

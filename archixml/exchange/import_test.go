@@ -590,3 +590,19 @@ func xmllintInvalid(t *testing.T, src string) {
 		t.Errorf("xmllint finds the file valid:\n%s", out)
 	}
 }
+
+// A file over the model size limit is refused before it is read further.
+func TestImport_TooLarge(t *testing.T) {
+	old := archixml.MaxModelBytes
+	archixml.MaxModelBytes = 200
+	defer func() { archixml.MaxModelBytes = old }()
+	src := `<model xmlns="http://www.opengroup.org/xsd/archimate/3.0/" identifier="m"><name>` + strings.Repeat("x", 300) + `</name></model>`
+	m, err := Import(strings.NewReader(src))
+	var ie *ImportError
+	if m != nil || !errors.As(err, &ie) || !ie.Has(CodeMalformed) || !strings.Contains(err.Error(), "over 200 bytes") {
+		t.Fatalf("imported a file over the limit: %v", err)
+	}
+	if _, err := Import(strings.NewReader(src[:150] + `</name></model>`)); err != nil {
+		t.Fatalf("a file under the limit: %v", err)
+	}
+}
