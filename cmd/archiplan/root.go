@@ -82,6 +82,7 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 	root.AddCommand(diffCmd())
 	root.AddCommand(textconvCmd())
 	root.AddCommand(exportCmd())
+	root.AddCommand(importCmd())
 	root.AddCommand(publishCmd())
 	root.AddCommand(readCmds()...)
 	root.AddCommand(convertCmd())

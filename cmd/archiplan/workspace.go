@@ -77,7 +77,11 @@ func initCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if model != "" {
+			if isExchangeFile(model) {
+				if seed, err = importExchange(model, false); err != nil {
+					return err
+				}
+			} else if model != "" {
 				if seed, err = os.ReadFile(model); err != nil {
 					return usageError{err}
 				}
@@ -100,7 +104,7 @@ func initCmd() *cobra.Command {
 			return nil
 		},
 	}
-	c.Flags().StringVar(&model, "model", "", "the model to start from (default: the built-in example)")
+	c.Flags().StringVar(&model, "model", "", "the model to start from: a .archimate file, or an Exchange Format .xml file, imported first (default: the built-in example)")
 	c.Flags().StringVar(&plannerGroup, "planner-group", "", "planners write the inbox as this group and cannot approve their own plans (see the README's threat model)")
 	return c
 }

@@ -1,0 +1,59 @@
+package exchange
+
+import (
+	"fmt"
+	"strings"
+)
+
+// The codes of what makes an exchange file one Import refuses. They are stable, listed in the
+// README's table, and never reused.
+const (
+	CodeMalformed    = "EXCHANGE_MALFORMED"      // not well-formed XML, a DOCTYPE, not UTF-8, too large
+	CodeNotExchange  = "EXCHANGE_NOT_EXCHANGE"   // the root is not the format's <model> in its namespace
+	CodeSchema       = "EXCHANGE_SCHEMA"         // what archimate3_Diagram.xsd forbids: an element or attribute missing, unknown or misplaced, a bad value
+	CodeUnknownType  = "EXCHANGE_UNKNOWN_TYPE"   // an element, relationship, node or connection type the format or Archi does not know
+	CodeDanglingRef  = "EXCHANGE_DANGLING_REF"   // a reference to an identifier the file does not hold
+	CodeWrongRef     = "EXCHANGE_REF_WRONG_KIND" // a reference to the wrong kind of thing (a node's elementRef to a relationship, ...)
+	CodeDuplicateID  = "EXCHANGE_DUPLICATE_ID"   // an identifier used twice
+	CodeRelForbidden = "EXCHANGE_REL_NOT_ALLOWED"
+	CodeUnsupported  = "EXCHANGE_UNSUPPORTED" // what Archi cannot hold (a line joining two ArchiMate nodes, a connection whose ends do not show its relationship's ends, ...)
+)
+
+// Problem is one thing wrong with an exchange file, at a line of it.
+type Problem struct {
+	Code    string
+	Line    int
+	Message string
+}
+
+func (p Problem) String() string {
+	if p.Line > 0 {
+		return fmt.Sprintf("line %d: %s: %s", p.Line, p.Code, p.Message)
+	}
+	return p.Code + ": " + p.Message
+}
+
+// ImportError is every problem Import found in a file; nothing was made of it.
+type ImportError struct {
+	Problems []Problem
+}
+
+func (e *ImportError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "not imported, %d problem(s):", len(e.Problems))
+	for _, p := range e.Problems {
+		b.WriteString("\n  ")
+		b.WriteString(p.String())
+	}
+	return b.String()
+}
+
+// Has reports whether a problem of the code was found.
+func (e *ImportError) Has(code string) bool {
+	for _, p := range e.Problems {
+		if p.Code == code {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,851 @@
+package exchange
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"io/fs"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/archiplan/archiplan/archixml"
+)
+
+// Import reads an exchange file and makes of it the Archi model Archi's own importer makes
+// (org.opengroup.archimate.xmlexchange's XMLModelImporter, whose rules are followed, not its
+// code): identifiers kept, elements in the default folder of their type unless the organizations
+// put them in folders, properties through their definitions, views with their nodes at bounds
+// relative to what holds them, connections with bendpoints as Archi stores them, styles and
+// viewpoints, and the connections Archi draws between an element and one nested in it. The
+// model is written by archixml, as Archi writes models.
+//
+// Every problem of the file is found, each with its line, before anything is made: an
+// *ImportError lists them (codes CodeSchema, CodeDanglingRef, ...), and no model is returned.
+// The file is read as a stream of tokens, never as a whole tree.
+func Import(r io.Reader) (*archixml.Model, error) { return ImportWith(r, Options{}) }
+
+// Options change what Import accepts.
+type Options struct {
+	// AllowForbidden accepts relationships the ArchiMate table forbids between their ends' types
+	// (Archi holds them, and its validator reports them), instead of refusing the file.
+	AllowForbidden bool
+}
+
+// ImportWith is Import with options.
+func ImportWith(r io.Reader, o Options) (*archixml.Model, error) {
+	var buf bytes.Buffer
+	if st, ok := r.(interface{ Stat() (fs.FileInfo, error) }); ok { // a file: read it in one piece
+		if fi, err := st.Stat(); err == nil && fi.Size() <= int64(archixml.MaxModelBytes) {
+			buf.Grow(int(fi.Size()) + bytes.MinRead)
+		}
+	}
+	if _, err := buf.ReadFrom(io.LimitReader(r, int64(archixml.MaxModelBytes)+1)); err != nil {
+		return nil, err
+	}
+	src := buf.Bytes()
+	if len(src) > archixml.MaxModelBytes {
+		return nil, &ImportError{Problems: []Problem{{Code: CodeMalformed, Message: fmt.Sprintf("the file is over %d bytes, the most archiplan reads", archixml.MaxModelBytes)}}}
+	}
+	f, probs := parse(src)
+	if len(probs) == 0 || !isFatal(probs) {
+		b := &builder{f: f, opts: o}
+		probs = append(probs, b.check()...)
+		if len(probs) == 0 {
+			m, err := b.build()
+			if err != nil {
+				return nil, err
+			}
+			return m, nil
+		}
+	}
+	sort.SliceStable(probs, func(i, j int) bool { return probs[i].Line < probs[j].Line })
+	return nil, &ImportError{Problems: probs}
+}
+
+func isFatal(probs []Problem) bool {
+	for _, p := range probs {
+		if p.Code == CodeMalformed || p.Code == CodeNotExchange {
+			return true
+		}
+	}
+	return false
+}
+
+// builder checks the references and makes the model.
+type builder struct {
+	f       *file
+	opts    Options
+	class   map[string]string // element and relationship identifier -> Archi class
+	probs   []Problem
+	viewpts map[string]string // exchange name -> Archi id
+
+	seq      int
+	taken    map[string]bool
+	profiles map[[2]string]string // name, concept type -> profile id
+	profList []*archixml.Node
+	relIndex map[string]*concept
+}
+
+func (b *builder) add(code string, line int, format string, args ...any) {
+	b.probs = append(b.probs, Problem{Code: code, Line: line, Message: fmt.Sprintf(format, args...)})
+}
+
+// classOf is the Archi class of an exchange element or relationship type ("" when none).
+func classOf(typ string, rel bool) string {
+	if rel {
+		c := typ + "Relationship"
+		if archixml.RelationshipType(c) != nil {
+			return c
+		}
+		return ""
+	}
+	switch typ {
+	case "AndJunction", "OrJunction":
+		return "Junction"
+	case "Junction":
+		return ""
+	}
+	if archixml.ElementType(typ) != nil {
+		return typ
+	}
+	return ""
+}
+
+func (b *builder) kind(id string) (idKind, bool) {
+	d, ok := b.f.ids[id]
+	return d.kind, ok
+}
+
+// want checks that a reference names an identifier of one of the kinds.
+func (b *builder) want(ref, what string, line int, kinds ...idKind) bool {
+	k, ok := b.kind(ref)
+	if !ok {
+		return false // reported as dangling already
+	}
+	for _, w := range kinds {
+		if k == w {
+			return true
+		}
+	}
+	words := make([]string, len(kinds))
+	for i, w := range kinds {
+		words[i] = idWords[w]
+	}
+	b.add(CodeWrongRef, line, "%s %q names %s, not %s", what, ref, idWords[k], strings.Join(words, " or "))
+	return false
+}
+
+func (b *builder) check() []Problem {
+	f := b.f
+	for _, r := range f.refs {
+		if _, ok := f.ids[r.value]; !ok {
+			b.add(CodeDanglingRef, r.line, "%s %q: the file holds no such identifier", r.what, r.value)
+		}
+	}
+	b.class = make(map[string]string, len(f.elements)+len(f.rels))
+	for _, e := range f.elements {
+		c := classOf(e.typ, false)
+		if c == "" && e.typ != "" {
+			b.add(CodeUnknownType, e.line, "element type %q is not an ArchiMate element type Archi knows", e.typ)
+		}
+		b.class[e.id] = c
+	}
+	for _, r := range f.rels {
+		c := classOf(r.typ, true)
+		if c == "" && r.typ != "" {
+			b.add(CodeUnknownType, r.line, "relationship type %q is not an ArchiMate relationship type", r.typ)
+		}
+		b.class[r.id] = c
+	}
+	for _, r := range f.rels {
+		okS := b.want(r.source, "source", r.line, idElement, idRelationship)
+		okT := b.want(r.target, "target", r.line, idElement, idRelationship)
+		rc, sc, tc := b.class[r.id], b.class[r.source], b.class[r.target]
+		if !b.opts.AllowForbidden && okS && okT && rc != "" && sc != "" && tc != "" && !archixml.Relationships().Allowed(rc, sc, tc) {
+			b.add(CodeRelForbidden, r.line, "relationship %q: ArchiMate does not allow %s from %s to %s", r.id, r.typ, sc, tc)
+		}
+		switch r.access {
+		case "", "Access", "Read", "Write", "ReadWrite":
+		default:
+			b.add(CodeSchema, r.line, "accessType %q is none of Access, Read, Write, ReadWrite", r.access)
+		}
+		switch r.directed {
+		case "", "true", "false", "1", "0":
+		default:
+			b.add(CodeSchema, r.line, "isDirected %q is not a boolean", r.directed)
+		}
+	}
+	props := func(ps []prop) {
+		for _, p := range ps {
+			b.want(p.ref, "propertyDefinitionRef", p.line, idPropertyDef)
+		}
+	}
+	props(f.props)
+	for _, list := range [][]*concept{f.elements, f.rels} {
+		for _, c := range list {
+			props(c.props)
+		}
+	}
+	for _, v := range f.views {
+		props(v.props)
+		b.checkView(v)
+	}
+	return b.probs
+}
+
+// checkView checks what a view's nodes and connections name, and what Archi could not hold of
+// its connections.
+func (b *builder) checkView(v *view) {
+	onView := map[string]*node{}
+	var walk func(ns []*node)
+	walk = func(ns []*node) {
+		for _, n := range ns {
+			onView[n.id] = n
+			if n.elementRef != "" {
+				b.want(n.elementRef, "elementRef", n.line, idElement)
+			}
+			if n.hasViewRef && n.elementRef == "" && n.typ == "Label" && len(n.kids) == 0 {
+				b.want(n.viewRef, "viewRef", n.line, idView)
+			}
+			walk(n.kids)
+		}
+	}
+	walk(v.nodes)
+	conns := map[string]*conn{}
+	for _, c := range v.conns {
+		conns[c.id] = c
+	}
+	// the concept an end shows: an element for an element node, a relationship for a relationship
+	// connection, "" for anything else
+	shows := func(end string) (string, bool) {
+		if n, ok := onView[end]; ok {
+			return n.elementRef, true
+		}
+		if c, ok := conns[end]; ok {
+			return c.relRef, true
+		}
+		return "", false
+	}
+	for _, c := range v.conns {
+		if c.relRef != "" {
+			b.want(c.relRef, "relationshipRef", c.line, idRelationship)
+		}
+		if c.source == "" || c.target == "" {
+			if c.typ == "Line" {
+				b.add(CodeUnsupported, c.line, "connection %q: a line without both source and target, which Archi cannot draw", c.id)
+			}
+			continue
+		}
+		s, okS := shows(c.source)
+		t, okT := shows(c.target)
+		for _, end := range []struct {
+			ref string
+			ok  bool
+		}{{c.source, okS}, {c.target, okT}} {
+			if !end.ok {
+				if _, exists := b.f.ids[end.ref]; exists {
+					b.add(CodeWrongRef, c.line, "connection %q: %q is not a node or connection of view %q", c.id, end.ref, v.id)
+				}
+			}
+		}
+		if !okS || !okT {
+			continue
+		}
+		if c.relRef == "" {
+			if s != "" && t != "" {
+				b.add(CodeUnsupported, c.line, "connection %q: a line between two ArchiMate nodes or connections, which Archi cannot hold (draw the relationship)", c.id)
+			}
+			if _, ok := conns[c.source]; ok {
+				b.add(CodeUnsupported, c.line, "connection %q: a line from a connection, which Archi cannot hold", c.id)
+			} else if _, ok := conns[c.target]; ok {
+				b.add(CodeUnsupported, c.line, "connection %q: a line to a connection, which Archi cannot hold", c.id)
+			}
+			continue
+		}
+		r := b.relationship(c.relRef)
+		if r == nil {
+			continue
+		}
+		if s == "" || t == "" {
+			b.add(CodeWrongRef, c.line, "connection %q of relationship %q joins something that shows no ArchiMate concept (a group or a note)", c.id, c.relRef)
+			continue
+		}
+		if s != r.source || t != r.target {
+			b.add(CodeUnsupported, c.line, "connection %q: its ends show %q and %q, but relationship %q goes from %q to %q", c.id, s, t, r.id, r.source, r.target)
+		}
+	}
+}
+
+func (b *builder) relationship(id string) *concept {
+	if b.relIndex == nil {
+		b.relIndex = make(map[string]*concept, len(b.f.rels))
+		for _, r := range b.f.rels {
+			b.relIndex[r.id] = r
+		}
+	}
+	return b.relIndex[id]
+}
+
+// newID is an id for what the file gives none (folders, profiles, the connections Archi adds):
+// Archi's form, derived from the model's identifier and what it is for, unique in the model.
+func (b *builder) newID(parts ...string) string {
+	for {
+		b.seq++
+		h := sha256.New()
+		h.Write([]byte(b.f.id))
+		h.Write([]byte{0})
+		h.Write([]byte(strconv.Itoa(b.seq)))
+		for _, p := range parts {
+			h.Write([]byte{0})
+			h.Write([]byte(p))
+		}
+		id := "id-" + hex.EncodeToString(h.Sum(nil)[:16])
+		if _, used := b.f.ids[id]; !used && !b.taken[id] {
+			b.taken[id] = true
+			return id
+		}
+	}
+}
+
+func el(tag string, attrs ...string) *archixml.Node {
+	n := &archixml.Node{Tag: tag}
+	for i := 0; i+1 < len(attrs); i += 2 {
+		if attrs[i+1] != "" {
+			n.Attrs = append(n.Attrs, attrs[i], attrs[i+1])
+		}
+	}
+	return n
+}
+
+func textEl(tag, text string) *archixml.Node {
+	return &archixml.Node{Tag: tag, Text: text}
+}
+
+// folder is a folder of the model being made; its objects are placements, the current one of
+// each object being the one in owner.
+type folder struct {
+	name, doc, typ, id string
+	subs               []*folder
+	objs               []placed
+}
+
+type placed struct {
+	id  string
+	seq int
+}
+
+type folders struct {
+	top   map[string]*folder
+	owner map[string]placed // object id -> folder's placement
+	where map[string]*folder
+	seq   int
+	nodes map[string]*archixml.Node // object id -> its XML
+}
+
+func (fs *folders) put(f *folder, id string) {
+	if fs.where[id] == f {
+		return // already there: EMF's add of a member changes nothing
+	}
+	fs.seq++
+	f.objs = append(f.objs, placed{id, fs.seq})
+	fs.owner[id] = placed{f.id, fs.seq}
+	fs.where[id] = f
+}
+
+func (fs *folders) xml(f *folder) *archixml.Node {
+	n := el("folder", "name", f.name, "id", f.id, "type", f.typ)
+	if f.doc != "" {
+		n.Kids = append(n.Kids, textEl("documentation", f.doc))
+	}
+	for _, s := range f.subs {
+		n.Kids = append(n.Kids, fs.xml(s))
+	}
+	for _, p := range f.objs {
+		if fs.owner[p.id] == (placed{f.id, p.seq}) {
+			n.Kids = append(n.Kids, fs.nodes[p.id])
+		}
+	}
+	return n
+}
+
+func (b *builder) build() (*archixml.Model, error) {
+	f := b.f
+	b.taken = map[string]bool{}
+	b.profiles = map[[2]string]string{}
+	fs := &folders{top: map[string]*folder{}, owner: map[string]placed{}, where: map[string]*folder{},
+		nodes: make(map[string]*archixml.Node, len(f.elements)+len(f.rels)+len(f.views))}
+	var tops []*folder
+	for _, t := range archixml.TopFolderTypes {
+		top := &folder{name: archixml.TopFolderName(t), typ: t, id: b.newID("folder", t)}
+		fs.top[t] = top
+		tops = append(tops, top)
+	}
+	defaultFolder := map[string]*folder{} // object id -> its type's folder
+
+	for _, e := range f.elements {
+		c := b.class[e.id]
+		n := el("element", "xsi:type", "archimate:"+c, "name", e.name, "id", e.id)
+		if e.typ == "OrJunction" {
+			n.Attrs = append(n.Attrs, "type", "or")
+		}
+		b.conceptKids(n, e, c)
+		fs.nodes[e.id] = n
+		top := fs.top[archixml.FolderFor(c)]
+		defaultFolder[e.id] = top
+		fs.put(top, e.id)
+	}
+	for _, r := range f.rels {
+		c := b.class[r.id]
+		n := el("element", "xsi:type", "archimate:"+c, "name", r.name, "id", r.id, "source", r.source, "target", r.target)
+		switch {
+		case c == "AccessRelationship" && r.hasAccess:
+			n.Attrs = append(n.Attrs, "accessType", map[string]string{"Read": "1", "Access": "2", "ReadWrite": "3"}[r.access])
+			if n.Attrs[len(n.Attrs)-1] == "" {
+				n.Attrs = n.Attrs[:len(n.Attrs)-2] // write: Archi's default, not written
+			}
+		case c == "InfluenceRelationship" && r.modifier != "":
+			n.Attrs = append(n.Attrs, "strength", r.modifier)
+		case c == "AssociationRelationship" && strings.EqualFold(r.directed, "true"):
+			n.Attrs = append(n.Attrs, "directed", "true")
+		}
+		b.conceptKids(n, r, c)
+		fs.nodes[r.id] = n
+		defaultFolder[r.id] = fs.top[archixml.FolderRelations]
+		fs.put(fs.top[archixml.FolderRelations], r.id)
+	}
+	for _, v := range f.views {
+		fs.nodes[v.id] = b.view(v)
+		defaultFolder[v.id] = fs.top[archixml.FolderDiagrams]
+		fs.put(fs.top[archixml.FolderDiagrams], v.id)
+	}
+	b.organize(fs, tops, defaultFolder)
+
+	var kids []*archixml.Node
+	for _, t := range tops {
+		kids = append(kids, fs.xml(t))
+	}
+	if f.doc != "" {
+		kids = append(kids, textEl("purpose", f.doc))
+	}
+	kids = append(kids, b.properties(f.props, "")...)
+	kids = append(kids, b.profList...)
+	return archixml.Build(f.name, f.id, kids)
+}
+
+// conceptKids adds an element's or relationship's documentation and properties; a property of
+// the definition whose identifier is "specialization" names its specialization, as Archi reads it.
+func (b *builder) conceptKids(n *archixml.Node, c *concept, class string) {
+	if c.doc != "" {
+		n.Kids = append(n.Kids, textEl("documentation", c.doc))
+	}
+	n.Kids = append(n.Kids, b.properties(c.props, class)...)
+	var profiles []string
+	for _, p := range c.props {
+		if p.ref != "specialization" || class == "" {
+			continue
+		}
+		key := [2]string{p.value, class}
+		id, ok := b.profiles[key]
+		if !ok {
+			id = b.newID("profile", p.value, class)
+			b.profiles[key] = id
+			b.profList = append(b.profList, el("profile", "name", p.value, "id", id, "conceptType", class))
+		}
+		if !contains(profiles, id) {
+			profiles = append(profiles, id)
+		}
+	}
+	if len(profiles) > 0 {
+		n.Attrs = append(n.Attrs, "profiles", strings.Join(profiles, " "))
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// properties are Archi's key and value pairs of the exchange properties (class: the concept's, for
+// the specializations, which are not properties; "" where there are none).
+func (b *builder) properties(ps []prop, class string) []*archixml.Node {
+	var out []*archixml.Node
+	for _, p := range ps {
+		if p.ref == "specialization" && class != "" {
+			continue
+		}
+		out = append(out, &archixml.Node{Tag: "property", Attrs: []string{"key", b.f.propDefs[p.ref], "value", p.value}})
+	}
+	return out
+}
+
+// organize moves the objects and makes the folders the organizations say, as Archi's importer
+// does: an item naming an object puts it in the folders of the items above it, under its type's
+// folder; a top-level item labelled as a top-level folder is that folder (its documentation is
+// set, no folder is made); other items make folders only under such a one.
+func (b *builder) organize(fs *folders, tops []*folder, defaultFolder map[string]*folder) {
+	byName := func(label string) *folder {
+		for _, t := range tops {
+			if t.name == label {
+				return t
+			}
+		}
+		return nil
+	}
+	// sub walks the items from the top down to path's end, below start
+	sub := func(path []*item, start *folder) *folder {
+		f := start
+		for i, it := range path {
+			if i == 0 {
+				if t := byName(it.label); t != nil && it.hasLabel {
+					t.doc = it.doc
+					continue
+				}
+			}
+			var found *folder
+			for _, s := range f.subs {
+				if s.name == it.label {
+					found = s
+					break
+				}
+			}
+			if found == nil {
+				found = &folder{name: it.label, doc: it.doc, id: b.newID("folder", f.id, it.label)}
+				f.subs = append(f.subs, found)
+			}
+			f = found
+		}
+		return f
+	}
+	var walk func(it *item, path []*item)
+	walk = func(it *item, path []*item) {
+		here := append(path[:len(path):len(path)], it)
+		k, _ := b.kind(it.ref)
+		isObject := it.ref != "" && len(it.kids) == 0 && (k == idElement || k == idRelationship || k == idView)
+		if isObject {
+			fs.put(sub(path, defaultFolder[it.ref]), it.ref)
+		} else {
+			var top *folder
+			if t := byName(here[0].label); t != nil && here[0].hasLabel {
+				top = t
+			}
+			if top != nil {
+				sub(here, top)
+			}
+		}
+		for _, kid := range it.kids {
+			walk(kid, here)
+		}
+	}
+	for _, it := range b.f.orgs {
+		walk(it, nil)
+	}
+}
+
+// viewpoint ids by the format's names (the inverse of the export's map)
+var viewpointIDs = func() map[string]string {
+	m := map[string]string{}
+	for id, name := range viewpoints {
+		m[name] = id
+	}
+	return m
+}()
+
+// comp is a diagram object or connection of the view being made.
+type comp struct {
+	id, class, concept string
+	conn               bool
+	x, y, w, h         int // objects: absolute bounds
+	parent             *comp
+	kids               []*comp
+	out                []*comp  // connections from it, in the order drawn
+	in                 []string // ids of connections to it
+	src, tgt           *comp
+	n                  *node
+	c                  *conn
+	bends              [][4]int
+}
+
+func (b *builder) view(v *view) *archixml.Node {
+	vn := el("element", "xsi:type", "archimate:ArchimateDiagramModel", "name", v.name, "id", v.id, "viewpoint", viewpointIDs[v.viewpoint])
+	byID := map[string]*comp{}
+	var roots []*comp
+	var mk func(n *node, parent *comp) *comp
+	mk = func(n *node, parent *comp) *comp {
+		c := &comp{id: n.id, n: n, x: n.x, y: n.y, w: n.w, h: n.h, parent: parent}
+		switch {
+		case n.elementRef != "":
+			c.class, c.concept = "DiagramObject", n.elementRef
+		case n.typ == "Container" || len(n.kids) > 0:
+			c.class = "Group"
+		case n.typ == "Label" && n.hasViewRef:
+			c.class = "DiagramModelReference"
+		default:
+			c.class = "Note"
+		}
+		byID[n.id] = c
+		if c.class == "DiagramObject" || c.class == "Group" {
+			for _, k := range n.kids {
+				c.kids = append(c.kids, mk(k, c))
+			}
+		}
+		return c
+	}
+	for _, n := range v.nodes {
+		roots = append(roots, mk(n, nil))
+	}
+	for _, xc := range v.conns {
+		c := &comp{id: xc.id, conn: true, c: xc, concept: xc.relRef}
+		byID[xc.id] = c
+	}
+	for _, xc := range v.conns {
+		c := byID[xc.id]
+		c.src, c.tgt = byID[xc.source], byID[xc.target]
+		c.src.out = append(c.src.out, c)
+		c.tgt.in = append(c.tgt.in, c.id)
+		if !c.src.conn && !c.tgt.conn {
+			c.bends = bendpoints(c.src, c.tgt, xc)
+		}
+	}
+	b.nestedConnections(v, roots)
+	for _, r := range roots {
+		vn.Kids = append(vn.Kids, b.object(r))
+	}
+	if v.doc != "" {
+		vn.Kids = append(vn.Kids, textEl("documentation", v.doc))
+	}
+	vn.Kids = append(vn.Kids, b.properties(v.props, "")...)
+	return vn
+}
+
+// nestedConnections draws, as Archi's importer does after a view's connections, a connection for
+// every relationship between an element and one drawn directly in it that has none yet.
+func (b *builder) nestedConnections(v *view, roots []*comp) {
+	var bySource map[string][]*concept
+	has := func(s, t *comp, rel string) bool {
+		for _, c := range s.out {
+			if c.tgt == t && c.concept == rel {
+				return true
+			}
+		}
+		return false
+	}
+	connect := func(s, t *comp, r *concept) {
+		c := &comp{id: b.newID("connection", v.id, s.id, t.id, r.id), conn: true, concept: r.id, src: s, tgt: t}
+		s.out = append(s.out, c)
+		t.in = append(t.in, c.id)
+	}
+	var walk func(p *comp)
+	walk = func(p *comp) {
+		if p.class == "DiagramObject" {
+			for _, k := range p.kids {
+				if k.class != "DiagramObject" {
+					continue
+				}
+				if bySource == nil {
+					bySource = map[string][]*concept{}
+					for _, r := range b.f.rels {
+						bySource[r.source] = append(bySource[r.source], r)
+					}
+				}
+				for _, r := range bySource[p.concept] {
+					if r.target == k.concept && !has(p, k, r.id) {
+						connect(p, k, r)
+					}
+				}
+				for _, r := range bySource[k.concept] {
+					if r.target == p.concept && !has(k, p, r.id) {
+						connect(k, p, r)
+					}
+				}
+			}
+		}
+		for _, k := range p.kids {
+			walk(k)
+		}
+	}
+	for _, r := range roots {
+		walk(r)
+	}
+}
+
+// bendpoints are Archi's of the exchange file's absolute points (createBendPointFromAbsolutePosition):
+// offsets from the centres of the source and the target; an attachment point adds one halfway to
+// the next point, as Archi's importer does.
+func bendpoints(s, t *comp, c *conn) [][4]int {
+	at := func(x, y int) [4]int {
+		return [4]int{x - (s.x + s.w/2), y - (s.y + s.h/2), x - (t.x + t.w/2), y - (t.y + t.h/2)}
+	}
+	half := func(a, b point) [4]int {
+		dx, dy := 0, 0
+		if b.x-a.x != 0 {
+			dx = (b.x - a.x) / 2
+		}
+		if b.y-a.y != 0 {
+			dy = (b.y - a.y) / 2
+		}
+		return at(a.x+dx, a.y+dy)
+	}
+	var out [][4]int
+	if c.srcAtt != nil && c.tgtAtt != nil && len(c.bends) == 0 {
+		return append(out, half(*c.srcAtt, *c.tgtAtt))
+	}
+	if c.srcAtt != nil && len(c.bends) > 0 {
+		out = append(out, half(*c.srcAtt, c.bends[0]))
+	}
+	for _, p := range c.bends {
+		out = append(out, at(p.x, p.y))
+	}
+	if c.tgtAtt != nil && len(c.bends) > 0 {
+		out = append(out, half(*c.tgtAtt, c.bends[len(c.bends)-1]))
+	}
+	return out
+}
+
+// object is a diagram object's XML: bounds relative to what holds it, its connections, its kids.
+func (b *builder) object(c *comp) *archixml.Node {
+	n := c.n
+	e := el("child", "xsi:type", "archimate:"+c.class, "id", c.id)
+	if c.class == "Group" {
+		name := "Group" // the name Archi gives a new group
+		if n.hasLabel {
+			name = normalize(n.label)
+		}
+		e.Attrs = append(e.Attrs, "name", name)
+	}
+	if len(c.in) > 0 {
+		e.Attrs = append(e.Attrs, "targetConnections", strings.Join(c.in, " "))
+	}
+	b.styleAttrs(e, n.style, false)
+	if c.class == "Group" || c.class == "Note" || b.class[c.concept] == "Grouping" {
+		e.Attrs = append(e.Attrs, "textAlignment", "1") // Archi makes notes, groups and groupings left-aligned
+	}
+	switch c.class {
+	case "DiagramObject":
+		e.Attrs = append(e.Attrs, "archimateElement", c.concept)
+	case "DiagramModelReference":
+		e.Attrs = append(e.Attrs, "model", n.viewRef)
+	}
+	x, y := c.x, c.y
+	if c.parent != nil {
+		x, y = x-c.parent.x, y-c.parent.y
+	}
+	e.Kids = append(e.Kids, el("bounds", "x", nonZero(x), "y", nonZero(y), "width", strconv.Itoa(c.w), "height", strconv.Itoa(c.h)))
+	if s := n.style; s != nil && s.line != nil && s.line.hasA {
+		if a := alpha255(s.line.a); a != 255 {
+			e.Kids = append(e.Kids, el("feature", "name", "lineAlpha", "value", strconv.Itoa(a)))
+		}
+	}
+	for _, o := range c.out {
+		e.Kids = append(e.Kids, b.connection(o))
+	}
+	for _, k := range c.kids {
+		e.Kids = append(e.Kids, b.object(k))
+	}
+	switch c.class {
+	case "Note":
+		if n.hasLabel && n.label != "" {
+			e.Kids = append(e.Kids, textEl("content", n.label))
+		}
+	case "Group":
+		if n.doc != "" {
+			e.Kids = append(e.Kids, textEl("documentation", n.doc))
+		}
+	}
+	return e
+}
+
+func (b *builder) connection(c *comp) *archixml.Node {
+	typ := ""
+	if c.concept != "" {
+		typ = "archimate:Connection"
+	}
+	e := el("sourceConnection", "xsi:type", typ, "id", c.id)
+	if len(c.in) > 0 {
+		e.Attrs = append(e.Attrs, "targetConnections", strings.Join(c.in, " "))
+	}
+	if c.c != nil {
+		b.styleAttrs(e, c.c.style, true)
+	}
+	e.Attrs = append(e.Attrs, "source", c.src.id, "target", c.tgt.id)
+	if c.concept != "" {
+		e.Attrs = append(e.Attrs, "archimateRelationship", c.concept)
+	}
+	for _, o := range c.out {
+		e.Kids = append(e.Kids, b.connection(o))
+	}
+	for _, p := range c.bends {
+		e.Kids = append(e.Kids, el("bendpoint", "startX", nonZero(p[0]), "startY", nonZero(p[1]), "endX", nonZero(p[2]), "endY", nonZero(p[3])))
+	}
+	return e
+}
+
+func nonZero(v int) string {
+	if v == 0 {
+		return ""
+	}
+	return strconv.Itoa(v)
+}
+
+// alpha255 is the format's opacity percentage as Archi's 0-255 alpha (Math.round).
+func alpha255(pct int) int { return int(math.Floor(float64(pct)*255/100 + 0.5)) }
+
+func hexColor(c *rgba) string {
+	if c == nil {
+		return ""
+	}
+	return fmt.Sprintf("#%02x%02x%02x", c.r, c.g, c.b)
+}
+
+// styleAttrs sets the attributes Archi's importer sets from a style: fill colour and opacity
+// (objects), line colour, line width (connections, 1 to 3), font and font colour.
+func (b *builder) styleAttrs(e *archixml.Node, s *style, conn bool) {
+	if s == nil {
+		return
+	}
+	if s.hasFont {
+		name, size, st := "Sans", "9.0", 0 // Archi's default view font on Linux, which the file's font changes
+		if s.fontName != "" {
+			name = s.fontName
+		}
+		if s.fontSize != "" {
+			if v, err := strconv.ParseFloat(s.fontSize, 64); err == nil {
+				size = strconv.Itoa(int(v)) + ".0"
+			}
+		}
+		if strings.Contains(s.fontStyle, "bold") {
+			st |= 1
+		}
+		if strings.Contains(s.fontStyle, "italic") {
+			st |= 2
+		}
+		e.Attrs = append(e.Attrs, "font", fmt.Sprintf("1|%s|%s|%d|GTK|1|", name, size, st))
+		if s.font != nil {
+			e.Attrs = append(e.Attrs, "fontColor", hexColor(s.font))
+		}
+	}
+	if conn && s.lineWidth != 0 {
+		w := min(max(s.lineWidth, 1), 3)
+		if w != 1 {
+			e.Attrs = append(e.Attrs, "lineWidth", strconv.Itoa(w))
+		}
+	}
+	if s.line != nil {
+		e.Attrs = append(e.Attrs, "lineColor", hexColor(s.line))
+	}
+	if !conn && s.fill != nil {
+		e.Attrs = append(e.Attrs, "fillColor", hexColor(s.fill))
+		if s.fill.hasA {
+			if a := alpha255(s.fill.a); a != 255 {
+				e.Attrs = append(e.Attrs, "alpha", strconv.Itoa(a))
+			}
+		}
+	}
+}

@@ -1,0 +1,93 @@
+package exchange
+
+import (
+	"bytes"
+	"encoding/xml"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/archiplan/archiplan/archixml"
+)
+
+// decoder is encoding/xml's Decoder, strict, as the reference the lexer is held to.
+func decoder(src []byte) tokens {
+	d := xml.NewDecoder(bytes.NewReader(src))
+	d.Strict = true
+	return d
+}
+
+// The lexer reads every corpus model's export, and Archi's samples, into the same records, with
+// the same problems at the same lines, as encoding/xml's Decoder.
+func TestLexer_AgreesWithEncodingXML(t *testing.T) {
+	var inputs [][]byte
+	for _, f := range corpus(t) {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := archixml.Load(data)
+		if err != nil {
+			continue
+		}
+		var out bytes.Buffer
+		if err := Export(m, &out); err != nil {
+			t.Fatal(err)
+		}
+		inputs = append(inputs, out.Bytes())
+	}
+	samples, _ := filepath.Glob(filepath.Join(filepath.Dir(filepath.Dir(corpus(t)[0])), "oef", "*.xml"))
+	for _, s := range samples {
+		data, _ := os.ReadFile(s)
+		inputs = append(inputs, data)
+	}
+	inputs = append(inputs, []byte(`<?xml version="1.0"?>
+<!-- a comment -->
+<a:model xmlns:a="http://www.opengroup.org/xsd/archimate/3.0/" xmlns:x="http://www.w3.org/2001/XMLSchema-instance" identifier='id-m'>
+  <a:name xml:lang="en">A &amp; B &#x41;&#66; <![CDATA[<raw> & ]]>
+  </a:name><a:elements><a:element identifier="e" x:type="a:Goal"><a:name/></a:element></a:elements>
+</a:model>`))
+	for i, src := range inputs {
+		f1, p1 := parseTokens(newLexer(src))
+		f2, p2 := parseTokens(decoder(src))
+		if !reflect.DeepEqual(f1, f2) || !reflect.DeepEqual(p1, p2) {
+			t.Errorf("input %d: the lexer reads %+v %v, encoding/xml %+v %v", i, f1, p1, f2, p2)
+		}
+	}
+}
+
+// What is not well-formed XML is refused by both, with the code of malformed files (the last three
+// by the lexer only: encoding/xml lets a repeated attribute, an unbound prefix and a declaration
+// inside an element pass).
+func TestLexer_Malformed(t *testing.T) {
+	head := `<model xmlns="http://www.opengroup.org/xsd/archimate/3.0/" identifier="m"><name>`
+	for _, src := range []string{
+		head + `a</nam></model>`,
+		head + `a &nbsp; b</name></model>`,
+		head + `a & b</name></model>`,
+		head + "a \x01 b</name></model>",
+		head + "a \xff b</name></model>",
+		head + `a</name></model><model/>`,
+		head + `a</name>`,
+		`<model xmlns="http://www.opengroup.org/xsd/archimate/3.0/" identifier=m/>`,
+		`<model xmlns="http://www.opengroup.org/xsd/archimate/3.0/" identifier="a<b"/>`,
+		head + `a</name><!-- x -- y --></model>`,
+		head + `&#0;</name></model>`,
+		`<model xmlns="http://www.opengroup.org/xsd/archimate/3.0/" identifier="m" identifier="n"/>`,
+		`<y:model xmlns="http://www.opengroup.org/xsd/archimate/3.0/"/>`,
+		head + `a</name><!ENTITY x "y"></model>`,
+	} {
+		readers := map[string]tokens{"lexer": newLexer([]byte(src))}
+		if !strings.Contains(src, `identifier="n"`) && !strings.HasPrefix(src, "<y:") && !strings.Contains(src, "<!ENTITY") {
+			readers["encoding/xml"] = decoder([]byte(src))
+		}
+		for name, tk := range readers {
+			_, probs := parseTokens(tk)
+			if len(probs) == 0 || probs[len(probs)-1].Code != CodeMalformed {
+				t.Errorf("%s reads %q with %v, want %s", name, src, probs, CodeMalformed)
+			}
+		}
+	}
+}

@@ -1,0 +1,94 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/archiplan/archiplan/archixml"
+	"github.com/archiplan/archiplan/archixml/exchange"
+)
+
+func importCmd() *cobra.Command {
+	var out string
+	var force, allowForbidden bool
+	c := &cobra.Command{
+		Use:   "import FILE.xml -o FILE.archimate [--force]",
+		Short: "Make an Archi model of an Open Group Exchange Format file, as Archi's own importer does",
+		Args:  exactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if out == "" {
+				return usageError{errors.New("import needs -o FILE.archimate, the model to write")}
+			}
+			if _, err := os.Lstat(out); err == nil && !force {
+				return usageError{fmt.Errorf("%s exists: give --force to replace it", out)}
+			}
+			data, err := importExchange(args[0], allowForbidden)
+			if err != nil {
+				return err
+			}
+			if err := writeWhole(out, data); err != nil {
+				return codedError{exitNoUsable, err}
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "imported %s into %s\n", args[0], out)
+			return nil
+		},
+	}
+	c.Flags().StringVarP(&out, "output", "o", "", "the .archimate file to write")
+	c.Flags().BoolVar(&force, "force", false, "replace the output file when it exists")
+	c.Flags().BoolVar(&allowForbidden, "allow-forbidden", false, "accept relationships the ArchiMate table forbids (Archi holds them; its validator reports them)")
+	return c
+}
+
+// importExchange reads an exchange file and returns the bytes of the Archi model made of it: a
+// file with problems is refused (exit 1) with every problem, coded, at its line.
+func importExchange(path string, allowForbidden bool) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, usageError{err}
+	}
+	defer f.Close()
+	m, err := exchange.ImportWith(f, exchange.Options{AllowForbidden: allowForbidden})
+	if err != nil {
+		return nil, codedError{exitRefused, fmt.Errorf("%s: %w", path, err)}
+	}
+	data, err := m.Save()
+	if err == nil {
+		err = archixml.CheckSize(data)
+	}
+	if err != nil {
+		return nil, codedError{exitRefused, fmt.Errorf("%s: %w", path, err)}
+	}
+	return data, nil
+}
+
+// writeWhole writes a file whole or not at all: a temporary file beside it, renamed over it.
+func writeWhole(path string, data []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(f.Name())
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	if err := os.Chmod(f.Name(), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(f.Name(), path)
+}
+
+// isExchangeFile: init --model takes an Exchange Format file by its .xml name.
+func isExchangeFile(path string) bool { return strings.EqualFold(filepath.Ext(path), ".xml") }
