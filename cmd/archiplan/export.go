@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 
@@ -34,27 +35,7 @@ func exportCmd() *cobra.Command {
 				}
 				return nil
 			}
-			// whole or not at all: a temporary file beside it, renamed over it
-			f, err := os.CreateTemp(filepath.Dir(out), "."+filepath.Base(out)+".tmp-*")
-			if err != nil {
-				return codedError{exitNoUsable, err}
-			}
-			defer os.Remove(f.Name())
-			if err := exchange.Export(m, f); err != nil {
-				f.Close()
-				return codedError{exitNoUsable, err}
-			}
-			if err := f.Sync(); err != nil {
-				f.Close()
-				return codedError{exitNoUsable, err}
-			}
-			if err := f.Close(); err != nil {
-				return codedError{exitNoUsable, err}
-			}
-			if err := os.Chmod(f.Name(), 0o644); err != nil {
-				return codedError{exitNoUsable, err}
-			}
-			if err := os.Rename(f.Name(), out); err != nil {
+			if err := writeWhole(out, func(w io.Writer) error { return exchange.Export(m, w) }); err != nil {
 				return codedError{exitNoUsable, err}
 			}
 			return nil
@@ -64,4 +45,29 @@ func exportCmd() *cobra.Command {
 	c.Flags().StringVarP(&out, "output", "o", "", "the file to write (default: standard output)")
 	c.Flags().StringVar(&commit, "commit", "HEAD", "the commit whose model is written")
 	return c
+}
+
+// writeWhole writes a file whole or not at all: into a temporary file beside it, synced, then
+// renamed over it (export and import both write so).
+func writeWhole(path string, write func(io.Writer) error) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(f.Name())
+	if err := write(f); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	if err := os.Chmod(f.Name(), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(f.Name(), path)
 }

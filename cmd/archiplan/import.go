@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -31,7 +32,7 @@ func importCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if err := writeWhole(out, data); err != nil {
+			if err := writeWhole(out, func(w io.Writer) error { _, err := w.Write(data); return err }); err != nil {
 				return codedError{exitNoUsable, err}
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "imported %s into %s\n", args[0], out)
@@ -64,30 +65,6 @@ func importExchange(path string, allowForbidden bool) ([]byte, error) {
 		return nil, codedError{exitRefused, fmt.Errorf("%s: %w", path, err)}
 	}
 	return data, nil
-}
-
-// writeWhole writes a file whole or not at all: a temporary file beside it, renamed over it.
-func writeWhole(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(f.Name())
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	if err := os.Chmod(f.Name(), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), path)
 }
 
 // isExchangeFile: init --model takes an Exchange Format file by its .xml name.
