@@ -502,3 +502,104 @@ func TestSync_ReapplyRefusesAnInverseItCannotProve(t *testing.T) {
 		t.Fatalf("the dropped plan is not rejected: %+v %v", e, err)
 	}
 }
+
+// A committed configuration whose inbox is not a path, or that cannot be read at all: the next
+// daemon could not start on it.
+func TestSync_RefusesConfigNotAPath(t *testing.T) {
+	for why, yaml := range map[string]string{
+		".archiplan.yaml sets inbox to something not a path": "inbox: [plans, ../elsewhere]\n",
+		".archiplan.yaml sets model to something not a path": "model:\n  path: ../m.archimate\n",
+		".archiplan.yaml cannot be read":                     "inbox: [plans\n",
+	} {
+		t.Run(why, func(t *testing.T) {
+			bare, w := lt.Team(t, 1)
+			dir := colleagueClone(t, bare)
+			os.WriteFile(dir+"/.archiplan.yaml", []byte(yaml), 0o644)
+			bad := colleaguePush(t, dir, "configuration")
+			refusedPull(t, w[0], lt.Ledger(w[0]), bad, why)
+		})
+	}
+}
+
+// A pull never drops a local commit: with an apply not pushed yet and the remote moved on, the
+// branch stays where it is (the sync makes the apply again on top), never moved to the remote.
+func TestSync_PullNeverDropsALocalCommit(t *testing.T) {
+	bare, w := lt.Team(t, 1)
+	l := lt.Ledger(w[0])
+	els := lt.Elements(t, w[0])
+	if _, err := l.Apply(context.Background(), ledger.Request{Name: "client", File: "client.json", Raw: lt.Rename(els[0], "Client")}); err != nil {
+		t.Fatal(err)
+	}
+	mine, _ := w[0].Head()
+	dir := colleagueClone(t, bare)
+	os.WriteFile(dir+"/notes.txt", []byte("notes\n"), 0o644)
+	colleaguePush(t, dir, "notes")
+	if err := l.Pull(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if head, _ := w[0].Head(); head != mine {
+		t.Fatalf("the pull moved the branch from the local apply %s to %s", mine, head)
+	}
+	if ahead, behind, err := w[0].AheadBehind("origin"); ahead != 1 || behind != 1 || err != nil {
+		t.Fatalf("ahead %d, behind %d, %v", ahead, behind, err)
+	}
+	if res, err := l.Sync(context.Background()); err != nil || !res.Pushed || res.Rebased != 1 {
+		t.Fatalf("%+v %v", res, err)
+	}
+	if model := lt.Git(t, bare, "show", "main:model.archimate"); !strings.Contains(model, `name="Client"`) {
+		t.Fatal("the local apply did not reach the remote")
+	}
+}
+
+// A local commit that is not archiplan's (a hand edit committed in the workspace) is never made
+// again by a sync: archiplan rewrites only its own commits. The sync stops with ErrDiverged, and
+// nothing is lost or pushed.
+func TestSync_HandMadeLocalCommitIsNotRebased(t *testing.T) {
+	bare, w := lt.Team(t, 1)
+	l := lt.Ledger(w[0])
+	els := lt.Elements(t, w[0])
+	dir := colleagueClone(t, bare)
+	os.WriteFile(dir+"/notes.txt", []byte("notes\n"), 0o644)
+	theirs := colleaguePush(t, dir, "notes")
+	editFile(t, w[0].ModelPath(), `id="`+els[0]+`"`, `id="`+els[0]+`" documentation="by hand"`)
+	lt.Git(t, w[0].Root, "commit", "-q", "-am", "hand edit")
+	mine, _ := w[0].Head()
+	if _, err := l.Sync(context.Background()); !errors.Is(err, store.ErrDiverged) {
+		t.Fatalf("sync over a hand-made local commit: %v", err)
+	}
+	if head, _ := w[0].Head(); head != mine {
+		t.Fatalf("the branch moved to %s", head)
+	}
+	if got := lt.Git(t, bare, "rev-parse", "main"); got != theirs {
+		t.Fatal("something was pushed")
+	}
+}
+
+// A colleague pushes a model Archi cannot open (two objects share an id). archiplan pulls it (it
+// is the team's model to repair), but previews every plan invalid (MODEL_INVALID) and applies
+// none over it.
+func TestSync_PulledModelArchiCannotOpen(t *testing.T) {
+	bare, w := lt.Team(t, 1)
+	l := lt.Ledger(w[0])
+	els := lt.Elements(t, w[0])
+	dir := colleagueClone(t, bare)
+	editFile(t, dir+"/model.archimate", `id="`+els[1]+`"`, `id="`+els[0]+`"`)
+	broken := colleaguePush(t, dir, "two objects, one id")
+	if err := l.Pull(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	lt.Preview(t, l, "clerk", lt.Rename(els[2], "Clerk"))
+	if rec, err := l.Inbox().Record("clerk"); err != nil || rec.Verdict != "invalid" {
+		t.Fatalf("previewed over a model Archi cannot open: %+v %v", rec, err)
+	}
+	if report, _ := os.ReadFile(w[0].Root + "/plans/clerk.report.json"); !strings.Contains(string(report), string(plans.ModelInvalid)) {
+		t.Fatalf("report:\n%s", report)
+	}
+	res, err := l.Apply(context.Background(), ledger.Request{Name: "direct", File: "direct.json", Raw: lt.Rename(els[2], "Clerk")})
+	if !errors.Is(err, ledger.ErrRefused) || res == nil || !strings.Contains(res.Reason, "cannot be opened by Archi") {
+		t.Fatalf("applied over a model Archi cannot open: %+v %v", res, err)
+	}
+	if head, _ := w[0].Head(); head != broken {
+		t.Fatalf("a commit was made: %s", head)
+	}
+}
