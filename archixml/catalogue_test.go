@@ -68,14 +68,10 @@ func TestRelationships_Table(t *testing.T) {
 
 // The embedded table is what the generator makes of Archi's relationships.xml today.
 func TestRelationships_GeneratedFromArchi(t *testing.T) {
-	dir := testenv.Path("ARCHIPLAN_CORPUS")
-	if dir == "" {
-		t.Skip("ARCHIPLAN_CORPUS not set")
-	}
-	tf, err := os.Open(filepath.Join(dir, "archi", "relationships.xml"))
+	tf, err := os.Open(testenv.CorpusFile(t, "archi/relationships.xml"))
 	must(t, err)
 	defer tf.Close()
-	kf, err := os.Open(filepath.Join(dir, "archi", "relationships-keys.xml"))
+	kf, err := os.Open(testenv.CorpusFile(t, "archi/relationships-keys.xml"))
 	must(t, err)
 	defer kf.Close()
 	table, err := ParseArchiRelationships(tf, kf)

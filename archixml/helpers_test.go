@@ -12,22 +12,7 @@ import (
 // corpusFiles returns the corpus models, skipping the test when ARCHIPLAN_CORPUS is unset.
 func corpusFiles(t testing.TB) []string {
 	t.Helper()
-	dir := testenv.Path("ARCHIPLAN_CORPUS")
-	if dir == "" {
-		t.Skip("ARCHIPLAN_CORPUS not set")
-	}
-	var out []string
-	for _, sub := range []string{"archi", "realworld"} {
-		files, err := filepath.Glob(filepath.Join(dir, sub, "*.archimate"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, files...)
-	}
-	if len(out) == 0 {
-		t.Fatalf("no models in %s", dir)
-	}
-	return out
+	return testenv.CorpusModels(t)
 }
 
 // emfLoadable reports whether Archi's EMF opens the file as it is: it converts the 2.6 files and
@@ -40,7 +25,7 @@ func emfLoadable(path string) bool {
 // archiEMF runs the archi-emf tool (check or canonical) on files, skipping when ARCHI_EMF is unset.
 func archiEMF(t testing.TB, mode string, files ...string) {
 	t.Helper()
-	tool := testenv.Path("ARCHI_EMF")
+	tool := testenv.EMF(t)
 	if tool == "" {
 		t.Skip("ARCHI_EMF not set")
 	}

@@ -3,21 +3,18 @@ package archixml
 import (
 	"encoding/xml"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/archiplan/archiplan/internal/testenv"
 )
 
 // The table agrees with Archi's own viewpoints.xml, where the corpus has it.
 func TestViewpoints_AgreeWithArchi(t *testing.T) {
-	dir := os.Getenv("ARCHIPLAN_CORPUS")
-	if dir == "" {
-		t.Skip("ARCHIPLAN_CORPUS not set")
-	}
-	data, err := os.ReadFile(filepath.Join(dir, "archi", "viewpoints.xml"))
+	data, err := os.ReadFile(testenv.CorpusFile(t, "archi/viewpoints.xml"))
 	if err != nil {
-		t.Skip(err)
+		t.Fatal(err)
 	}
 	var doc struct {
 		Viewpoints []struct {

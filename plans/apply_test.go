@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/archiplan/archiplan/archixml"
+	"github.com/archiplan/archiplan/internal/testenv"
 )
 
 // The PRD's acceptance case: a valid rename + create_relationship plan validates and applies.
@@ -136,15 +137,7 @@ func everyOp(m *archixml.Model) []string {
 // Apply followed by the inverse gives back the very bytes, for every op on every corpus model
 // Archi opens as it is, through a fresh load of the applied file as revert does it.
 func TestApply_InverseIsExact(t *testing.T) {
-	dir := os.Getenv("ARCHIPLAN_CORPUS")
-	if dir == "" {
-		t.Skip("ARCHIPLAN_CORPUS not set")
-	}
-	if !filepath.IsAbs(dir) {
-		dir = filepath.Join("..", dir)
-	}
-	files, _ := filepath.Glob(filepath.Join(dir, "*", "*.archimate"))
-	files = append(files, filepath.Join("..", "testdata", "models", "example.archimate"))
+	files := append(testenv.CorpusModels(t), filepath.Join("..", "testdata", "models", "example.archimate"))
 	for _, f := range files {
 		if strings.Contains(f, "-2.6") || strings.Contains(f, "zipped") {
 			continue

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"github.com/archiplan/archiplan/archixml"
+	"github.com/archiplan/archiplan/internal/testenv"
 	"strings"
 	"testing"
 )
@@ -216,14 +217,7 @@ func TestPrompt_ExamplePlanIsValid(t *testing.T) {
 // corpusFile reads one corpus model, skipping the test when ARCHIPLAN_CORPUS is unset.
 func corpusFile(t testing.TB, name string) []byte {
 	t.Helper()
-	dir := os.Getenv("ARCHIPLAN_CORPUS")
-	if dir == "" {
-		t.Skip("ARCHIPLAN_CORPUS not set")
-	}
-	if !filepath.IsAbs(dir) {
-		dir = filepath.Join("..", dir)
-	}
-	data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(name)))
+	data, err := os.ReadFile(testenv.CorpusFile(t, name))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -343,16 +337,7 @@ func TestContext_LargeModelFitsTheBudget(t *testing.T) {
 
 // Every corpus model gives a context within the budget, with what it leaves out summarised.
 func TestContext_CorpusAll(t *testing.T) {
-	corpusFile(t, "MANIFEST.tsv")
-	dir := os.Getenv("ARCHIPLAN_CORPUS")
-	if !filepath.IsAbs(dir) {
-		dir = filepath.Join("..", dir)
-	}
-	files, _ := filepath.Glob(filepath.Join(dir, "*", "*.archimate"))
-	if len(files) == 0 {
-		t.Fatal("no corpus models")
-	}
-	for _, f := range files {
+	for _, f := range testenv.CorpusModels(t) {
 		data, err := os.ReadFile(f)
 		if err != nil {
 			t.Fatal(err)

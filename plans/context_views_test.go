@@ -6,20 +6,14 @@ import (
 	"testing"
 
 	"github.com/archiplan/archiplan/archixml"
+	"github.com/archiplan/archiplan/internal/testenv"
 )
 
 // Every corpus model's context lists every ArchiMate view within the default budget (empty ones
 // and those holding only view references too), each with its viewpoint as Archi names it and its
 // contents counted; groups, notes and references in contents carry their kind, name and type.
 func TestContext_EveryView(t *testing.T) {
-	dir := os.Getenv("ARCHIPLAN_CORPUS")
-	if dir == "" {
-		t.Skip("ARCHIPLAN_CORPUS not set")
-	}
-	files, _ := filepath.Glob(filepath.Join(dir, "*", "*.archimate"))
-	if len(files) == 0 {
-		t.Skip("no corpus models")
-	}
+	files := testenv.CorpusModels(t)
 	sawEmpty, sawRefsOnly, sawKinds := false, false, map[string]bool{}
 	for _, f := range files {
 		t.Run(filepath.Base(f), func(t *testing.T) {

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/archiplan/archiplan/archixml"
+	"github.com/archiplan/archiplan/internal/testenv"
 	"github.com/archiplan/archiplan/schemas"
 )
 
@@ -113,15 +114,9 @@ func everyOp3(m *archixml.Model) []string {
 // corpusAndExample lists the corpus models Archi opens as they are, and the example model.
 func corpusAndExample(t *testing.T) []string {
 	files := []string{filepath.Join("..", "testdata", "models", "example.archimate")}
-	if dir := os.Getenv("ARCHIPLAN_CORPUS"); dir != "" {
-		if !filepath.IsAbs(dir) {
-			dir = filepath.Join("..", dir)
-		}
-		more, _ := filepath.Glob(filepath.Join(dir, "*", "*.archimate"))
-		for _, f := range more {
-			if !strings.Contains(f, "-2.6") && !strings.Contains(f, "zipped") {
-				files = append(files, f)
-			}
+	for _, f := range testenv.CorpusModelsIfSet(t) {
+		if !strings.Contains(f, "-2.6") && !strings.Contains(f, "zipped") {
+			files = append(files, f)
 		}
 	}
 	return files
@@ -190,13 +185,10 @@ func TestOps3_CorpusApplyRevert(t *testing.T) {
 // canonical), when ARCHI_EMF is set.
 func archiEMF(t *testing.T, files []string) {
 	t.Helper()
-	tool := os.Getenv("ARCHI_EMF")
+	tool := testenv.EMF(t)
 	if tool == "" || len(files) == 0 {
 		t.Log("ARCHI_EMF not set: the models were not checked with Archi's EMF")
 		return
-	}
-	if !filepath.IsAbs(tool) {
-		tool = filepath.Join("..", tool)
 	}
 	for _, mode := range []string{"check", "canonical"} {
 		if out, err := exec.Command(tool, append([]string{mode}, files...)...).CombinedOutput(); err != nil {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/archiplan/archiplan/archixml"
 	"github.com/archiplan/archiplan/internal/opsamples"
+	"github.com/archiplan/archiplan/internal/testenv"
 	"github.com/archiplan/archiplan/schemas"
 )
 
@@ -18,15 +19,9 @@ import (
 // undo is exact on them).
 func corpusAll(t *testing.T) []string {
 	files := []string{filepath.Join("..", "testdata", "models", "example.archimate")}
-	if dir := os.Getenv("ARCHIPLAN_CORPUS"); dir != "" {
-		if !filepath.IsAbs(dir) {
-			dir = filepath.Join("..", dir)
-		}
-		more, _ := filepath.Glob(filepath.Join(dir, "*", "*.archimate"))
-		for _, f := range more {
-			if !strings.Contains(f, "zipped") {
-				files = append(files, f)
-			}
+	for _, f := range testenv.CorpusModelsIfSet(t) {
+		if !strings.Contains(f, "zipped") {
+			files = append(files, f)
 		}
 	}
 	return files

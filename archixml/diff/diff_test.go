@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/archiplan/archiplan/archixml"
+	"github.com/archiplan/archiplan/internal/testenv"
 )
 
 // op is one edit applied to a copy of a model, and what the diff must say about it.
@@ -156,17 +157,12 @@ func testModels(t *testing.T) map[string][]byte {
 		t.Fatal(err)
 	}
 	out["example"] = data
-	if dir := os.Getenv("ARCHIPLAN_CORPUS"); dir != "" {
-		for _, sub := range []string{"archi", "realworld"} {
-			files, _ := filepath.Glob(filepath.Join(dir, sub, "*.archimate"))
-			for _, f := range files {
-				b, err := os.ReadFile(f)
-				if err != nil {
-					t.Fatal(err)
-				}
-				out[filepath.Base(f)] = b
-			}
+	for _, f := range testenv.CorpusModelsIfSet(t) {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
 		}
+		out[filepath.Base(f)] = b
 	}
 	return out
 }

@@ -445,17 +445,5 @@ func TestView_Errors(t *testing.T) {
 
 func corpusFiles(t testing.TB) []string {
 	t.Helper()
-	dir := testenv.Path("ARCHIPLAN_CORPUS")
-	if dir == "" {
-		t.Skip("ARCHIPLAN_CORPUS not set")
-	}
-	var out []string
-	for _, sub := range []string{"archi", "realworld"} {
-		files, _ := filepath.Glob(filepath.Join(dir, sub, "*.archimate"))
-		out = append(out, files...)
-	}
-	if len(out) == 0 {
-		t.Fatalf("no models in %s", dir)
-	}
-	return out
+	return testenv.CorpusModels(t)
 }

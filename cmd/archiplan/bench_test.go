@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/archiplan/archiplan/archixml"
+	"github.com/archiplan/archiplan/internal/testenv"
 )
 
 // proc runs a command and returns its wall time and peak memory (kB), as /usr/bin/time reports
@@ -56,19 +57,6 @@ func need(b *testing.B, tools ...string) {
 	}
 }
 
-// archiEMF is Archi's own EMF load and save (../shared/tools/archi-emf), "" when ARCHI_EMF is
-// not set.
-func archiEMF() string {
-	p := os.Getenv("ARCHI_EMF")
-	if p == "" {
-		return ""
-	}
-	if abs, err := filepath.Abs(filepath.Join("..", "..", p)); err == nil && !filepath.IsAbs(p) {
-		p = abs
-	}
-	return p
-}
-
 // renames100 is a plan of 100 renames spread over the model; round makes each plan different.
 func renames100(m *archixml.Model, round int) []byte {
 	els := m.Elements()
@@ -89,7 +77,7 @@ func renames100(m *archixml.Model, round int) []byte {
 func BenchmarkColdApply(b *testing.B) {
 	need(b, "git", "xmllint")
 	bin := built(b)
-	emf := archiEMF()
+	emf := testenv.EMF(b) // Archi's own EMF load and save (../shared/tools/archi-emf); "" when unset
 	for _, n := range []int{1000, 10000, 100000} {
 		b.Run(fmt.Sprintf("elements=%d", n), func(b *testing.B) {
 			dir := b.TempDir()

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/archiplan/archiplan/archixml"
+	"github.com/archiplan/archiplan/internal/testenv"
 	"github.com/archiplan/archiplan/plans/query"
 	"github.com/archiplan/archiplan/store"
 )
@@ -17,15 +18,7 @@ import (
 // corpusModel is a model of the shared corpus, or a skip.
 func corpusModel(t *testing.T, rel string) string {
 	t.Helper()
-	dir := os.Getenv("ARCHIPLAN_CORPUS")
-	if dir == "" {
-		t.Skip("ARCHIPLAN_CORPUS not set")
-	}
-	p := filepath.Join(dir, rel)
-	if _, err := os.Stat(p); err != nil {
-		t.Skip(err)
-	}
-	return p
+	return testenv.CorpusFile(t, rel)
 }
 
 // corpusWorkspace is a workspace whose model at HEAD is a corpus model.

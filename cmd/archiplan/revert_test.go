@@ -11,6 +11,7 @@ import (
 
 	"github.com/archiplan/archiplan/archixml"
 	"github.com/archiplan/archiplan/internal/opsamples"
+	"github.com/archiplan/archiplan/internal/testenv"
 )
 
 // Issue 19: every kind of change, applied with `archiplan apply` and undone with `archiplan
@@ -21,11 +22,8 @@ func TestRevert_EveryKindThroughTheBinary(t *testing.T) {
 		t.Skip("git not installed")
 	}
 	model := filepath.Join("..", "..", "testdata", "models", "example.archimate")
-	if dir := os.Getenv("ARCHIPLAN_CORPUS"); dir != "" {
-		if !filepath.IsAbs(dir) {
-			dir = filepath.Join("..", "..", dir)
-		}
-		model = filepath.Join(dir, "archi", "Archisurance.archimate")
+	if os.Getenv("ARCHIPLAN_CORPUS") != "" {
+		model = testenv.CorpusFile(t, "archi/Archisurance.archimate")
 	}
 	data, err := os.ReadFile(model)
 	if err != nil {

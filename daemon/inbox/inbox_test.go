@@ -285,3 +285,22 @@ func TestInbox_RecordNamesItsPlan(t *testing.T) {
 		t.Fatalf("no record: %v", err)
 	}
 }
+
+// Only a plan previewed valid is approved from a page: an approval of the very preview the
+// person saw, when that preview says invalid, is refused and nothing is renamed.
+func TestInbox_ApproveSeenOnlyValid(t *testing.T) {
+	b := newInbox(t)
+	if err := b.Submit("p", []byte(`{"summary":"s"}`)); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Publish("p", Outputs{Preview: []byte("# invalid\n"), Report: []byte(`{"verdict":"invalid"}`)}, &Record{File: "p.json", Verdict: "invalid"}); err != nil {
+		t.Fatal(err)
+	}
+	rec, _ := b.Record("p")
+	if err := b.ApproveSeen("p", rec.Outputs[PreviewFile("p")], "r"); !errors.Is(err, ErrNotValid) {
+		t.Fatalf("approval of a preview that says invalid: %v", err)
+	}
+	if e, _ := b.Find("p"); e.State != Pending {
+		t.Fatalf("renamed: %+v", e)
+	}
+}

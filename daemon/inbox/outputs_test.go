@@ -1,6 +1,7 @@
 package inbox
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -42,5 +43,70 @@ func TestRemoveOutputs_KeepsAPlanRenamedSinceTheListing(t *testing.T) {
 	}
 	if _, err := b.Record("p07"); err == nil {
 		t.Fatal("the record of a gone plan stays")
+	}
+}
+
+// What a NAME's first valid preview fixed rides in its record: read from there (no file of its
+// own), carried on by every later record of the NAME (a preview after HEAD moved, a rejection),
+// kept in a file of its own when the plan and its record go, carried into the record of a plan
+// written again under the NAME, and freed only when the plan is applied (Clear).
+func TestInbox_FixedRidesInTheRecord(t *testing.T) {
+	b := newInbox(t)
+	raw := []byte(`{"summary":"rename"}`)
+	if err := b.Submit("p", raw); err != nil {
+		t.Fatal(err)
+	}
+	fx := &Fixed{Name: "p", PlanSHA256: Hash(raw), Changes: []string{`Rename "Customer" to "Client"`}}
+	out := Outputs{Preview: []byte("# preview\n"), Report: []byte(`{"verdict":"valid"}`)}
+	if err := b.Publish("p", out, &Record{File: "p.json", Verdict: "valid", Fixed: fx}); err != nil {
+		t.Fatal(err)
+	}
+	fixed := func(when string) {
+		t.Helper()
+		got, err := b.Fixed("p")
+		if err != nil || got == nil || got.PlanSHA256 != fx.PlanSHA256 || len(got.Changes) != 1 || got.Changes[0] != fx.Changes[0] {
+			t.Fatalf("%s: fixed %+v, %v", when, got, err)
+		}
+	}
+	fixed("its first valid preview")
+	if _, err := os.Lstat(b.fixedPath("p")); !os.IsNotExist(err) {
+		t.Fatalf("a file of its own while the record holds it: %v", err)
+	}
+	// previewed again (HEAD moved), then rejected: each record carries it on
+	if err := b.Publish("p", out, &Record{File: "p.json", Verdict: "invalid"}); err != nil {
+		t.Fatal(err)
+	}
+	if rec, _ := b.Record("p"); rec == nil || rec.Fixed == nil {
+		t.Fatal("a later record of the NAME dropped what was fixed")
+	}
+	fixed("a later preview")
+	if err := b.Reject(Entry{Name: "p", File: "p.json", State: Pending}, out, &Record{Verdict: "rejected"}); err != nil {
+		t.Fatal(err)
+	}
+	fixed("a rejection")
+	// the plan deleted: its outputs and record go, what was fixed stays
+	l, _ := b.List()
+	os.Remove(b.Path(RejectedFile("p")))
+	if !b.RemoveOutputs("p", l.Outputs["p"]) {
+		t.Fatal("the outputs of a gone plan stayed")
+	}
+	if _, err := b.Record("p"); !errors.Is(err, ErrNotPreviewed) {
+		t.Fatalf("the record stayed: %v", err)
+	}
+	fixed("the plan deleted")
+	// written again under the NAME: its first record carries it
+	if err := b.Submit("p", []byte(`{"summary":"delete"}`)); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Publish("p", out, &Record{File: "p.json", Verdict: "valid"}); err != nil {
+		t.Fatal(err)
+	}
+	if rec, _ := b.Record("p"); rec == nil || rec.Fixed == nil || rec.Fixed.PlanSHA256 != fx.PlanSHA256 {
+		t.Fatalf("the record of a plan written again under the NAME: %+v", rec)
+	}
+	// applied: the NAME is free
+	b.Clear("p")
+	if got, err := b.Fixed("p"); got != nil || err != nil {
+		t.Fatalf("after Clear: %+v %v", got, err)
 	}
 }

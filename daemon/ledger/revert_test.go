@@ -13,21 +13,16 @@ import (
 	"github.com/archiplan/archiplan/daemon/ledger"
 	lt "github.com/archiplan/archiplan/daemon/ledger/ledgertest"
 	"github.com/archiplan/archiplan/internal/opsamples"
+	"github.com/archiplan/archiplan/internal/testenv"
 	"github.com/archiplan/archiplan/store"
 )
 
 // corpusModels are the example model and every corpus model archiplan reads.
 func corpusModels(t *testing.T) []string {
 	files := []string{filepath.Join("..", "..", "testdata", "models", "example.archimate")}
-	if dir := os.Getenv("ARCHIPLAN_CORPUS"); dir != "" {
-		if !filepath.IsAbs(dir) {
-			dir = filepath.Join("..", "..", dir)
-		}
-		more, _ := filepath.Glob(filepath.Join(dir, "*", "*.archimate"))
-		for _, f := range more {
-			if !strings.Contains(f, "zipped") {
-				files = append(files, f)
-			}
+	for _, f := range testenv.CorpusModelsIfSet(t) {
+		if !strings.Contains(f, "zipped") {
+			files = append(files, f)
 		}
 	}
 	return files

@@ -8,30 +8,20 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/chromedp/chromedp"
 
 	"github.com/archiplan/archiplan/archixml"
+	"github.com/archiplan/archiplan/internal/testenv"
 )
 
 // biggestCorpusView is the corpus model whose view covers the most area, that view, and the
 // diagram object showing an element nearest its middle.
 func biggestCorpusView(t *testing.T) (data []byte, view, near archixml.Object) {
 	t.Helper()
-	dir := os.Getenv("ARCHIPLAN_CORPUS")
-	if dir == "" {
-		t.Skip("ARCHIPLAN_CORPUS not set")
-	}
-	var files []string
-	_ = filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".archimate") {
-			files = append(files, p)
-		}
-		return nil
-	})
+	files := testenv.CorpusModels(t)
 	best := -1
 	for _, f := range files {
 		raw, err := os.ReadFile(f)

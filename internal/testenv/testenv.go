@@ -56,10 +56,50 @@ func Corpus(t testing.TB) string {
 // CorpusModels lists the corpus's .archimate models (one folder down); it fails when there are none.
 func CorpusModels(t testing.TB) []string {
 	t.Helper()
-	dir := Corpus(t)
+	return models(t, Corpus(t))
+}
+
+// CorpusModelsIfSet is CorpusModels for a test that runs on its own models too: nil when
+// ARCHIPLAN_CORPUS is unset (no skip), and a failure, as CorpusModels's, when it is set wrong.
+func CorpusModelsIfSet(t testing.TB) []string {
+	t.Helper()
+	if os.Getenv("ARCHIPLAN_CORPUS") == "" {
+		return nil
+	}
+	return CorpusModels(t)
+}
+
+func models(t testing.TB, dir string) []string {
+	t.Helper()
 	files, _ := filepath.Glob(filepath.Join(dir, "*", "*.archimate"))
 	if len(files) == 0 {
 		t.Fatalf("no models under %s", dir)
 	}
 	return files
+}
+
+// CorpusFile is the path of a file of the corpus, named relative to it with slashes
+// ("archi/Archisurance.archimate"): skipped when ARCHIPLAN_CORPUS is unset, a failure when the
+// corpus or the file is not there.
+func CorpusFile(t testing.TB, rel string) string {
+	t.Helper()
+	p := filepath.Join(Corpus(t), filepath.FromSlash(rel))
+	if fi, err := os.Stat(p); err != nil || !fi.Mode().IsRegular() {
+		t.Fatalf("the corpus has no %s (ARCHIPLAN_CORPUS=%s)", rel, os.Getenv("ARCHIPLAN_CORPUS"))
+	}
+	return p
+}
+
+// EMF is the archi-emf tool of ARCHI_EMF (Archi's own EMF load and save): "" when unset, so the
+// caller skips or logs, and a failure when it is set but names no executable file.
+func EMF(t testing.TB) string {
+	t.Helper()
+	p := Path("ARCHI_EMF")
+	if p == "" {
+		return ""
+	}
+	if fi, err := os.Stat(p); err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm()&0o111 == 0 {
+		t.Fatalf("ARCHI_EMF=%s is not an executable file (relative paths are taken from the module's root)", os.Getenv("ARCHI_EMF"))
+	}
+	return p
 }

@@ -181,7 +181,7 @@ func Applied(t testing.TB, repo string) map[string]int {
 // branch (merges' sides included), when ARCHI_EMF is set.
 func CheckRemoteModels(t testing.TB, repo string) {
 	t.Helper()
-	tool := testenv.Path("ARCHI_EMF")
+	tool := testenv.EMF(t)
 	if tool == "" {
 		return
 	}
