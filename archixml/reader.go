@@ -382,6 +382,14 @@ func (r *reader) name() (string, error) {
 	return r.src[start:r.pos], nil
 }
 
+// splitName splits a name read as etree does: the prefix before the first colon, and the rest.
+func splitName(name string) (space, local string) {
+	if i := strings.IndexByte(name, ':'); i >= 0 {
+		return name[:i], name[i+1:]
+	}
+	return "", name
+}
+
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
 // decode resolves references and normalizes line ends (and, in attributes, whitespace) as XML

@@ -173,11 +173,7 @@ func (s *scanner) attr(key, value string) bool {
 // value is the first attribute named key in any namespace, as etree's SelectAttrValue finds it.
 func (s *scanner) value(key string) string {
 	for _, a := range s.attrs {
-		local := a.key
-		if i := strings.IndexByte(local, ':'); i >= 0 {
-			local = local[i+1:]
-		}
-		if local == key {
+		if _, local := splitName(a.key); local == key {
 			return a.value
 		}
 	}
@@ -185,10 +181,7 @@ func (s *scanner) value(key string) string {
 }
 
 func (s *scanner) opened() {
-	space, tag := "", s.name
-	if i := strings.IndexByte(s.name, ':'); i >= 0 {
-		space, tag = s.name[:i], s.name[i+1:]
-	}
+	space, tag := splitName(s.name)
 	f := frame{tag: tag}
 	var parent *frame
 	if n := len(s.stack); n > 0 {
