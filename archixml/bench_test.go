@@ -135,3 +135,20 @@ func BenchmarkLoadEditSave(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkScan: reading every object in one pass without a tree (what textconv does), next to
+// BenchmarkLoad.
+func BenchmarkScan(b *testing.B) {
+	for _, n := range benchSizes {
+		b.Run(fmt.Sprintf("elements=%d", n), func(b *testing.B) {
+			data := synthBytes(b, n)
+			b.SetBytes(int64(len(data)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := Scan(data, func(*Scanned) error { return nil }); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -133,19 +133,44 @@ type archiveInfo struct {
 // Load reads a model from the bytes of a .archimate file, plain or zipped, of at most
 // MaxModelBytes of XML.
 func Load(data []byte) (*Model, error) {
-	if len(data) > MaxModelBytes {
-		return nil, fmt.Errorf("the model file is %d bytes, over the limit of %d: %w", len(data), MaxModelBytes, ErrTooLarge)
+	if err := checkFileSize(data); err != nil {
+		return nil, err
 	}
-	if bytes.HasPrefix(data, []byte("PK\x03\x04")) {
+	if zipped(data) {
 		return loadArchive(data)
 	}
 	return loadXML(data)
 }
 
+func checkFileSize(data []byte) error {
+	if len(data) > MaxModelBytes {
+		return fmt.Errorf("the model file is %d bytes, over the limit of %d: %w", len(data), MaxModelBytes, ErrTooLarge)
+	}
+	return nil
+}
+
+// zipped reports whether data is Archi's zipped form (model.xml with images/).
+func zipped(data []byte) bool { return bytes.HasPrefix(data, []byte("PK\x03\x04")) }
+
 func loadArchive(data []byte) (*Model, error) {
+	src, zr, at, err := inflate(data)
+	if err != nil {
+		return nil, err
+	}
+	m, err := loadSource(src)
+	if err != nil {
+		return nil, err
+	}
+	m.archive = &archiveInfo{files: zr.File, modelAt: at, raw: data}
+	return m, nil
+}
+
+// inflate reads model.xml out of Archi's zipped form: its XML, the archive, and model.xml's place
+// in it.
+func inflate(data []byte) (string, *zip.Reader, int, error) {
 	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
 	if err != nil {
-		return nil, fmt.Errorf("read archive: %v: %w", err, ErrMalformed)
+		return "", nil, 0, fmt.Errorf("read archive: %v: %w", err, ErrMalformed)
 	}
 	at := -1
 	for i, f := range zr.File {
@@ -154,16 +179,16 @@ func loadArchive(data []byte) (*Model, error) {
 		}
 	}
 	if at < 0 {
-		return nil, fmt.Errorf("archive holds no model.xml: %w", ErrNotModel)
+		return "", nil, 0, fmt.Errorf("archive holds no model.xml: %w", ErrNotModel)
 	}
 	f := zr.File[at]
 	limit := int64(MaxModelBytes)
 	if f.UncompressedSize64 > uint64(limit) {
-		return nil, fmt.Errorf("model.xml inflates to %d bytes, over the limit of %d: %w", f.UncompressedSize64, limit, ErrTooLarge)
+		return "", nil, 0, fmt.Errorf("model.xml inflates to %d bytes, over the limit of %d: %w", f.UncompressedSize64, limit, ErrTooLarge)
 	}
 	rc, err := f.Open()
 	if err != nil {
-		return nil, fmt.Errorf("open model.xml: %v: %w", err, ErrMalformed)
+		return "", nil, 0, fmt.Errorf("open model.xml: %v: %w", err, ErrMalformed)
 	}
 	defer rc.Close()
 	// the header's size, checked above, is all the room there is: a stream that inflates to more
@@ -172,17 +197,12 @@ func loadArchive(data []byte) (*Model, error) {
 	xml.Grow(int(f.UncompressedSize64))
 	n, err := io.Copy(&xml, io.LimitReader(rc, int64(f.UncompressedSize64)+1))
 	if n > int64(f.UncompressedSize64) {
-		return nil, fmt.Errorf("model.xml inflates to more than its header's %d bytes: %w", f.UncompressedSize64, ErrMalformed)
+		return "", nil, 0, fmt.Errorf("model.xml inflates to more than its header's %d bytes: %w", f.UncompressedSize64, ErrMalformed)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("read model.xml: %v: %w", err, ErrMalformed)
+		return "", nil, 0, fmt.Errorf("read model.xml: %v: %w", err, ErrMalformed)
 	}
-	m, err := loadSource(xml.String())
-	if err != nil {
-		return nil, err
-	}
-	m.archive = &archiveInfo{files: zr.File, modelAt: at, raw: data}
-	return m, nil
+	return xml.String(), zr, at, nil
 }
 
 func loadXML(data []byte) (*Model, error) {

@@ -128,8 +128,11 @@ func (o Object) Kind() Kind { return kindOf(o.e) }
 
 // Class is the object's Archi class ("BusinessActor", "ServingRelationship",
 // "ArchimateDiagramModel", "DiagramObject"); "Folder" for folders, "Profile" for profiles.
-func (o Object) Class() string {
-	switch o.Kind() {
+func (o Object) Class() string { return className(o.Kind(), class(o.e)) }
+
+// className is the class of an object of kind k whose xsi:type names class c.
+func className(k Kind, c string) string {
+	switch k {
 	case KindFolder:
 		return "Folder"
 	case KindProfile:
@@ -137,7 +140,6 @@ func (o Object) Class() string {
 	case KindModel:
 		return "ArchimateModel"
 	}
-	c := class(o.e)
 	if l, ok := legacyClasses[c]; ok {
 		return l
 	}
@@ -145,8 +147,10 @@ func (o Object) Class() string {
 }
 
 // Type returns the catalogue entry of an element or relationship, or nil.
-func (o Object) Type() *ConceptType {
-	c := o.Class()
+func (o Object) Type() *ConceptType { return conceptType(o.Class()) }
+
+// conceptType is the catalogue entry of an element or relationship class, or nil.
+func conceptType(c string) *ConceptType {
 	if t := elementByClass[c]; t != nil {
 		return t
 	}
@@ -286,14 +290,20 @@ func (o Object) Bounds() (Bounds, bool) {
 	if b == nil {
 		return Bounds{}, false
 	}
+	return boundsOf(func(k string) string { return b.SelectAttrValue(k, "") }), true
+}
+
+// boundsOf reads bounds from the attributes of a <bounds> element: x and y 0 and width and height
+// -1 (Archi's default size) where missing or not a number.
+func boundsOf(attr func(key string) string) Bounds {
 	num := func(k string, dflt int) int {
-		v, err := strconv.Atoi(b.SelectAttrValue(k, ""))
+		v, err := strconv.Atoi(attr(k))
 		if err != nil {
 			return dflt
 		}
 		return v
 	}
-	return Bounds{num("x", 0), num("y", 0), num("width", -1), num("height", -1)}, true
+	return Bounds{num("x", 0), num("y", 0), num("width", -1), num("height", -1)}
 }
 
 // DiagramObjects returns every diagram object on a view, nested ones included, in document order.

@@ -19,25 +19,72 @@ import (
 // encoding/xml, which etree uses, reads the same documents into the same tree, at a third of the
 // speed; TestRead_AgreesWithEtree holds the two to each other.
 func read(src string) (*etree.Document, map[*etree.Element]span, error) {
-	if !utf8.ValidString(src) {
-		return nil, nil, fmt.Errorf("invalid UTF-8: %w", ErrMalformed)
-	}
-	r := &reader{src: src, spans: make(map[*etree.Element]span, strings.Count(src, "<")/2+1)}
-	r.doc = etree.NewDocument()
-	if err := r.document(); err != nil {
+	t := &tree{doc: etree.NewDocument(), spans: make(map[*etree.Element]span, strings.Count(src, "<")/2+1)}
+	t.cur = &t.doc.Element
+	if err := readInto(src, t); err != nil {
 		return nil, nil, err
 	}
-	return r.doc, r.spans, nil
+	return t.doc, t.spans, nil
 }
+
+// readInto reads src and tells s what it holds, in document order.
+func readInto(src string, s sink) error {
+	if !utf8.ValidString(src) {
+		return fmt.Errorf("invalid UTF-8: %w", ErrMalformed)
+	}
+	r := &reader{src: src, sink: s}
+	return r.document()
+}
+
+// A sink is told what the reader reads, in document order: what read builds its tree from, and
+// what Scan follows without building one. Text comes as the tree holds it: whitespace between
+// elements dropped, the pieces of one run of text joined.
+type sink interface {
+	start(name string)            // a start tag: its attributes follow
+	attr(key, value string) bool  // false when the tag has key already
+	opened()                      // the start tag's attributes are all told
+	end(start, tagEnd, end int)   // the element started by the last open start ends
+	text(s string)                // character data of the open element
+	comment(s string)             // a comment
+	procInst(target, inst string) // a processing instruction
+}
+
+// tree is the sink that builds the etree document, recording where each element's bytes are.
+type tree struct {
+	doc   *etree.Document
+	cur   *etree.Element
+	spans map[*etree.Element]span
+}
+
+func (t *tree) start(name string) {
+	t.cur = t.cur.CreateElement(name)
+	t.cur.Attr = make([]etree.Attr, 0, 6) // one allocation for the attributes of nearly every element
+}
+
+func (t *tree) attr(key, value string) bool {
+	n := len(t.cur.Attr)
+	t.cur.CreateAttr(key, value)
+	return len(t.cur.Attr) != n
+}
+
+func (t *tree) opened() {}
+
+func (t *tree) end(start, tagEnd, end int) {
+	t.spans[t.cur] = span{start: start, tagEnd: tagEnd, end: end}
+	t.cur = t.cur.Parent()
+}
+
+func (t *tree) text(s string)                { t.cur.CreateText(s) }
+func (t *tree) comment(s string)             { t.cur.CreateComment(s) }
+func (t *tree) procInst(target, inst string) { t.cur.CreateProcInst(target, inst) }
 
 // maxDepth bounds element nesting; Archi's deepest real diagrams nest a few dozen levels.
 const maxDepth = 1000
 
 type reader struct {
-	src   string
-	pos   int
-	doc   *etree.Document
-	spans map[*etree.Element]span
+	src  string
+	pos  int
+	sink sink
 }
 
 func (r *reader) errorf(format string, args ...any) error {
@@ -61,11 +108,11 @@ func (r *reader) document() error {
 		rest := r.src[r.pos:]
 		switch {
 		case strings.HasPrefix(rest, "<?"):
-			if err := r.procInst(&r.doc.Element); err != nil {
+			if err := r.procInst(); err != nil {
 				return err
 			}
 		case strings.HasPrefix(rest, "<!--"):
-			if err := r.comment(&r.doc.Element); err != nil {
+			if err := r.comment(); err != nil {
 				return err
 			}
 		case strings.HasPrefix(rest, "<!"):
@@ -75,7 +122,7 @@ func (r *reader) document() error {
 				return r.errorf("a second root element")
 			}
 			root = true
-			if err := r.element(&r.doc.Element); err != nil {
+			if err := r.element(); err != nil {
 				return err
 			}
 		}
@@ -97,7 +144,7 @@ func (r *reader) skipSpace() {
 	}
 }
 
-func (r *reader) procInst(parent *etree.Element) error {
+func (r *reader) procInst() error {
 	end := strings.Index(r.src[r.pos+2:], "?>")
 	if end < 0 {
 		return r.errorf("unterminated processing instruction")
@@ -107,26 +154,25 @@ func (r *reader) procInst(parent *etree.Element) error {
 	if target == "" {
 		return r.errorf("processing instruction without a target")
 	}
-	parent.CreateProcInst(target, strings.TrimLeft(inst, " \t\r\n"))
+	r.sink.procInst(target, strings.TrimLeft(inst, " \t\r\n"))
 	r.pos += 2 + end + 2
 	return nil
 }
 
-func (r *reader) comment(parent *etree.Element) error {
+func (r *reader) comment() error {
 	end := strings.Index(r.src[r.pos+4:], "-->")
 	if end < 0 {
 		return r.errorf("unterminated comment")
 	}
-	parent.CreateComment(r.src[r.pos+4 : r.pos+4+end])
+	r.sink.comment(r.src[r.pos+4 : r.pos+4+end])
 	r.pos += 4 + end + 3
 	return nil
 }
 
 // element reads one element, from its '<' to the end of its end tag, and everything inside.
-func (r *reader) element(parent *etree.Element) error {
+func (r *reader) element() error {
 	// iterative, with an explicit stack, so that depth costs no Go stack
 	type open struct {
-		e        *etree.Element
 		name     string
 		start    int
 		tagEnd   int
@@ -177,9 +223,9 @@ func (r *reader) element(parent *etree.Element) error {
 			if n >= len(r.src) || r.src[n] != '>' {
 				return r.errorf("end tag does not match <%s>", top.name)
 			}
-			r.flushText(top.e, top.text, top.blank, top.children)
+			r.flushText(top.text, top.blank, top.children)
 			r.pos = n + 1
-			r.spans[top.e] = span{start: top.start, tagEnd: top.tagEnd, end: r.pos}
+			r.sink.end(top.start, top.tagEnd, r.pos)
 			stack = stack[:len(stack)-1]
 			if len(stack) == 0 {
 				return nil
@@ -189,9 +235,9 @@ func (r *reader) element(parent *etree.Element) error {
 				return r.errorf("comment outside an element")
 			}
 			top := &stack[len(stack)-1]
-			r.flushText(top.e, top.text, top.blank, true)
+			r.flushText(top.text, top.blank, true)
 			top.text, top.blank = nil, true
-			if err := r.comment(top.e); err != nil {
+			if err := r.comment(); err != nil {
 				return err
 			}
 		case strings.HasPrefix(rest, "<![CDATA["):
@@ -210,112 +256,109 @@ func (r *reader) element(parent *etree.Element) error {
 			if len(stack) == 0 {
 				return r.errorf("processing instruction outside an element")
 			}
-			if err := r.procInst(stack[len(stack)-1].e); err != nil {
+			if err := r.procInst(); err != nil {
 				return err
 			}
 		default:
 			if len(stack) >= maxDepth {
 				return r.errorf("elements nested deeper than %d", maxDepth)
 			}
-			p := parent
 			if len(stack) > 0 {
 				top := &stack[len(stack)-1]
 				// whitespace between elements is layout, not content: the writer makes its own
 				if !top.blank {
-					r.flushText(top.e, top.text, false, true)
+					r.flushText(top.text, false, true)
 				}
 				top.text, top.blank, top.children = nil, true, true
-				p = top.e
 			}
 			start := r.pos
-			e, name, empty, err := r.startTag(p)
+			name, empty, err := r.startTag()
 			if err != nil {
 				return err
 			}
 			if empty {
-				r.spans[e] = span{start: start, tagEnd: r.pos, end: r.pos}
+				r.sink.end(start, r.pos, r.pos)
 				if len(stack) == 0 {
 					return nil
 				}
 				continue
 			}
-			stack = append(stack, open{e: e, name: name, start: start, tagEnd: r.pos, blank: true})
+			stack = append(stack, open{name: name, start: start, tagEnd: r.pos, blank: true})
 		}
 	}
 }
 
-// flushText adds the pending text to e. Whitespace-only text around child elements is layout and
-// dropped; the text of an element without children is kept whatever it is.
-func (r *reader) flushText(e *etree.Element, text []string, blank, children bool) {
+// flushText gives the pending text to the open element. Whitespace-only text around child
+// elements is layout and dropped; the text of an element without children is kept whatever it is.
+func (r *reader) flushText(text []string, blank, children bool) {
 	if len(text) == 0 || (blank && children) {
 		return
 	}
 	if len(text) == 1 {
-		e.CreateText(text[0])
+		r.sink.text(text[0])
 		return
 	}
-	e.CreateText(strings.Join(text, ""))
+	r.sink.text(strings.Join(text, ""))
 }
 
-// startTag reads a start tag and creates its element under parent.
-func (r *reader) startTag(parent *etree.Element) (*etree.Element, string, bool, error) {
+// startTag reads a start tag and tells the sink its name and attributes.
+func (r *reader) startTag() (string, bool, error) {
 	r.pos++ // '<'
 	name, err := r.name()
 	if err != nil {
-		return nil, "", false, err
+		return "", false, err
 	}
-	e := parent.CreateElement(name)
-	e.Attr = make([]etree.Attr, 0, 6) // one allocation for the attributes of nearly every element
+	r.sink.start(name)
 	for {
 		sp := r.pos
 		r.skipSpace()
 		if r.pos >= len(r.src) {
-			return nil, "", false, r.errorf("unterminated tag <%s>", name)
+			return "", false, r.errorf("unterminated tag <%s>", name)
 		}
 		switch c := r.src[r.pos]; {
 		case c == '>':
 			r.pos++
-			return e, name, false, nil
+			r.sink.opened()
+			return name, false, nil
 		case c == '/':
 			if r.pos+1 >= len(r.src) || r.src[r.pos+1] != '>' {
-				return nil, "", false, r.errorf("'/' not followed by '>' in <%s>", name)
+				return "", false, r.errorf("'/' not followed by '>' in <%s>", name)
 			}
 			r.pos += 2
-			return e, name, true, nil
+			r.sink.opened()
+			return name, true, nil
 		case sp == r.pos:
-			return nil, "", false, r.errorf("no space before an attribute of <%s>", name)
+			return "", false, r.errorf("no space before an attribute of <%s>", name)
 		}
 		key, err := r.name()
 		if err != nil {
-			return nil, "", false, err
+			return "", false, err
 		}
 		r.skipSpace()
 		if r.pos >= len(r.src) || r.src[r.pos] != '=' {
-			return nil, "", false, r.errorf("attribute %s of <%s> has no value", key, name)
+			return "", false, r.errorf("attribute %s of <%s> has no value", key, name)
 		}
 		r.pos++
 		r.skipSpace()
 		if r.pos >= len(r.src) || (r.src[r.pos] != '"' && r.src[r.pos] != '\'') {
-			return nil, "", false, r.errorf("attribute %s of <%s> is not quoted", key, name)
+			return "", false, r.errorf("attribute %s of <%s> is not quoted", key, name)
 		}
 		q := r.src[r.pos]
 		end := strings.IndexByte(r.src[r.pos+1:], q)
 		if end < 0 {
-			return nil, "", false, r.errorf("unterminated value of %s", key)
+			return "", false, r.errorf("unterminated value of %s", key)
 		}
 		raw := r.src[r.pos+1 : r.pos+1+end]
 		if strings.IndexByte(raw, '<') >= 0 {
-			return nil, "", false, r.errorf("'<' in the value of %s", key)
+			return "", false, r.errorf("'<' in the value of %s", key)
 		}
 		value, _, err := r.decode(raw, true)
 		if err != nil {
-			return nil, "", false, err
+			return "", false, err
 		}
 		r.pos += end + 2
-		n := len(e.Attr)
-		e.CreateAttr(key, value)
-		if len(e.Attr) == n {
-			return nil, "", false, r.errorf("attribute %s twice in <%s>", key, name)
+		if !r.sink.attr(key, value) {
+			return "", false, r.errorf("attribute %s twice in <%s>", key, name)
 		}
 	}
 }
@@ -339,6 +382,14 @@ func (r *reader) name() (string, error) {
 	return r.src[start:r.pos], nil
 }
 
+// splitName splits a name read as etree does: the prefix before the first colon, and the rest.
+func splitName(name string) (space, local string) {
+	if i := strings.IndexByte(name, ':'); i >= 0 {
+		return name[:i], name[i+1:]
+	}
+	return "", name
+}
+
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
 // decode resolves references and normalizes line ends (and, in attributes, whitespace) as XML
@@ -348,17 +399,19 @@ func (r *reader) decode(s string, attr bool) (string, bool, error) {
 	blank := true
 	clean := true
 	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c == '&' || c == '\r':
-			clean = false
-		case attr && (c == '\n' || c == '\t'):
-			clean = false
-		case c < 0x20 && c != '\n' && c != '\t':
-			return "", false, r.errorf("control character %#x", c)
-		}
-		if !isSpace(c) {
+		// most bytes are plain: one look-up says so
+		switch c := s[i]; textByte[c] {
+		case 0:
 			blank = false
+		case byteSpace:
+		case byteBreak:
+			clean = clean && !attr
+		case byteRef:
+			clean, blank = false, false
+		case byteCR:
+			clean = false
+		default:
+			return "", false, r.errorf("control character %#x", c)
 		}
 	}
 	if clean {
@@ -415,6 +468,23 @@ func (r *reader) decode(s string, attr bool) (string, bool, error) {
 	}
 	return b.String(), blank, nil
 }
+
+// what a byte is to decode: 0 for a byte that is neither space nor needs a change
+const (
+	byteSpace   = 1 + iota // ' '
+	byteBreak              // '\n', '\t': kept in text, a space in an attribute
+	byteRef                // '&'
+	byteCR                 // '\r'
+	byteControl            // a control character XML 1.0 does not allow
+)
+
+var textByte = func() (t [256]uint8) {
+	for c := 0; c < 0x20; c++ {
+		t[c] = byteControl
+	}
+	t[' '], t['\n'], t['\t'], t['&'], t['\r'] = byteSpace, byteBreak, byteBreak, byteRef, byteCR
+	return t
+}()
 
 // charRef decodes "#65" or "#x41"; only characters XML may hold.
 func charRef(ref string) (rune, error) {

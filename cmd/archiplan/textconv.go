@@ -3,10 +3,8 @@ package main
 import (
 	"bufio"
 	"fmt"
-	"io"
 	"sort"
 	"strconv"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -16,7 +14,10 @@ import (
 
 // textconvCmd prints a model in words, one line per object, in the order of the file: what git
 // shows for .archimate files once init registered it as their diff text conversion, so that
-// `git log -p` says what changed instead of showing XML.
+// `git log -p` says what changed instead of showing XML. It streams (archixml.Scan): no tree of
+// the model is built, and each line is written as soon as its object is known. A file that turns
+// out malformed part way through leaves the lines before the fault written and exits with
+// exitNoUsable.
 func textconvCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "textconv FILE",
@@ -27,79 +28,137 @@ func textconvCmd() *cobra.Command {
 			if err != nil {
 				return usageError{err}
 			}
-			m, err := archixml.Load(data)
+			w := bufio.NewWriterSize(cmd.OutOrStdout(), 64<<10)
+			var line []byte
+			err = archixml.Scan(data, func(o *archixml.Scanned) error {
+				line = words(line[:0], o)
+				_, err := w.Write(line)
+				return err
+			})
+			if ferr := w.Flush(); err == nil {
+				err = ferr
+			}
 			if err != nil {
 				return codedError{exitNoUsable, fmt.Errorf("%s: %w", args[0], err)}
-			}
-			w := bufio.NewWriter(cmd.OutOrStdout())
-			defer w.Flush()
-			fmt.Fprintf(w, "model %s\n", strconv.Quote(m.Name()))
-			for _, o := range m.Root().Children() {
-				words(w, m, o, "")
 			}
 			return nil
 		},
 	}
 }
 
-// words writes an object and what it holds, one line each.
-func words(w io.Writer, m *archixml.Model, o archixml.Object, view string) {
+// words appends an object's line to b.
+func words(b []byte, o *archixml.Scanned) []byte {
 	label := o.Class()
 	if t := o.Type(); t != nil && t.Label != "" {
 		label = t.Label
 	}
-	line := ""
 	switch o.Kind() {
+	case archixml.KindModel:
+		if _, nested := o.Parent(); !nested {
+			b = append(b, "model "...)
+			b = appendQuote(b, o.Name())
+			return append(b, '\n')
+		}
+		b = append(b, o.Class()...)
 	case archixml.KindFolder:
-		line = fmt.Sprintf("folder %s", o.FolderPath())
+		b = append(b, "folder "...)
+		b = append(b, o.FolderPath()...)
 	case archixml.KindElement:
-		line = fmt.Sprintf("%s %s in %s", label, strconv.Quote(o.Name()), o.FolderPath())
+		b = append(append(b, label...), ' ')
+		b = appendQuote(b, o.Name())
+		b = append(append(b, " in "...), o.FolderPath()...)
 	case archixml.KindRelationship:
-		line = fmt.Sprintf("%s %s from %s to %s", label, strconv.Quote(o.Name()), nameOf(m, o.SourceID()), nameOf(m, o.TargetID()))
+		b = append(append(b, label...), ' ')
+		b = appendQuote(b, o.Name())
+		b = nameOf(append(b, " from "...), o, o.SourceID())
+		b = nameOf(append(b, " to "...), o, o.TargetID())
 	case archixml.KindView:
-		line = fmt.Sprintf("view %s in %s", strconv.Quote(o.Name()), o.FolderPath())
-		view = o.Name()
+		b = append(b, "view "...)
+		b = appendQuote(b, o.Name())
+		b = append(append(b, " in "...), o.FolderPath()...)
 	case archixml.KindDiagramObject:
-		what := label + " " + strconv.Quote(o.Name())
-		if c, ok := o.Concept(); ok {
-			what = nameOf(m, c.ID())
+		b = onView(b, o)
+		if _, ok := o.Find(o.ConceptID()); ok {
+			b = nameOf(b, o, o.ConceptID())
+		} else {
+			b = append(append(b, label...), ' ')
+			b = appendQuote(b, o.Name())
 		}
-		b, _ := o.Bounds()
-		line = fmt.Sprintf("  on view %s: %s at %d,%d size %dx%d", strconv.Quote(view), what, b.X, b.Y, b.Width, b.Height)
+		bd, _ := o.Bounds()
+		b = append(b, " at "...)
+		b = append(strconv.AppendInt(b, int64(bd.X), 10), ',')
+		b = strconv.AppendInt(b, int64(bd.Y), 10)
+		b = append(b, " size "...)
+		b = append(strconv.AppendInt(b, int64(bd.Width), 10), 'x')
+		b = strconv.AppendInt(b, int64(bd.Height), 10)
 	case archixml.KindConnection:
-		what := "connection"
-		if c, ok := o.Concept(); ok {
-			what = nameOf(m, c.ID())
+		b = onView(b, o)
+		if _, ok := o.Find(o.ConceptID()); ok {
+			b = nameOf(b, o, o.ConceptID())
+		} else {
+			b = append(b, "connection"...)
 		}
-		line = fmt.Sprintf("  on view %s: %s", strconv.Quote(view), what)
 	default:
-		line = o.Class()
+		b = append(b, o.Class()...)
 	}
 	if doc := o.Documentation(); doc != "" && o.Kind() != archixml.KindDiagramObject {
-		line += "; documentation " + strconv.Quote(doc)
+		b = appendQuote(append(b, "; documentation "...), doc)
 	}
-	var props []string
-	for _, p := range o.Properties() {
-		props = append(props, strconv.Quote(p.Key)+"="+strconv.Quote(p.Value))
+	if ps := o.Properties(); len(ps) > 0 {
+		props := make([]string, len(ps))
+		for i, p := range ps {
+			props[i] = strconv.Quote(p.Key) + "=" + strconv.Quote(p.Value)
+		}
+		sort.Strings(props)
+		b = append(b, "; properties "...)
+		for i, p := range props {
+			if i > 0 {
+				b = append(b, ", "...)
+			}
+			b = append(b, p...)
+		}
 	}
-	sort.Strings(props)
-	if len(props) > 0 {
-		line += "; properties " + strings.Join(props, ", ")
-	}
-	fmt.Fprintf(w, "%s (%s)\n", line, o.ID())
-	for _, c := range o.Children() {
-		words(w, m, c, view)
-	}
+	b = append(append(append(b, " ("...), o.ID()...), ")\n"...)
+	return b
 }
 
-func nameOf(m *archixml.Model, id string) string {
-	o, ok := m.Object(id)
-	if !ok {
-		return id
+// onView appends what starts the line of a diagram object or connection: the view it is on.
+func onView(b []byte, o *archixml.Scanned) []byte {
+	view := ""
+	for p, ok := o.Parent(); ok; p, ok = p.Parent() {
+		if p.Kind() == archixml.KindView {
+			view = p.Name()
+			break
+		}
 	}
-	label := o.Class()
-	if t := o.Type(); t != nil && t.Label != "" {
+	b = append(b, "  on view "...)
+	b = appendQuote(b, view)
+	return append(b, ": "...)
+}
+
+// nameOf appends the type and name of the object with the id, or the id when there is none.
+func nameOf(b []byte, o *archixml.Scanned, id string) []byte {
+	n, ok := o.Find(id)
+	if !ok {
+		return append(b, id...)
+	}
+	label := n.Class
+	if t := n.Type(); t != nil && t.Label != "" {
 		label = t.Label
 	}
-	return label + " " + strconv.Quote(o.Name())
+	b = append(append(b, label...), ' ')
+	return appendQuote(b, n.Name)
+}
+
+// appendQuote appends s as strconv.Quote writes it, without its work for the names most models
+// hold: printable ASCII with no quote or backslash is written as it is.
+func appendQuote(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
+			return strconv.AppendQuote(b, s)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
 }

@@ -317,16 +317,23 @@ func (l *Ledger) apply(ctx context.Context, req Request) (*Result, error) {
 		undo()
 		return refuse(o, VerdictRejected, err.Error())
 	}
-	// never commit an inverse a revert could not prove: it must give back HEAD's model
-	if base, ok, err := ws.ModelAt(head.Commit); err != nil || !ok {
-		undo()
-		return nil, fmt.Errorf("the model at %s: %v", short(head.Commit), err)
-	} else if err := proveInverse(req.Raw, inv, base, data); err != nil {
-		undo()
+	// never commit an inverse a revert could not prove: the inverse as archived, read back, must
+	// give back HEAD's model; proved on the model in hand, as a revert would on the committed one
+	invJSON := inverseJSON(inv)
+	archived, err := decodeInverse(invJSON, res.PlanID)
+	if err == nil {
+		var kept bool
+		kept, err = proveInHand(req.Raw, archived, m, head.Data, data)
+		if !kept {
+			l.forget()
+		}
+	}
+	if err != nil {
+		l.forget() // m is the model of no commit now
 		return refuse(o, VerdictRejected, "the plan's inverse would not undo it exactly, so it could not be reverted ("+err.Error()+"): not applied")
 	}
 	preview, report, pictures := l.approvedFiles(req, o, info)
-	files := archiveFiles(res.PlanID, req.Raw, preview, report, pictures, inv)
+	files := archiveFiles(res.PlanID, req.Raw, preview, report, pictures, invJSON)
 	if conv := l.conversationFile(req.Name); conv != nil {
 		files[archivePath(res.PlanID, ArchiveConversation)] = conv // the intent and the planner
 	}
@@ -356,7 +363,7 @@ func (l *Ledger) apply(ctx context.Context, req Request) (*Result, error) {
 		err = nil
 	}
 	// the model the apply made is the model at HEAD now: kept, never parsed again
-	l.model, l.blob, l.commit = m, store.BlobID(data), commit
+	l.model, l.data, l.blob, l.commit = m, data, store.BlobID(data), commit
 	l.clean = l.stampOf(l.blob)
 	res.Commit = commit
 	env["ARCHIPLAN_COMMIT"] = commit

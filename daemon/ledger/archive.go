@@ -101,6 +101,12 @@ func proveInverse(raw []byte, inv *plans.Inverse, before, after []byte) error {
 	if err != nil {
 		return fmt.Errorf("the model it undoes cannot be read: %v", err)
 	}
+	return proveUndo(raw, inv, m, before)
+}
+
+// proveUndo is the proof on m, the model Load gives for the bytes the apply made; the steps are
+// undone on it.
+func proveUndo(raw []byte, inv *plans.Inverse, m *archixml.Model, before []byte) error {
 	tags, err := m.UndoTags(inv.Steps)
 	if err != nil {
 		return err
@@ -123,6 +129,27 @@ func proveInverse(raw []byte, inv *plans.Inverse, before, after []byte) error {
 		return nil
 	}
 	return fmt.Errorf("it does not give back the model the plan was applied to: %s", misfit(inv.Steps, m, parent))
+}
+
+// proveInHand is proveInverse at apply time, on the model in hand: m is the model the apply made
+// and after its bytes. Rebased on after, m is the model Load(after) would give (archixml.Rebase
+// checks that after reads back as m's tree), so the proof undoes the steps on m itself, where a
+// revert would undo them on the committed model, and then undoes its undo; what it proves is what
+// proveInverse proves, without parsing and indexing the model again. When m cannot be rebased
+// (an archive, a duplicate id), it is proveInverse. kept reports whether m is left the model the
+// apply made (its bytes after, as the next apply may take it); when not, the caller drops it.
+func proveInHand(raw []byte, inv *plans.Inverse, m *archixml.Model, before, after []byte) (kept bool, err error) {
+	if !m.Rebase(after) {
+		return true, proveInverse(raw, inv, before, after)
+	}
+	m.Record()
+	err = proveUndo(raw, inv, m, before)
+	undone := m.Recorded()
+	if m.Undo(undone) != nil {
+		return false, err
+	}
+	again, serr := m.Save()
+	return serr == nil && bytes.Equal(again, after), err
 }
 
 // misfit names the first step whose object differs between what the steps made and the model
@@ -164,15 +191,20 @@ func proveArchived(ws *store.Workspace, apply store.CommitInfo, a *Archived) err
 	return nil
 }
 
+// inverseJSON is an inverse as archived.
+func inverseJSON(inv *plans.Inverse) []byte {
+	js, _ := json.MarshalIndent(inv, "", " ")
+	return append(js, '\n')
+}
+
 // archiveFiles are what an apply commits beside the model: the plan, the preview the person
 // approved (and its pictures), the report (verdict applied), the inverse.
-func archiveFiles(id string, raw, preview, report []byte, pictures map[string][]byte, inv *plans.Inverse) map[string][]byte {
-	invJSON, _ := json.MarshalIndent(inv, "", " ")
+func archiveFiles(id string, raw, preview, report []byte, pictures map[string][]byte, invJSON []byte) map[string][]byte {
 	files := map[string][]byte{
 		archivePath(id, archivePlan):    raw,
 		archivePath(id, archivePreview): preview,
 		archivePath(id, archiveReport):  report,
-		archivePath(id, archiveInverse): append(invJSON, '\n'),
+		archivePath(id, archiveInverse): invJSON,
 	}
 	for name, data := range pictures {
 		files[archivePath(id, name)] = data

@@ -72,6 +72,7 @@ type Ledger struct {
 	// the model at HEAD, kept between calls: parsed once per blob, and after an apply the model the
 	// apply made, so that the daemon never parses what it just wrote
 	model  *archixml.Model
+	data   []byte // the bytes of blob, what an apply's inverse must give back
 	blob   string
 	commit string
 	clean  stamp // the model file when last seen equal to blob
@@ -151,6 +152,7 @@ type Head struct {
 	Commit string
 	Blob   string
 	Model  *archixml.Model
+	Data   []byte // the blob's bytes; never changed
 }
 
 // Info is the report's model information.
@@ -173,7 +175,7 @@ func (l *Ledger) head() (*Head, error) {
 	}
 	if blob == l.blob && l.model != nil {
 		l.commit = commit
-		return &Head{Commit: commit, Blob: blob, Model: l.model}, nil
+		return &Head{Commit: commit, Blob: blob, Model: l.model, Data: l.data}, nil
 	}
 	at, err := ws.ReadModel()
 	if err != nil {
@@ -183,17 +185,17 @@ func (l *Ledger) head() (*Head, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load %s at %s: %w", ws.Model, short(at.Commit), err)
 	}
-	l.model, l.blob, l.commit = m, at.Blob, at.Commit
+	l.model, l.data, l.blob, l.commit = m, at.Data, at.Blob, at.Commit
 	l.problem = archixml.Check(m)
 	if !at.Dirty {
 		l.clean = l.stampOf(at.Blob)
 	}
 	l.log.Info("model at HEAD", "commit", short(at.Commit), "blob", short(at.Blob), "elements", len(m.Elements()))
-	return &Head{Commit: at.Commit, Blob: at.Blob, Model: m}, nil
+	return &Head{Commit: at.Commit, Blob: at.Blob, Model: m, Data: at.Data}, nil
 }
 
 // forget drops the kept model: it was changed and not committed.
-func (l *Ledger) forget() { l.model, l.blob, l.commit, l.problem = nil, "", "", nil }
+func (l *Ledger) forget() { l.model, l.data, l.blob, l.commit, l.problem = nil, nil, "", "", nil }
 
 func (l *Ledger) stampOf(blob string) stamp {
 	fi, err := os.Stat(l.cfg.Workspace.ModelPath())

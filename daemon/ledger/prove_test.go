@@ -32,6 +32,18 @@ func TestProveInverse_RefusesAnAppendedOrChangedStep(t *testing.T) {
 			if err := proveInverse(s.Plan(), inv, before, after); err != nil {
 				t.Fatalf("the inverse archiplan wrote is refused: %v", err)
 			}
+			// inHand is the model the apply made, as an apply has it in hand when it proves
+			inHand := func() *archixml.Model {
+				t.Helper()
+				m, _ := archixml.Load(before)
+				if _, _, err := plans.Apply(s.Plan(), m, plans.Options{}); err != nil {
+					t.Fatal(err)
+				}
+				return m
+			}
+			if !inHand().Rebase(after) {
+				t.Fatal("the model in hand cannot be rebased on what it saved: the apply would load it again")
+			}
 			// proved reports whether the proof accepts the steps; when it does, undoing them must
 			// give back the model before the apply (checked here on its own)
 			proved := func(what string, steps []archixml.Step) bool {
@@ -42,7 +54,18 @@ func TestProveInverse_RefusesAnAppendedOrChangedStep(t *testing.T) {
 				if err := json.Unmarshal(js, &back); err != nil {
 					t.Fatal(err)
 				}
-				if err := proveInverse(s.Plan(), &back, before, after); err != nil {
+				err := proveInverse(s.Plan(), &back, before, after)
+				// the proof on the model in hand says what the proof on the reloaded model says,
+				// and leaves the model as the apply made it
+				h := inHand()
+				kept, herr := proveInHand(s.Plan(), &back, h, before, after)
+				if fmt.Sprint(herr) != fmt.Sprint(err) {
+					t.Errorf("%s: on the model in hand the proof says %v, on the model loaded again %v", what, herr, err)
+				}
+				if got, _ := h.Save(); !kept || !bytes.Equal(got, after) {
+					t.Errorf("%s: the proof did not leave the model in hand as the apply made it (kept %v)", what, kept)
+				}
+				if err != nil {
 					return false
 				}
 				m, _ := archixml.Load(after)

@@ -516,10 +516,15 @@ func reapply(ws *store.Workspace, on string, c store.CommitInfo, a *Archived, op
 	if err != nil {
 		return "", "", err
 	}
-	if err := proveInverse(a.Plan, inv, data, out); err != nil { // as an apply does before it commits
+	invJSON := inverseJSON(inv)
+	archived, err := decodeInverse(invJSON, a.ID)
+	if err == nil { // as an apply does before it commits
+		_, err = proveInHand(a.Plan, archived, m, data, out)
+	}
+	if err != nil {
 		return "", "its inverse would not undo it exactly: " + err.Error(), nil
 	}
-	files := archiveFiles(a.ID, a.Plan, a.Preview, a.Report, nil, inv)
+	files := archiveFiles(a.ID, a.Plan, a.Preview, a.Report, nil, invJSON)
 	for _, f := range a.Files { // pictures, as approved
 		if _, ok := files[f]; !ok {
 			if data, ok, _ := ws.FileAt(a.Commit, f); ok {
