@@ -105,6 +105,11 @@ func teamOverServer(t *testing.T, bare string, w []*store.Workspace, srv *gitser
 				if a, _, err := ws.AheadBehind("origin"); err != nil || a != 0 {
 					return false
 				}
+				// nor is a push whose outcome is not recorded yet: the push moves the tracking ref
+				// before the workspace's remote state says how it went (checked below)
+				if ws.RemoteState().Pushing != "" {
+					return false
+				}
 			}
 			return true
 		})
