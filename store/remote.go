@@ -129,6 +129,7 @@ type remoteCall struct {
 	proxy    transport.ProxyOptions
 	ssh      *sshTarget
 	https    bool
+	local    bool // a path or file:// remote: git-upload-pack or git-receive-pack run here
 	close    func()
 }
 
@@ -171,7 +172,8 @@ func (w *Workspace) dialOpts(remote, proxyURL string) (*remoteCall, error) {
 		c.ssh, c.auth, c.url, c.close = t, a, t.url(), a.close
 		c.proxy = transport.ProxyOptions{URL: proxyURL}
 	}
-	return c, nil // a path or file:// remote
+	c.local = true // a path or file:// remote
+	return c, nil
 }
 
 // unreachable tells a network failure from a refusal.
@@ -213,6 +215,13 @@ func (w *Workspace) call(ctx context.Context, op, remote string, fn func(ctx con
 			return err
 		}
 		defer rc.close()
+		if rc.local {
+			// a local remote's git-receive-pack (or upload-pack) leaves a child of its own holding
+			// the pipes; go-git, told to stop one mid-push, kills the parent and waits on the pipes
+			// forever (a daemon stopped during a push to a shared folder never stopped). On the
+			// local disk there is no hung server to give up on: the call runs to its end.
+			ctx = context.WithoutCancel(ctx)
+		}
 		return fn(ctx, rc)
 	})
 	if err == nil || errors.Is(err, git.NoErrAlreadyUpToDate) {

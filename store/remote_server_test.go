@@ -273,3 +273,25 @@ func TestResolveSSH(t *testing.T) {
 		t.Errorf("GIT_SSH_COMMAND: %+v", tg)
 	}
 }
+
+// A push to a path remote runs to its end even when its context ends: go-git, told to stop a
+// local git-receive-pack mid-push, kills it and then waits forever on the pipes its child
+// (unpack-objects) still holds, so a daemon stopped during such a push never stopped. On the
+// local disk there is nothing to give up on.
+func TestRemote_LocalPushIgnoresCancel(t *testing.T) {
+	ws, dir := newRepo(t)
+	bare := filepath.Join(t.TempDir(), "remote.git")
+	teamRemote(t, dir, bare, bare)
+	if _, err := publish(t, ws, 2); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := ws.Push(ctx, "origin"); err != nil {
+		t.Fatalf("a local push with its context ended: %v", err)
+	}
+	head, _ := ws.Head()
+	if got := run(t, bare, "rev-parse", "main"); got != head {
+		t.Fatalf("the remote is at %s, want %s", got, head)
+	}
+}
