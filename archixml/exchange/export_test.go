@@ -16,6 +16,24 @@ import (
 // corpus lists the .archimate models of ARCHIPLAN_CORPUS (skips without it).
 func corpus(t testing.TB) []string { return testenv.CorpusModels(t) }
 
+// exportFile loads a corpus model and exports it (skips a model archixml does not load).
+func exportFile(t *testing.T, f string) (*archixml.Model, *bytes.Buffer) {
+	t.Helper()
+	data, err := os.ReadFile(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := archixml.Load(data)
+	if err != nil {
+		t.Skipf("not a model archixml loads: %v", err)
+	}
+	var out bytes.Buffer
+	if err := Export(m, &out); err != nil {
+		t.Fatal(err)
+	}
+	return m, &out
+}
+
 // validate checks a file against the exchange format's schema with xmllint, offline through
 // the corpus's catalog (skips without xmllint).
 func validate(t *testing.T, file string) {
@@ -44,18 +62,7 @@ func tail(s string, n int) string {
 func TestExport_CorpusValidates(t *testing.T) {
 	for _, f := range corpus(t) {
 		t.Run(filepath.Base(f), func(t *testing.T) {
-			data, err := os.ReadFile(f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			m, err := archixml.Load(data)
-			if err != nil {
-				t.Skipf("not a model archixml loads: %v", err)
-			}
-			var out bytes.Buffer
-			if err := Export(m, &out); err != nil {
-				t.Fatal(err)
-			}
+			m, out := exportFile(t, f)
 			file := filepath.Join(t.TempDir(), "model.xml")
 			os.WriteFile(file, out.Bytes(), 0o644)
 			validate(t, file)
