@@ -16,73 +16,75 @@ import (
 //go:embed plan-1.0.json plan-2.0.json plan-3.0.json plan-3.1.json report.json plan-1.0.strict.json plan-2.0.strict.json plan-3.0.strict.json plan-3.1.strict.json
 var files embed.FS
 
+// compiled are the schema files compiled so far, each when first asked for: a command that
+// checks one plan compiles that plan's version only (compiling a file validates it against the
+// draft's meta-schema, most of a cold apply's time at 1,000 elements when every version was
+// compiled at once).
 var (
-	compileOnce sync.Once
-	compiled    map[string]*jsonschema.Schema
-	compileErr  error
+	compileMu sync.Mutex
+	compiled  = map[string]*jsonschema.Schema{}
+	done      = map[string]bool{}
 )
 
 func url(name string) string { return "https://archiplan.dev/schemas/" + name }
 
-func compileAll() {
+// compileFile compiles one embedded schema file and, for a plan version, the schema of each of its
+// ops, with a compiler of its own (the files do not refer to one another). An unknown file
+// compiles to nothing; a file that does not compile panics: it is embedded, so a test catches it.
+func compileFile(name string) {
+	if done[name] {
+		return
+	}
+	done[name] = true
+	data, err := files.ReadFile(name)
+	if err != nil {
+		return
+	}
 	c := jsonschema.NewCompiler()
 	c.Draft = jsonschema.Draft2020
 	c.AssertFormat = true
-	names := []string{"report.json"}
+	if err := c.AddResource(url(name), bytes.NewReader(data)); err != nil {
+		panic(fmt.Sprintf("schemas: embedded schema %s does not compile: %v", name, err))
+	}
+	keys := []string{name}
 	for _, v := range Versions {
-		names = append(names, "plan-"+v+".json")
-	}
-	for _, n := range names {
-		data, err := files.ReadFile(n)
-		if err != nil {
-			compileErr = err
-			return
-		}
-		if err := c.AddResource(url(n), bytes.NewReader(data)); err != nil {
-			compileErr = fmt.Errorf("schema %s: %w", n, err)
-			return
-		}
-	}
-	compiled = map[string]*jsonschema.Schema{}
-	for _, n := range names {
-		s, err := c.Compile(url(n))
-		if err != nil {
-			compileErr = fmt.Errorf("schema %s: %w", n, err)
-			return
-		}
-		compiled[n] = s
-	}
-	for _, v := range Versions {
-		for _, op := range OpsOf(v) {
-			key := "plan-" + v + ".json#/$defs/" + string(op.Name)
-			s, err := c.Compile(url(key))
-			if err != nil {
-				compileErr = fmt.Errorf("schema %s: %w", key, err)
-				return
+		if name == "plan-"+v+".json" {
+			for _, op := range OpsOf(v) {
+				keys = append(keys, name+"#/$defs/"+string(op.Name))
 			}
-			compiled[key] = s
 		}
+	}
+	for _, k := range keys {
+		s, err := c.Compile(url(k))
+		if err != nil {
+			panic(fmt.Sprintf("schemas: embedded schema %s does not compile: %v", k, err))
+		}
+		compiled[k] = s
 	}
 }
 
-func get(key string) *jsonschema.Schema {
-	compileOnce.Do(compileAll)
-	if compileErr != nil {
-		panic("schemas: embedded schema does not compile: " + compileErr.Error())
-	}
+// get is the compiled schema of a key (a file, or a file#/$defs/op), or nil.
+func get(file, key string) *jsonschema.Schema {
+	compileMu.Lock()
+	defer compileMu.Unlock()
+	compileFile(file)
 	return compiled[key]
 }
 
 // Plan returns the compiled schema of a plan version, or nil for a version archiplan does not know.
-func Plan(version string) *jsonschema.Schema { return get("plan-" + version + ".json") }
+func Plan(version string) *jsonschema.Schema {
+	f := "plan-" + version + ".json"
+	return get(f, f)
+}
 
 // Action returns the compiled schema of one op of a plan version, or nil.
 func Action(version string, op OpName) *jsonschema.Schema {
-	return get("plan-" + version + ".json#/$defs/" + string(op))
+	f := "plan-" + version + ".json"
+	return get(f, f+"#/$defs/"+string(op))
 }
 
 // Report returns the compiled schema of reports.
-func Report() *jsonschema.Schema { return get("report.json") }
+func Report() *jsonschema.Schema { return get("report.json", "report.json") }
 
 // PlanJSON returns the plan schema of a version as archiplan prints it.
 func PlanJSON(version string) ([]byte, bool) {

@@ -77,3 +77,24 @@ func TestPlan_Refuses(t *testing.T) {
 		})
 	}
 }
+
+// Every embedded schema compiles (each is compiled only when first asked for, so a file no other
+// test reads would otherwise panic first in a user's hands), with a schema for each of its ops.
+func TestFiles_EachCompiles(t *testing.T) {
+	if Report() == nil {
+		t.Fatal("report.json compiles to nothing")
+	}
+	for _, v := range Versions {
+		if Plan(v) == nil {
+			t.Fatalf("plan-%s.json compiles to nothing", v)
+		}
+		for _, op := range OpsOf(v) {
+			if Action(v, op.Name) == nil {
+				t.Errorf("plan-%s.json has no schema for %s", v, op.Name)
+			}
+		}
+	}
+	if Plan("9.9") != nil {
+		t.Error("an unknown version has a schema")
+	}
+}

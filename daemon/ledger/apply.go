@@ -362,8 +362,10 @@ func (l *Ledger) apply(ctx context.Context, req Request) (*Result, error) {
 		l.log.Warn("applied, but git's index is behind until the next archiplan command repairs it", "commit", short(commit), "err", err)
 		err = nil
 	}
-	// the model the apply made is the model at HEAD now: kept, never parsed again
+	// the model the apply made is the model at HEAD now: kept, never parsed again, and noted as
+	// one Archi can open (the apply refuses a model that is not, and its edits keep it so)
 	l.model, l.data, l.blob, l.commit = m, data, store.BlobID(data), commit
+	ws.MarkClean(l.blob)
 	l.clean = l.stampOf(l.blob)
 	res.Commit = commit
 	env["ARCHIPLAN_COMMIT"] = commit

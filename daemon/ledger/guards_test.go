@@ -196,3 +196,46 @@ func TestApprove_LaterCommitTouchingIsStale(t *testing.T) {
 		t.Fatal("the model is not the one expected")
 	}
 }
+
+// A model archiplan found openable, or committed itself, is noted under .git by its blob id, and
+// a cold ledger does not check it again; a model a person committed broken is never noted, so a
+// cold ledger still checks it and refuses every plan over it.
+func TestColdLoad_CleanNote(t *testing.T) {
+	_, w := lt.Team(t, 1)
+	ws := w[0]
+	els := lt.Elements(t, ws)
+	blobAt := func() string {
+		_, blob, err := ws.HeadBlob()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return blob
+	}
+	first := blobAt()
+	if ws.KnownClean(first) {
+		t.Fatal("noted clean before anything checked it")
+	}
+	if _, err := apply(t, lt.Ledger(ws), "one", lt.Rename(els[0], "One")); err != nil {
+		t.Fatal(err)
+	}
+	if !ws.KnownClean(first) || !ws.KnownClean(blobAt()) {
+		t.Fatal("neither the checked model nor the applied one is noted clean")
+	}
+	// a cold ledger applies over the noted model
+	if _, err := apply(t, lt.Ledger(ws), "two", lt.Rename(els[1], "Two")); err != nil {
+		t.Fatal(err)
+	}
+	// a person commits a model Archi cannot open: two objects, one id
+	editFile(t, ws.ModelPath(), `id="`+els[2]+`"`, `id="`+els[0]+`"`)
+	lt.Git(t, ws.Root, "commit", "-q", "-am", "two objects, one id")
+	broken := blobAt()
+	for i := 0; i < 2; i++ { // each a cold ledger
+		res, err := apply(t, lt.Ledger(ws), "three", lt.Rename(els[3], "Three"))
+		if !errors.Is(err, ledger.ErrRefused) || res == nil || !strings.Contains(res.Reason, "cannot be opened by Archi") {
+			t.Fatalf("cold ledger %d over a broken model: %v %+v", i, err, res)
+		}
+		if ws.KnownClean(broken) {
+			t.Fatal("a broken model was noted clean")
+		}
+	}
+}

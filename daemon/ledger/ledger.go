@@ -186,7 +186,12 @@ func (l *Ledger) head() (*Head, error) {
 		return nil, fmt.Errorf("load %s at %s: %w", ws.Model, short(at.Commit), err)
 	}
 	l.model, l.data, l.blob, l.commit = m, at.Data, at.Blob, at.Commit
-	l.problem = archixml.Check(m)
+	l.problem = nil
+	if !ws.KnownClean(at.Blob) {
+		if l.problem = archixml.Check(m); l.problem == nil {
+			ws.MarkClean(at.Blob)
+		}
+	}
 	if !at.Dirty {
 		l.clean = l.stampOf(at.Blob)
 	}

@@ -119,8 +119,9 @@ func (l *Ledger) revert(target string) (*RevertResult, error) {
 	if err != nil {
 		return nil, fmt.Errorf("the revert of %s would write a model that cannot be read (%v): nothing was committed", id, err)
 	}
-	if err := archixml.Check(back); err != nil && problem == nil {
-		return nil, fmt.Errorf("the revert of %s would write a model Archi cannot open (%v): nothing was committed", id, err)
+	cerr := archixml.Check(back)
+	if cerr != nil && problem == nil {
+		return nil, fmt.Errorf("the revert of %s would write a model Archi cannot open (%v): nothing was committed", id, cerr)
 	}
 	files := map[string][]byte{ws.Model: data}
 	for _, f := range a.Files {
@@ -133,6 +134,9 @@ func (l *Ledger) revert(target string) (*RevertResult, error) {
 	commit, err := ws.Publish(store.Change{Base: head.Commit, Files: files, Message: msg, Author: by, When: l.cfg.Now()})
 	if err != nil && commit == "" {
 		return nil, err
+	}
+	if cerr == nil {
+		ws.MarkClean(store.BlobID(data))
 	}
 	return &RevertResult{PlanID: id, RevertsCommit: apply.Hash, Commit: commit}, err
 }
