@@ -118,6 +118,9 @@ type Model struct {
 
 	rec *[]Step // the journal, while recording
 
+	gen   int        // counts edits of the tree and its source spans (markDirty, forgetSource)
+	saved *saveSpans // where the last Save put every element, for Rebase
+
 	// indexed is true once the first index is built: from then on an object is put into the
 	// index lists at its place in the document, not at their end, so that after any edit and undo
 	// the lists are in the order a fresh load gives (new ids follow that order).

@@ -16,11 +16,33 @@ import (
 func (m *Model) Save() ([]byte, error) {
 	var b bytes.Buffer
 	b.Grow(len(m.src) + len(m.src)/16 + 1<<16) // room for edits without a copy
+	m.saved = nil
+	if m.archive == nil {
+		m.saved = &saveSpans{gen: m.gen}
+	}
 	m.writeXML(&b)
 	if m.archive == nil {
+		m.saved.out = b.Bytes()
 		return b.Bytes(), nil
 	}
 	return m.writeArchive(b.Bytes())
+}
+
+// saveSpans is where a Save put each element of the tree in what it wrote (out), so that Rebase
+// can take out as the model's source without reading it again: the elements whose tags it copied
+// or wrote anew (at), the subtrees it copied whole (moved: every element below shifts by the same
+// amount), and, of those written anew, the outermost ones (fresh), which Rebase reads back.
+type saveSpans struct {
+	out   []byte
+	gen   int
+	at    []spanOf
+	moved []shifted
+	fresh []spanOf
+}
+
+type shifted struct {
+	e     *etree.Element
+	delta int
 }
 
 // CheckSize refuses (ErrTooLarge) the bytes of a .archimate file that Load would refuse for
@@ -75,9 +97,13 @@ func (m *Model) writeXML(b *bytes.Buffer) {
 func (m *Model) writeElement(b *bytes.Buffer, e *etree.Element, depth int) {
 	sp, had := m.spans[e]
 	st := m.state[e]
+	at := b.Len()
 	switch {
 	case had && st == 0:
 		b.WriteString(m.src[sp.start:sp.end])
+		if m.saved != nil {
+			m.saved.moved = append(m.saved.moved, shifted{e, at - sp.start})
+		}
 	case had && st&stateDirty == 0:
 		// touched: the tags and the text between the children are as they were
 		prev := sp.start
@@ -92,14 +118,27 @@ func (m *Model) writeElement(b *bytes.Buffer, e *etree.Element, depth int) {
 			prev = cs.end
 		}
 		b.WriteString(m.src[prev:sp.end])
+		if m.saved != nil {
+			m.saved.at = append(m.saved.at, spanOf{e, span{start: at, tagEnd: at + sp.tagEnd - sp.start, end: b.Len()}})
+		}
 	default:
-		m.writeCanonical(b, e, depth)
+		fresh := m.saved != nil && len(m.saved.fresh) > 0 && m.saved.fresh[len(m.saved.fresh)-1].end < 0
+		if m.saved != nil && !fresh {
+			m.saved.fresh = append(m.saved.fresh, spanOf{e, span{start: at, end: -1}})
+		}
+		tagEnd := m.writeCanonical(b, e, depth)
+		if m.saved != nil {
+			m.saved.at = append(m.saved.at, spanOf{e, span{start: at, tagEnd: tagEnd, end: b.Len()}})
+			if !fresh {
+				m.saved.fresh[len(m.saved.fresh)-1].end = b.Len()
+			}
+		}
 	}
 }
 
 // writeCanonical writes e as EMF does: attributes in the order held (edits keep Archi's order),
 // escaped as EMF escapes them, children one a line indented by two spaces a level, text inline.
-func (m *Model) writeCanonical(b *bytes.Buffer, e *etree.Element, depth int) {
+func (m *Model) writeCanonical(b *bytes.Buffer, e *etree.Element, depth int) (tagEnd int) {
 	b.WriteByte('<')
 	writeName(b, e.Space, e.Tag)
 	for _, a := range e.Attr {
@@ -122,14 +161,16 @@ func (m *Model) writeCanonical(b *bytes.Buffer, e *etree.Element, depth int) {
 	if !hasChild {
 		if text.Len() == 0 {
 			b.WriteString("/>")
-			return
+			return b.Len()
 		}
 		b.WriteByte('>')
+		tagEnd = b.Len()
 		escape(b, text.String(), false)
 		writeEnd(b, e)
-		return
+		return tagEnd
 	}
 	b.WriteByte('>')
+	tagEnd = b.Len()
 	for _, t := range e.Child {
 		switch t := t.(type) {
 		case *etree.Element:
@@ -147,6 +188,7 @@ func (m *Model) writeCanonical(b *bytes.Buffer, e *etree.Element, depth int) {
 	b.WriteString(m.nl)
 	indent(b, depth)
 	writeEnd(b, e)
+	return tagEnd
 }
 
 func writeName(b *bytes.Buffer, space, local string) {

@@ -44,6 +44,7 @@ func (m *Model) newID(parts ...string) string {
 // markDirty records that e's own tag or children changed, and that everything above it must be
 // walked when saving.
 func (m *Model) markDirty(e *etree.Element) {
+	m.gen++
 	m.state[e] |= stateDirty
 	for p := e.Parent(); p != nil && p != &m.doc.Element; p = p.Parent() {
 		if m.state[p]&stateTouched != 0 {
@@ -55,6 +56,7 @@ func (m *Model) markDirty(e *etree.Element) {
 
 // forgetSource makes e and everything below it be written anew (after a move changes its depth).
 func (m *Model) forgetSource(e *etree.Element) {
+	m.gen++
 	delete(m.spans, e)
 	for _, t := range e.Child {
 		if c, ok := t.(*etree.Element); ok {

@@ -2,7 +2,6 @@ package store
 
 import (
 	"bytes"
-	"compress/zlib"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -105,8 +104,8 @@ func (w *Workspace) prepare(c Change) (prepared, error) {
 }
 
 // writeBlob writes a loose blob object as git does (zlib of "blob <size>\\0" and the bytes, to a
-// temporary file renamed into objects/), at zlib's fastest level: a model is tens of megabytes,
-// git reads any level, and git gc packs the objects again anyway.
+// temporary file renamed into objects/), at zlib's fastest level (looseObject): a model is tens of
+// megabytes, git reads any level, and git gc packs the objects again anyway.
 func (w *Workspace) writeBlob(data []byte) (plumbing.Hash, error) {
 	id := BlobID(data)
 	dir := filepath.Join(w.gitDir, "objects", id[:2])
@@ -114,17 +113,7 @@ func (w *Workspace) writeBlob(data []byte) (plumbing.Hash, error) {
 	if _, err := os.Stat(path); err == nil {
 		return plumbing.NewHash(id), nil
 	}
-	var b bytes.Buffer
-	b.Grow(len(data) / 3)
-	zw, _ := zlib.NewWriterLevel(&b, zlib.BestSpeed)
-	fmt.Fprintf(zw, "blob %d\x00", len(data))
-	if _, err := zw.Write(data); err != nil {
-		return plumbing.ZeroHash, err
-	}
-	if err := zw.Close(); err != nil {
-		return plumbing.ZeroHash, err
-	}
-	if err := WriteFileAtomic(path, b.Bytes(), 0o444); err != nil {
+	if err := WriteFileAtomic(path, looseObject(fmt.Sprintf("blob %d\x00", len(data)), data), 0o444); err != nil {
 		return plumbing.ZeroHash, fmt.Errorf("write blob %s: %w", id[:12], err)
 	}
 	return plumbing.NewHash(id), nil

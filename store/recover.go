@@ -123,13 +123,26 @@ func (w *Workspace) Recover() (bool, error) {
 }
 
 // cleanTemps removes the temporary files a killed writer left (WriteFileAtomic's ".NAME.tmp-*"),
-// where archiplan writes: beside the model, in the archive, in .git and its objects. Only a
-// holder of the lock calls it, so no live writer owns them.
+// where archiplan writes: beside the model, in .git and its objects, and in the folders of the
+// files an unfinished change was writing (the paths its inflight record names: the work tree is
+// written only under one, so the archive's folders, one per applied plan, are not all read on
+// every run). Only a holder of the lock calls it, so no live writer owns them.
 func (w *Workspace) cleanTemps() {
 	dirs := []string{filepath.Dir(w.ModelPath()), w.gitDir}
-	archives, _ := filepath.Glob(filepath.Join(w.Root, ".archiplan", "applied", "*")) // ledger.ArchiveDir
+	if data, err := os.ReadFile(w.inflightPath()); err == nil {
+		var in inflight
+		if json.Unmarshal(data, &in) == nil {
+			seen := map[string]bool{}
+			for _, p := range in.Paths {
+				if abs, err := w.safePath(p); err == nil && !seen[filepath.Dir(abs)] {
+					seen[filepath.Dir(abs)] = true
+					dirs = append(dirs, filepath.Dir(abs))
+				}
+			}
+		}
+	}
 	objects, _ := filepath.Glob(filepath.Join(w.gitDir, "objects", "??"))
-	dirs = append(append(dirs, archives...), objects...)
+	dirs = append(dirs, objects...)
 	for _, d := range dirs {
 		tmps, _ := filepath.Glob(filepath.Join(d, ".*.tmp-*"))
 		for _, t := range tmps {
