@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unsafe"
 
 	"github.com/beevik/etree"
 )
@@ -143,6 +144,19 @@ func Load(data []byte) (*Model, error) {
 		return loadArchive(data)
 	}
 	return loadXML(data)
+}
+
+// LoadOwned is Load of bytes the caller hands over: the model reads its names and values out of
+// data itself instead of a copy (tens of megabytes, and their copying, for a large model). data
+// must not change afterwards, by anyone.
+func LoadOwned(data []byte) (*Model, error) {
+	if err := checkFileSize(data); err != nil {
+		return nil, err
+	}
+	if zipped(data) {
+		return loadArchive(data)
+	}
+	return loadSource(unsafe.String(unsafe.SliceData(data), len(data)))
 }
 
 func checkFileSize(data []byte) error {

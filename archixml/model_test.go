@@ -256,3 +256,24 @@ func TestLoad_HugeAttribute(t *testing.T) {
 		t.Fatalf("renaming back did not restore the file: %s", firstDiff(valid, out))
 	}
 }
+
+// LoadOwned gives the model Load gives, plain or zipped, and refuses what Load refuses.
+func TestLoadOwned_IsLoad(t *testing.T) {
+	data, _ := Example().Save()
+	a, err := Load(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := LoadOwned(bytes.Clone(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sa, _ := a.Save()
+	sb, _ := b.Save()
+	if !bytes.Equal(sa, sb) || len(a.Elements()) != len(b.Elements()) {
+		t.Fatal("LoadOwned read another model than Load")
+	}
+	if _, err := LoadOwned([]byte("<not a model/>")); err == nil {
+		t.Fatal("LoadOwned took what is not a model")
+	}
+}

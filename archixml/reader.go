@@ -19,7 +19,10 @@ import (
 // encoding/xml, which etree uses, reads the same documents into the same tree, at a third of the
 // speed; TestRead_AgreesWithEtree holds the two to each other.
 func read(src string) (*etree.Document, map[*etree.Element]span, error) {
-	t := &tree{doc: etree.NewDocument(), spans: make(map[*etree.Element]span, strings.Count(src, "<")/2+1)}
+	if doc, spans, ok := readPieces(src); ok {
+		return doc, spans, nil
+	}
+	t := &tree{doc: etree.NewDocument(), spans: make(map[*etree.Element]span, strings.Count(src, "<")-strings.Count(src, "</")+1)}
 	t.cur = &t.doc.Element
 	if err := readInto(src, t); err != nil {
 		return nil, nil, err
@@ -40,7 +43,7 @@ func readInto(src string, s sink) error {
 // what Scan follows without building one. Text comes as the tree holds it: whitespace between
 // elements dropped, the pieces of one run of text joined.
 type sink interface {
-	start(name string)            // a start tag: its attributes follow
+	start(name string, attrs int) // a start tag: about attrs attributes follow
 	attr(key, value string) bool  // false when the tag has key already
 	opened()                      // the start tag's attributes are all told
 	end(start, tagEnd, end int)   // the element started by the last open start ends
@@ -54,11 +57,14 @@ type tree struct {
 	doc   *etree.Document
 	cur   *etree.Element
 	spans map[*etree.Element]span
+	list  []spanOf // the spans in order, when spans is nil (a piece read on its own core)
 }
 
-func (t *tree) start(name string) {
+func (t *tree) start(name string, attrs int) {
 	t.cur = t.cur.CreateElement(name)
-	t.cur.Attr = make([]etree.Attr, 0, 6) // one allocation for the attributes of nearly every element
+	if attrs > 0 { // one allocation of the size needed, for nearly every element
+		t.cur.Attr = make([]etree.Attr, 0, attrs)
+	}
 }
 
 func (t *tree) attr(key, value string) bool {
@@ -70,7 +76,11 @@ func (t *tree) attr(key, value string) bool {
 func (t *tree) opened() {}
 
 func (t *tree) end(start, tagEnd, end int) {
-	t.spans[t.cur] = span{start: start, tagEnd: tagEnd, end: end}
+	if t.spans == nil {
+		t.list = append(t.list, spanOf{t.cur, span{start: start, tagEnd: tagEnd, end: end}})
+	} else {
+		t.spans[t.cur] = span{start: start, tagEnd: tagEnd, end: end}
+	}
 	t.cur = t.cur.Parent()
 }
 
@@ -82,9 +92,10 @@ func (t *tree) procInst(target, inst string) { t.cur.CreateProcInst(target, inst
 const maxDepth = 1000
 
 type reader struct {
-	src  string
-	pos  int
-	sink sink
+	src   string
+	pos   int
+	sink  sink
+	depth int // elements open around where reading starts (a piece of a document)
 }
 
 func (r *reader) errorf(format string, args ...any) error {
@@ -260,7 +271,7 @@ func (r *reader) element() error {
 				return err
 			}
 		default:
-			if len(stack) >= maxDepth {
+			if len(stack)+r.depth >= maxDepth {
 				return r.errorf("elements nested deeper than %d", maxDepth)
 			}
 			if len(stack) > 0 {
@@ -302,13 +313,23 @@ func (r *reader) flushText(text []string, blank, children bool) {
 }
 
 // startTag reads a start tag and tells the sink its name and attributes.
+// attrsAhead guesses how many attributes the start tag being read has: the values that open
+// before the first '>' (a '>' inside a value makes it guess low; the tree then grows the slice).
+func (r *reader) attrsAhead() int {
+	rest := r.src[r.pos:]
+	if end := strings.IndexByte(rest, '>'); end >= 0 {
+		rest = rest[:end]
+	}
+	return strings.Count(rest, `="`) + strings.Count(rest, `='`)
+}
+
 func (r *reader) startTag() (string, bool, error) {
 	r.pos++ // '<'
 	name, err := r.name()
 	if err != nil {
 		return "", false, err
 	}
-	r.sink.start(name)
+	r.sink.start(name, r.attrsAhead())
 	for {
 		sp := r.pos
 		r.skipSpace()

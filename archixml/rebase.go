@@ -80,7 +80,7 @@ func (c *compare) token() etree.Token {
 	return t
 }
 
-func (c *compare) start(name string) {
+func (c *compare) start(name string, _ int) {
 	if c.differs {
 		return
 	}

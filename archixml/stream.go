@@ -153,7 +153,7 @@ type scanner struct {
 	notModel bool
 }
 
-func (s *scanner) start(name string) {
+func (s *scanner) start(name string, _ int) {
 	if n := len(s.stack); n > 0 && s.stack[n-1].part == partDoc {
 		s.stack[n-1].part = partNone // documentation's text ends at an element
 	}

@@ -181,7 +181,7 @@ func (l *Ledger) head() (*Head, error) {
 	if err != nil {
 		return nil, err
 	}
-	m, err := archixml.Load(at.Data)
+	m, err := archixml.LoadOwned(at.Data) // at.Data is the ledger's, kept unchanged as l.data
 	if err != nil {
 		return nil, fmt.Errorf("load %s at %s: %w", ws.Model, short(at.Commit), err)
 	}
