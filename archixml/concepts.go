@@ -96,7 +96,7 @@ func (m *Model) ChangeType(id, typ string) error {
 		if rel.SelectAttrValue("target", "") == id {
 			tc = t.Class
 		}
-		if !relationshipTable.Allowed(rc, sc, tc) {
+		if !relationshipTable().Allowed(rc, sc, tc) {
 			return fmt.Errorf("relationship %q (%s from %s to %s) would not be allowed: %w",
 				rel.SelectAttrValue("id", ""), relationshipByClass[rc].Label, sc, tc, ErrNotAllowed)
 		}

@@ -155,9 +155,9 @@ func (m *Model) CreateRelationship(typ, sourceID, targetID, name string) (string
 		return "", fmt.Errorf("target: %w", err)
 	}
 	sc, tc := (Object{m, src}).Class(), (Object{m, tgt}).Class()
-	if !relationshipTable.Allowed(t.Class, sc, tc) {
+	if !relationshipTable().Allowed(t.Class, sc, tc) {
 		return "", fmt.Errorf("%s from %s to %s (allowed: %s): %w", t.Label, sc, tc,
-			labels(relationshipTable.AllowedTypes(sc, tc)), ErrNotAllowed)
+			labels(relationshipTable().AllowedTypes(sc, tc)), ErrNotAllowed)
 	}
 	if err := m.CheckJunction(t.Class, sourceID, targetID); err != nil {
 		return "", err

@@ -1,7 +1,6 @@
 package archixml
 
 import (
-	"bytes"
 	"fmt"
 
 	"github.com/beevik/etree"
@@ -120,9 +119,9 @@ func (m *Model) resolve(id string, path []int) (*etree.Element, error) {
 
 // fragment is e and everything below it as XML.
 func (m *Model) fragment(e *etree.Element) string {
-	var b bytes.Buffer
+	var b output
 	m.writeElement(&b, e, 0)
-	return b.String()
+	return b.buf.String()
 }
 
 // Undo reverts recorded steps, last first. Steps that are not ones an edit could have recorded

@@ -56,7 +56,7 @@ func (m *Model) CheckJunction(rel, sourceID, targetID string) error {
 				if s.Class() == "Junction" || t.Class() == "Junction" {
 					continue // chained junctions: each is checked when its own relationships are made
 				}
-				if !relationshipTable.Allowed(rel, s.Class(), t.Class()) {
+				if !relationshipTable().Allowed(rel, s.Class(), t.Class()) {
 					bad = append(bad, fmt.Sprintf("%s %q to %s %q", TypeWords(s.Class()), s.Name(), TypeWords(t.Class()), t.Name()))
 				}
 			}

@@ -1,6 +1,7 @@
 package archixml
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -136,5 +137,30 @@ func TestReadPieces_IsRead(t *testing.T) {
 				t.Fatalf("%s: %s", what, d)
 			}
 		}
+	}
+}
+
+// The nesting limit counts from the document's root when a folder is read on its own core: a
+// model whose folder nests to exactly maxDepth is read, in pieces and whole; one level more is
+// refused both ways.
+func TestReadPieces_DepthLimit(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(max(2, runtime.GOMAXPROCS(0))))
+	defer func(n int) { piecesFrom = n }(piecesFrom)
+	piecesFrom = 0
+	model := func(inner int) string { // the model, a folder, inner levels below it
+		return "<?xml version=\"1.0\"?>\n<archimate:model name=\"m\">\n  <folder name=\"a\">" +
+			strings.Repeat("<a>", inner) + strings.Repeat("</a>", inner) + "</folder>\n  <folder name=\"b\"/>\n</archimate:model>\n"
+	}
+	if _, _, ok := readPieces(model(maxDepth - 2)); !ok {
+		t.Fatalf("%d levels: not read in pieces", maxDepth)
+	}
+	if _, _, err := read(model(maxDepth - 2)); err != nil {
+		t.Fatalf("%d levels: %v", maxDepth, err)
+	}
+	if _, _, ok := readPieces(model(maxDepth - 1)); ok {
+		t.Fatalf("%d levels read in pieces", maxDepth+1)
+	}
+	if _, _, err := read(model(maxDepth - 1)); !errors.Is(err, ErrMalformed) || !strings.Contains(err.Error(), "nested deeper") {
+		t.Fatalf("%d levels: %v", maxDepth+1, err)
 	}
 }

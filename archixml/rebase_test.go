@@ -178,9 +178,9 @@ func TestRebase_RefusesOtherBytes(t *testing.T) {
 }
 
 func escapeAttr(s string) string {
-	var b bytes.Buffer
+	var b output
 	escape(&b, s, true)
-	return b.String()
+	return b.buf.String()
 }
 
 // Rebase of the very bytes the last Save returned takes its spans from where Save put each

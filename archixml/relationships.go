@@ -9,6 +9,7 @@ import (
 	"io"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // relationshipsTSV is generated from Archi's relationships.xml by internal/relgen; see README.
@@ -28,10 +29,12 @@ type RelationshipTable struct {
 	allowed map[[2]string]map[string]bool // {source, target} -> relationship classes
 }
 
-var relationshipTable = mustParseTSV(relationshipsTSV)
+// relationshipTable is the embedded table, parsed when first asked for: a command that checks no
+// relationship does not pay for it (a tenth of a cold command's start).
+var relationshipTable = sync.OnceValue(func() *RelationshipTable { return mustParseTSV(relationshipsTSV) })
 
 // Relationships returns the embedded relationship table.
-func Relationships() *RelationshipTable { return relationshipTable }
+func Relationships() *RelationshipTable { return relationshipTable() }
 
 // endConcept maps a concrete class to the name the table uses: relationships are all "Relationship".
 func endConcept(class string) string {

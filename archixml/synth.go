@@ -77,7 +77,7 @@ func Synthesize(o SynthOptions) (*Model, error) {
 		a := rng.IntN(len(ids))
 		// mostly local, as real models are: a target among the next few hundred elements
 		b := (a + 1 + rng.IntN(300)) % len(ids)
-		allowed := relationshipTable.AllowedTypes(classes[a], classes[b])
+		allowed := relationshipTable().AllowedTypes(classes[a], classes[b])
 		if len(allowed) == 0 {
 			continue
 		}

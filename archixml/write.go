@@ -14,18 +14,79 @@ import (
 // Save returns the model as the bytes of a .archimate file: the same form it was read in (plain
 // XML, or the zipped archive with its other entries unchanged).
 func (m *Model) Save() ([]byte, error) {
-	var b bytes.Buffer
-	b.Grow(len(m.src) + len(m.src)/16 + 1<<16) // room for edits without a copy
+	o := &output{}
+	o.buf.Grow(len(m.src) + len(m.src)/16 + 1<<16) // room for edits without a copy
 	m.saved = nil
 	if m.archive == nil {
-		m.saved = &saveSpans{gen: m.gen}
+		o.rec = &saveSpans{gen: m.gen}
 	}
-	m.writeXML(&b)
+	m.writeXML(o)
 	if m.archive == nil {
-		m.saved.out = b.Bytes()
-		return b.Bytes(), nil
+		o.rec.out = o.buf.Bytes()
+		m.saved = o.rec
+		return o.buf.Bytes(), nil
 	}
-	return m.writeArchive(b.Bytes())
+	return m.writeArchive(o.buf.Bytes())
+}
+
+// SavesAs reports whether Save would return exactly want, comparing as it writes instead of
+// building the file (a model's size in memory, twice in an apply's proof).
+func (m *Model) SavesAs(want []byte) bool {
+	if m.archive != nil {
+		got, err := m.Save()
+		return err == nil && bytes.Equal(got, want)
+	}
+	o := &output{want: want}
+	m.writeXML(o)
+	o.flush()
+	return !o.diff && o.off == len(want)
+}
+
+// output is what the writer writes into: a buffer, or, with want set, a comparison with want
+// that keeps no more than a piece at a time. rec, when set, notes where each element went.
+type output struct {
+	buf  bytes.Buffer
+	want []byte
+	off  int // bytes compared with want and dropped
+	diff bool
+	rec  *saveSpans
+}
+
+// comparing keeps the buffer small while comparing: once it holds a piece, the piece is compared.
+const comparePiece = 64 << 10
+
+func (o *output) WriteString(s string) {
+	o.buf.WriteString(s)
+	if o.want != nil && o.buf.Len() >= comparePiece {
+		o.flush()
+	}
+}
+
+func (o *output) WriteByte(c byte) error {
+	o.buf.WriteByte(c)
+	if o.want != nil && o.buf.Len() >= comparePiece {
+		o.flush()
+	}
+	return nil
+}
+
+func (o *output) WriteRune(r rune) {
+	o.buf.WriteRune(r)
+	if o.want != nil && o.buf.Len() >= comparePiece {
+		o.flush()
+	}
+}
+
+// Len is how many bytes have been written.
+func (o *output) Len() int { return o.off + o.buf.Len() }
+
+func (o *output) flush() {
+	n := o.buf.Len()
+	if o.off+n > len(o.want) || !bytes.Equal(o.buf.Bytes(), o.want[o.off:o.off+n]) {
+		o.diff = true
+	}
+	o.off += n
+	o.buf.Reset()
 }
 
 // saveSpans is where a Save put each element of the tree in what it wrote (out), so that Rebase
@@ -81,7 +142,7 @@ func (m *Model) WriteTo(w io.Writer) (int64, error) {
 // Changed reports whether any edit has been made since the model was loaded.
 func (m *Model) Changed() bool { return len(m.state) > 0 }
 
-func (m *Model) writeXML(b *bytes.Buffer) {
+func (m *Model) writeXML(b *output) {
 	rs, ok := m.spans[m.root]
 	if !ok { // a model built from nothing
 		b.WriteString(`<?xml version="1.0" encoding="UTF-8"?>` + m.nl)
@@ -94,15 +155,15 @@ func (m *Model) writeXML(b *bytes.Buffer) {
 	b.WriteString(m.src[rs.end:])
 }
 
-func (m *Model) writeElement(b *bytes.Buffer, e *etree.Element, depth int) {
+func (m *Model) writeElement(b *output, e *etree.Element, depth int) {
 	sp, had := m.spans[e]
 	st := m.state[e]
 	at := b.Len()
 	switch {
 	case had && st == 0:
 		b.WriteString(m.src[sp.start:sp.end])
-		if m.saved != nil {
-			m.saved.moved = append(m.saved.moved, shifted{e, at - sp.start})
+		if b.rec != nil {
+			b.rec.moved = append(b.rec.moved, shifted{e, at - sp.start})
 		}
 	case had && st&stateDirty == 0:
 		// touched: the tags and the text between the children are as they were
@@ -118,19 +179,19 @@ func (m *Model) writeElement(b *bytes.Buffer, e *etree.Element, depth int) {
 			prev = cs.end
 		}
 		b.WriteString(m.src[prev:sp.end])
-		if m.saved != nil {
-			m.saved.at = append(m.saved.at, spanOf{e, span{start: at, tagEnd: at + sp.tagEnd - sp.start, end: b.Len()}})
+		if b.rec != nil {
+			b.rec.at = append(b.rec.at, spanOf{e, span{start: at, tagEnd: at + sp.tagEnd - sp.start, end: b.Len()}})
 		}
 	default:
-		fresh := m.saved != nil && len(m.saved.fresh) > 0 && m.saved.fresh[len(m.saved.fresh)-1].end < 0
-		if m.saved != nil && !fresh {
-			m.saved.fresh = append(m.saved.fresh, spanOf{e, span{start: at, end: -1}})
+		fresh := b.rec != nil && len(b.rec.fresh) > 0 && b.rec.fresh[len(b.rec.fresh)-1].end < 0
+		if b.rec != nil && !fresh {
+			b.rec.fresh = append(b.rec.fresh, spanOf{e, span{start: at, end: -1}})
 		}
 		tagEnd := m.writeCanonical(b, e, depth)
-		if m.saved != nil {
-			m.saved.at = append(m.saved.at, spanOf{e, span{start: at, tagEnd: tagEnd, end: b.Len()}})
+		if b.rec != nil {
+			b.rec.at = append(b.rec.at, spanOf{e, span{start: at, tagEnd: tagEnd, end: b.Len()}})
 			if !fresh {
-				m.saved.fresh[len(m.saved.fresh)-1].end = b.Len()
+				b.rec.fresh[len(b.rec.fresh)-1].end = b.Len()
 			}
 		}
 	}
@@ -138,7 +199,7 @@ func (m *Model) writeElement(b *bytes.Buffer, e *etree.Element, depth int) {
 
 // writeCanonical writes e as EMF does: attributes in the order held (edits keep Archi's order),
 // escaped as EMF escapes them, children one a line indented by two spaces a level, text inline.
-func (m *Model) writeCanonical(b *bytes.Buffer, e *etree.Element, depth int) (tagEnd int) {
+func (m *Model) writeCanonical(b *output, e *etree.Element, depth int) (tagEnd int) {
 	b.WriteByte('<')
 	writeName(b, e.Space, e.Tag)
 	for _, a := range e.Attr {
@@ -191,7 +252,7 @@ func (m *Model) writeCanonical(b *bytes.Buffer, e *etree.Element, depth int) (ta
 	return tagEnd
 }
 
-func writeName(b *bytes.Buffer, space, local string) {
+func writeName(b *output, space, local string) {
 	if space != "" {
 		b.WriteString(space)
 		b.WriteByte(':')
@@ -199,13 +260,13 @@ func writeName(b *bytes.Buffer, space, local string) {
 	b.WriteString(local)
 }
 
-func writeEnd(b *bytes.Buffer, e *etree.Element) {
+func writeEnd(b *output, e *etree.Element) {
 	b.WriteString("</")
 	writeName(b, e.Space, e.Tag)
 	b.WriteByte('>')
 }
 
-func indent(b *bytes.Buffer, depth int) {
+func indent(b *output, depth int) {
 	for i := 0; i < depth; i++ {
 		b.WriteString("  ")
 	}
@@ -215,7 +276,7 @@ func indent(b *bytes.Buffer, depth int) {
 // feeds, carriage returns and tabs as character references; in text only carriage returns.
 // In text, the '>' of "]]>" becomes &gt;, which XML requires and EMF does. Characters XML 1.0
 // cannot carry are dropped (edits refuse them; this is the last guard).
-func escape(b *bytes.Buffer, s string, attr bool) {
+func escape(b *output, s string, attr bool) {
 	for i, r := range s {
 		switch r {
 		case '>':

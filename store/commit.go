@@ -113,7 +113,7 @@ func (w *Workspace) writeBlob(data []byte) (plumbing.Hash, error) {
 	if _, err := os.Stat(path); err == nil {
 		return plumbing.NewHash(id), nil
 	}
-	if err := WriteFileAtomic(path, looseObject(fmt.Sprintf("blob %d\x00", len(data)), data), 0o444); err != nil {
+	if err := writeFileAtomicVia(filepath.Join(w.gitDir, "objects"), path, looseObject(fmt.Sprintf("blob %d\x00", len(data)), data), 0o444); err != nil {
 		return plumbing.ZeroHash, fmt.Errorf("write blob %s: %w", id[:12], err)
 	}
 	return plumbing.NewHash(id), nil

@@ -77,7 +77,7 @@ func TestRecover_CleansTemps(t *testing.T) {
 	os.MkdirAll(filepath.Join(w.gitDir, "objects", "ab"), 0o755)
 	temps := []string{
 		filepath.Join(w.gitDir, ".archiplan-inflight.json.tmp-1"),
-		filepath.Join(w.gitDir, "objects", "ab", ".cdef.tmp-2"),
+		filepath.Join(w.gitDir, "objects", ".abcdef.tmp-2"),
 		filepath.Join(dir, ".model.archimate.tmp-3"),
 		filepath.Join(archive, ".plan.json.tmp-4"),
 	}

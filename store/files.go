@@ -47,11 +47,17 @@ func (w *Workspace) Dirty(headBlob string) (bool, error) {
 // temporary file in the same folder, are synced, and the file is renamed into place; the folder
 // is synced so that the rename survives a crash.
 func WriteFileAtomic(path string, data []byte, perm os.FileMode) error {
+	return writeFileAtomicVia(filepath.Dir(path), path, data, perm)
+}
+
+// writeFileAtomicVia is WriteFileAtomic with the temporary file in tmpDir, a folder on the same
+// file system (git's objects: one folder to clean after a crash instead of 256).
+func writeFileAtomicVia(tmpDir, path string, data []byte, perm os.FileMode) error {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	tmp, err := os.CreateTemp(tmpDir, "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}

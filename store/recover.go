@@ -123,7 +123,8 @@ func (w *Workspace) Recover() (bool, error) {
 }
 
 // cleanTemps removes the temporary files a killed writer left (WriteFileAtomic's ".NAME.tmp-*"),
-// where archiplan writes: beside the model, in .git and its objects, and in the folders of the
+// where archiplan writes: beside the model, in .git and git's objects folder (where a blob is
+// written before it is renamed into its own folder), and in the folders of the
 // files an unfinished change was writing (the paths its inflight record names: the work tree is
 // written only under one, so the archive's folders, one per applied plan, are not all read on
 // every run). Only a holder of the lock calls it, so no live writer owns them.
@@ -141,8 +142,7 @@ func (w *Workspace) cleanTemps() {
 			}
 		}
 	}
-	objects, _ := filepath.Glob(filepath.Join(w.gitDir, "objects", "??"))
-	dirs = append(dirs, objects...)
+	dirs = append(dirs, filepath.Join(w.gitDir, "objects")) // writeBlob's temporary files
 	for _, d := range dirs {
 		tmps, _ := filepath.Glob(filepath.Join(d, ".*.tmp-*"))
 		for _, t := range tmps {
