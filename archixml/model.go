@@ -252,6 +252,10 @@ func detectNewline(data string) string {
 func (m *Model) reindex() {
 	m.reindex0()
 	m.byID = make(map[string]*etree.Element, len(m.spans)/2)
+	// sized for a model's usual share of relationships and diagram objects, so that they do not
+	// grow (and copy themselves) a dozen times while a large model is indexed
+	m.relsByEnd = make(map[string][]*etree.Element, len(m.spans)/8)
+	m.refsTo = make(map[string][]*etree.Element, len(m.spans)/8)
 	m.dupIDs = nil
 	m.indexed = false
 	m.indexTree(m.root, KindModel)

@@ -108,6 +108,7 @@ func (w *Workspace) prepare(c Change) (prepared, error) {
 // megabytes, git reads any level, and git gc packs the objects again anyway.
 func (w *Workspace) writeBlob(data []byte) (plumbing.Hash, error) {
 	id := BlobID(data)
+	w.rememberBlob(data, id)
 	dir := filepath.Join(w.gitDir, "objects", id[:2])
 	path := filepath.Join(dir, id[2:])
 	if _, err := os.Stat(path); err == nil {
@@ -468,7 +469,7 @@ func (w *Workspace) updateIndex(commit string, files map[string][]byte, verify b
 		if data == nil {
 			continue
 		}
-		e := &index.Entry{Name: p, Hash: plumbing.NewHash(BlobID(data)), Mode: filemode.Regular, Size: uint32(len(data))}
+		e := &index.Entry{Name: p, Hash: plumbing.NewHash(w.BlobOf(data)), Mode: filemode.Regular, Size: uint32(len(data))}
 		if modes[p] == filemode.Executable {
 			e.Mode = filemode.Executable
 		}

@@ -98,3 +98,22 @@ func TestRecover_CleansTemps(t *testing.T) {
 		}
 	}
 }
+
+// BlobOf gives the blob id of any bytes: of the very slice writeBlob wrote without hashing again,
+// and of any other slice (the same bytes elsewhere, a shorter slice of them) by hashing.
+func TestBlobOf(t *testing.T) {
+	w, _ := newRepo(t)
+	data := []byte("<model>one</model>\n")
+	if _, err := w.writeBlob(data); err != nil {
+		t.Fatal(err)
+	}
+	for what, d := range map[string][]byte{"the slice written": data, "a copy": bytes.Clone(data), "a shorter slice": data[:5], "nothing": nil} {
+		if got, want := w.BlobOf(d), BlobID(d); got != want {
+			t.Errorf("%s: %s, want %s", what, got, want)
+		}
+	}
+	w.ids[0].id = "remembered"
+	if w.BlobOf(data) != "remembered" {
+		t.Error("the slice written was hashed again")
+	}
+}

@@ -24,6 +24,42 @@ func BlobID(data []byte) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
+// blobMemo is the blob id of one byte slice, known by where its bytes are and how many.
+type blobMemo struct {
+	at *byte
+	n  int
+	id string
+}
+
+// BlobOf is BlobID(data), without hashing again the very slice (the same bytes in memory, as a
+// change hands its files on) whose id writeBlob computed: a model is tens of megabytes, and an
+// apply needs its id for the blob, the index and the model it keeps. The slice must not have
+// changed since it was written, as none of a change's files do.
+func (w *Workspace) BlobOf(data []byte) string {
+	if len(data) > 0 {
+		w.idsMu.Lock()
+		for _, m := range w.ids {
+			if m.at == &data[0] && m.n == len(data) {
+				w.idsMu.Unlock()
+				return m.id
+			}
+		}
+		w.idsMu.Unlock()
+	}
+	return BlobID(data)
+}
+
+// rememberBlob notes the id writeBlob computed for data.
+func (w *Workspace) rememberBlob(data []byte, id string) {
+	if len(data) == 0 {
+		return
+	}
+	w.idsMu.Lock()
+	copy(w.ids[1:], w.ids[:len(w.ids)-1])
+	w.ids[0] = blobMemo{at: &data[0], n: len(data), id: id}
+	w.idsMu.Unlock()
+}
+
 // GitPath is the path of a file of archiplan's own in the repository's .git folder.
 func (w *Workspace) GitPath(name string) string { return filepath.Join(w.gitDir, name) }
 

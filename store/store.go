@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sync"
 	"sync/atomic"
 
 	"github.com/go-git/go-git/v5"
@@ -28,6 +29,9 @@ type Workspace struct {
 	repo   atomic.Pointer[git.Repository] // swapped by reopen after git gc; read through git()
 	gitDir string
 	net    NetOptions // the bounds of fetches and pushes (SetNet)
+
+	idsMu sync.Mutex
+	ids   [4]blobMemo // the blob ids of the last few byte slices written as blobs (BlobOf)
 }
 
 // Open finds the repository around dir (dir itself or a parent) and the model at modelPath

@@ -364,7 +364,7 @@ func (l *Ledger) apply(ctx context.Context, req Request) (*Result, error) {
 	}
 	// the model the apply made is the model at HEAD now: kept, never parsed again, and noted as
 	// one Archi can open (the apply refuses a model that is not, and its edits keep it so)
-	l.model, l.data, l.blob, l.commit = m, data, store.BlobID(data), commit
+	l.model, l.data, l.blob, l.commit = m, data, ws.BlobOf(data), commit
 	ws.MarkClean(l.blob)
 	l.clean = l.stampOf(l.blob)
 	res.Commit = commit
