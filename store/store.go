@@ -41,25 +41,55 @@ func Open(dir, modelPath string) (*Workspace, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open workspace %s: %w", dir, err)
 	}
-	repo, err := git.PlainOpenWithOptions(abs, &git.PlainOpenOptions{DetectDotGit: true})
-	if err != nil {
-		return nil, fmt.Errorf("open workspace %s: %w", dir, ErrNoRepository)
-	}
-	wt, err := repo.Worktree()
+	root, err := FindRoot(abs)
 	if err != nil {
 		return nil, fmt.Errorf("open workspace %s: %w", dir, err)
 	}
-	root := wt.Filesystem.Root()
 	gitDir := filepath.Join(root, ".git")
-	if fi, err := os.Stat(gitDir); err != nil || !fi.IsDir() {
-		return nil, fmt.Errorf("open workspace %s: .git is not a folder (worktrees and submodules are not supported): %w", dir, ErrNoRepository)
-	}
-	if repo, err = openRepository(gitDir, root); err != nil {
+	repo, err := openRepository(gitDir, root)
+	if err != nil {
 		return nil, fmt.Errorf("open workspace %s: %w", dir, err)
 	}
 	w := &Workspace{Root: root, Model: filepath.ToSlash(modelPath), gitDir: gitDir}
 	w.repo.Store(repo)
 	return w, nil
+}
+
+// FindRoot is the work tree of the repository that holds dir: dir or the nearest folder above it
+// with a .git, as git finds it. A .git that is not a folder (a worktree's or a submodule's), one
+// without a HEAD, or a bare repository found first is ErrNoRepository. It reads a few names and
+// no repository, so that a command finds its configuration without opening git twice.
+func FindRoot(dir string) (string, error) {
+	for d := dir; ; {
+		dotGit := filepath.Join(d, ".git")
+		if fi, err := os.Lstat(dotGit); err == nil {
+			if !fi.IsDir() {
+				return "", fmt.Errorf("%s is not a folder (worktrees and submodules are not supported): %w", dotGit, ErrNoRepository)
+			}
+			if _, err := os.Stat(filepath.Join(dotGit, "HEAD")); err != nil {
+				return "", fmt.Errorf("%s holds no HEAD: %w", dotGit, ErrNoRepository)
+			}
+			return d, nil
+		}
+		if bare(d) {
+			return "", fmt.Errorf("%s is a bare repository, with no work tree: %w", d, ErrNoRepository)
+		}
+		up := filepath.Dir(d)
+		if up == d {
+			return "", ErrNoRepository
+		}
+		d = up
+	}
+}
+
+// bare reports whether dir looks like a bare repository: HEAD, objects and refs of its own.
+func bare(dir string) bool {
+	for _, n := range []string{"HEAD", "objects", "refs"} {
+		if _, err := os.Stat(filepath.Join(dir, n)); err != nil {
+			return false
+		}
+	}
+	return true
 }
 
 // ModelAtHead is the model as committed at HEAD.

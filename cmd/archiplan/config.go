@@ -51,8 +51,9 @@ func newConfig(cmd *cobra.Command) (*config, error) {
 	}
 	file, _ := cmd.Flags().GetString("config")
 	if file == "" {
-		if ws, err := store.Open(repo, ""); err == nil {
-			candidate := filepath.Join(ws.Root, ".archiplan.yaml")
+		abs, _ := filepath.Abs(repo)
+		if root, err := store.FindRoot(abs); err == nil {
+			candidate := filepath.Join(root, ".archiplan.yaml")
 			if _, err := os.Stat(candidate); err == nil {
 				file = candidate
 			}
