@@ -128,11 +128,25 @@ func (b *browser) goTo(t *testing.T, e *env, path string) {
 // HTTP status.
 func (b *browser) submit(t *testing.T, sel string) int64 {
 	t.Helper()
-	res, err := chromedp.RunResponse(b.ctx, chromedp.Click(chromedp.CSS(sel), chromedp.NodeVisible))
-	if err != nil {
-		t.Fatalf("click %s: %v", sel, err)
+	// the live page redraws what it fills in (a history entry's changes, a row) by replacing
+	// nodes, so the node a click found can be gone before the click reaches it; that error comes
+	// before any click, so the click is tried again on the node found afresh
+	for try := 1; ; try++ {
+		res, err := chromedp.RunResponse(b.ctx, chromedp.Click(chromedp.CSS(sel), chromedp.NodeVisible))
+		if err != nil && try < 20 && nodeGone(err) {
+			continue
+		}
+		if err != nil {
+			t.Fatalf("click %s: %v", sel, err)
+		}
+		return res.Status
 	}
-	return res.Status
+}
+
+// nodeGone reports a DevTools error about a node the page replaced since it was found.
+func nodeGone(err error) bool {
+	s := err.Error()
+	return strings.Contains(s, "Could not find node with given id") || strings.Contains(s, "No node with given id found")
 }
 
 // shot writes a screenshot for the README when -update is given.
