@@ -442,7 +442,7 @@ func TestBrowser_OtherPort(t *testing.T) {
 		h.Set("X-Request-URI", r.RequestURI)
 		got <- h
 		w.Header().Set("Content-Type", "text/html")
-		io.WriteString(w, "<!doctype html><title>other</title><h1>other port</h1>")
+		io.WriteString(w, "<!doctype html><title>other</title><h1 id=other-port>other port</h1>")
 	}))
 	defer other.Close()
 	// from the page itself (a link the person follows) and typed in
@@ -450,6 +450,9 @@ func TestBrowser_OtherPort(t *testing.T) {
 	var received []http.Header
 	for len(received) < 2 {
 		if len(received) == 1 {
+			// the followed link's page first, whole: a navigation typed while it is still
+			// loading is aborted by it (net::ERR_ABORTED on a loaded machine)
+			b.do(t, chromedp.WaitVisible(chromedp.CSS("#other-port")))
 			b.do(t, chromedp.Navigate(other.URL+"/typed"))
 		}
 		select {
