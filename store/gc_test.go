@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 )
 
 // git gc, gc --auto (which git runs by itself), repack -ad and prune move or delete the objects a
@@ -151,5 +152,60 @@ func TestWorkspace_ConcurrentFetch(t *testing.T) {
 	}
 	if _, behind, err := ws.AheadBehind("origin"); err != nil || behind != 4 {
 		t.Fatalf("behind %d, %v; want 4", behind, err)
+	}
+}
+
+// A daemon's pass appends to the audit (a tree and a commit written through go-git) while its syncer
+// joins the remote's audit (another commit) and the review page reads: go-git's object writer
+// resets its loose-object list without a lock, so writes take turns with every lookup (run with
+// -race; the team test failed so under load).
+func TestWorkspace_ConcurrentWrites(t *testing.T) {
+	ws, _ := newRepo(t)
+	if _, err := publish(t, ws, 1); err != nil {
+		t.Fatal(err)
+	}
+	const writers, each = 2, 10
+	done := make(chan error, writers+1)
+	for g := 0; g < writers; g++ {
+		go func() {
+			for i := 0; i < each; i++ {
+				if err := ws.AppendAudit([]byte(fmt.Sprintf(`{"writer":%d,"n":%d}`, g, i)), time.Now()); err != nil {
+					done <- err
+					return
+				}
+			}
+			done <- nil
+		}()
+	}
+	stop := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case <-stop:
+				done <- nil
+				return
+			default:
+			}
+			if _, err := ws.History(nil); err != nil {
+				done <- err
+				return
+			}
+		}
+	}()
+	for g := 0; g < writers; g++ {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
+	close(stop)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	records, err := ws.AuditRecords()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(records) != writers*each {
+		t.Fatalf("the audit holds %d records, want %d", len(records), writers*each)
 	}
 }

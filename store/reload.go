@@ -131,6 +131,16 @@ func (t *turnClose) Close() error {
 	return t.WriteCloser.Close()
 }
 
+// SetEncodedObject writes a loose object (a tree, a commit, a small blob) through go-git, whose
+// writer resets its cached list of loose objects without a lock: writes take turns with the lookups,
+// or the daemon's pass appending to the audit while its syncer joins the remote's audit races (the
+// race detector caught it under load).
+func (s *reloadingStorage) SetEncodedObject(o plumbing.EncodedObject) (plumbing.Hash, error) {
+	s.lookups.Lock()
+	defer s.lookups.Unlock()
+	return s.Storage.SetEncodedObject(o)
+}
+
 // HashesWithPrefix walks the shared index map, taking turns as every lookup does.
 func (s *reloadingStorage) HashesWithPrefix(prefix []byte) ([]plumbing.Hash, error) {
 	s.lookups.Lock()
