@@ -81,7 +81,7 @@ func (w *Workspace) auditCommit(record []byte, when time.Time, parents []plumbin
 	if err := c.Encode(obj); err != nil {
 		return "", fmt.Errorf("encode audit commit: %w", err)
 	}
-	h, err := w.git().Storer.SetEncodedObject(obj)
+	h, err := w.setObject(obj)
 	if err != nil {
 		return "", fmt.Errorf("write audit commit: %w", err)
 	}

@@ -47,5 +47,5 @@ func (w *Workspace) MarkClean(blob string) {
 			}
 		}
 	}
-	_ = WriteFileAtomic(w.GitPath(cleanModels), []byte(strings.Join(ids, "\n")+"\n"), 0o644)
+	_ = w.writeFile(w.GitPath(cleanModels), []byte(strings.Join(ids, "\n")+"\n"), 0o644)
 }

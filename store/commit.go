@@ -68,7 +68,7 @@ func (w *Workspace) prepare(c Change) (prepared, error) {
 		paths = append(paths, p)
 	}
 	sort.Strings(paths)
-	tree := baseTree
+	changes := make(map[string]*plumbing.Hash, len(paths))
 	for _, p := range paths {
 		var blob *plumbing.Hash
 		if data := c.Files[p]; data != nil {
@@ -78,10 +78,11 @@ func (w *Workspace) prepare(c Change) (prepared, error) {
 			}
 			blob = &h
 		}
-		tree, err = w.setPath(tree, strings.Split(p, "/"), blob)
-		if err != nil {
-			return prepared{}, fmt.Errorf("build tree for %s: %w", p, err)
-		}
+		changes[p] = blob
+	}
+	tree, err := w.setPaths(baseTree, changes)
+	if err != nil {
+		return prepared{}, fmt.Errorf("build the tree of %s: %w", strings.Join(paths, ", "), err)
 	}
 	if tree.IsZero() {
 		tree, err = w.writeTree(nil)
@@ -96,7 +97,7 @@ func (w *Workspace) prepare(c Change) (prepared, error) {
 	if err := commit.Encode(obj); err != nil {
 		return prepared{}, fmt.Errorf("encode commit: %w", err)
 	}
-	h, err := w.git().Storer.SetEncodedObject(obj)
+	h, err := w.setObject(obj)
 	if err != nil {
 		return prepared{}, fmt.Errorf("write commit: %w", err)
 	}
@@ -114,15 +115,17 @@ func (w *Workspace) writeBlob(data []byte) (plumbing.Hash, error) {
 	if _, err := os.Stat(path); err == nil {
 		return plumbing.NewHash(id), nil
 	}
-	if err := writeFileAtomicVia(filepath.Join(w.gitDir, "objects"), path, looseObject(fmt.Sprintf("blob %d\x00", len(data)), data), 0o444); err != nil {
+	if err := writeFileAtomicVia(filepath.Join(w.gitDir, "objects"), path, looseObject(fmt.Sprintf("blob %d\x00", len(data)), data), 0o444, w.durable()); err != nil {
 		return plumbing.ZeroHash, fmt.Errorf("write blob %s: %w", id[:12], err)
 	}
 	return plumbing.NewHash(id), nil
 }
 
-// setPath returns a tree like the one given with the file at parts set to blob (or removed, with
-// a nil blob), writing the trees that change. A zero result means the tree became empty.
-func (w *Workspace) setPath(treeHash plumbing.Hash, parts []string, blob *plumbing.Hash) (plumbing.Hash, error) {
+// setPaths returns a tree like the one given with each file of changes (a path with forward
+// slashes) set to its blob, or removed for a nil blob, writing each tree that changes once (an
+// apply sets the model and four archive files: four trees, not one set per file). A zero result
+// means the tree became empty.
+func (w *Workspace) setPaths(treeHash plumbing.Hash, changes map[string]*plumbing.Hash) (plumbing.Hash, error) {
 	var entries []object.TreeEntry
 	if !treeHash.IsZero() {
 		t, err := w.git().TreeObject(treeHash)
@@ -131,39 +134,60 @@ func (w *Workspace) setPath(treeHash plumbing.Hash, parts []string, blob *plumbi
 		}
 		entries = append(entries, t.Entries...)
 	}
-	idx := -1
-	for i, e := range entries {
-		if e.Name == parts[0] {
-			idx = i
+	find := func(name string) int {
+		idx := -1
+		for i, e := range entries {
+			if e.Name == name {
+				idx = i
+			}
+		}
+		return idx
+	}
+	// set each entry: a file's here first, then each folder's, as the paths sort
+	set := func(name string, mode filemode.FileMode, h *plumbing.Hash) {
+		idx := find(name)
+		switch {
+		case h == nil && idx >= 0:
+			entries = append(entries[:idx], entries[idx+1:]...)
+		case h == nil:
+		case idx >= 0:
+			entries[idx] = object.TreeEntry{Name: name, Mode: mode, Hash: *h}
+		default:
+			entries = append(entries, object.TreeEntry{Name: name, Mode: mode, Hash: *h})
 		}
 	}
-	if len(parts) == 1 {
-		switch {
-		case blob == nil && idx >= 0:
-			entries = append(entries[:idx], entries[idx+1:]...)
-		case blob == nil:
-		case idx >= 0:
-			entries[idx] = object.TreeEntry{Name: parts[0], Mode: filemode.Regular, Hash: *blob}
-		default:
-			entries = append(entries, object.TreeEntry{Name: parts[0], Mode: filemode.Regular, Hash: *blob})
+	var files, folders []string
+	inside := map[string]map[string]*plumbing.Hash{}
+	for p, blob := range changes {
+		name, rest, deeper := strings.Cut(p, "/")
+		if !deeper {
+			files = append(files, name)
+			continue
 		}
-	} else {
+		if inside[name] == nil {
+			inside[name] = map[string]*plumbing.Hash{}
+			folders = append(folders, name)
+		}
+		inside[name][rest] = blob
+	}
+	sort.Strings(files)
+	sort.Strings(folders)
+	for _, name := range files {
+		set(name, filemode.Regular, changes[name])
+	}
+	for _, name := range folders {
 		sub := plumbing.ZeroHash
-		if idx >= 0 && entries[idx].Mode == filemode.Dir {
+		if idx := find(name); idx >= 0 && entries[idx].Mode == filemode.Dir {
 			sub = entries[idx].Hash
 		}
-		nh, err := w.setPath(sub, parts[1:], blob)
+		nh, err := w.setPaths(sub, inside[name])
 		if err != nil {
 			return plumbing.ZeroHash, err
 		}
-		switch {
-		case nh.IsZero() && idx >= 0:
-			entries = append(entries[:idx], entries[idx+1:]...)
-		case nh.IsZero():
-		case idx >= 0:
-			entries[idx] = object.TreeEntry{Name: parts[0], Mode: filemode.Dir, Hash: nh}
-		default:
-			entries = append(entries, object.TreeEntry{Name: parts[0], Mode: filemode.Dir, Hash: nh})
+		if nh.IsZero() {
+			set(name, filemode.Dir, nil)
+		} else {
+			set(name, filemode.Dir, &nh)
 		}
 	}
 	if len(entries) == 0 {
@@ -186,7 +210,7 @@ func (w *Workspace) writeTree(entries []object.TreeEntry) (plumbing.Hash, error)
 	if err := t.Encode(obj); err != nil {
 		return plumbing.ZeroHash, fmt.Errorf("encode tree: %w", err)
 	}
-	h, err := w.git().Storer.SetEncodedObject(obj)
+	h, err := w.setObject(obj)
 	if err != nil {
 		return plumbing.ZeroHash, fmt.Errorf("write tree: %w", err)
 	}
@@ -288,7 +312,7 @@ func (w *Workspace) Checkout(commit string, files map[string][]byte) error {
 		if modes[p] == filemode.Executable {
 			perm = 0o755 // as git writes an executable (a hook): its bit is part of the commit
 		}
-		if err := WriteFileAtomic(full, files[p], perm); err != nil {
+		if err := w.writeFile(full, files[p], perm); err != nil {
 			return err
 		}
 	}
@@ -341,7 +365,7 @@ func (w *Workspace) markIndexStale(files map[string][]byte) {
 	}
 	sort.Strings(rec.Paths)
 	data, _ := json.Marshal(rec)
-	_ = WriteFileAtomic(w.indexStalePath(), data, 0o644)
+	_ = w.writeFile(w.indexStalePath(), data, 0o644)
 }
 
 // repairIndex brings the index entries a stale marker names back to HEAD (the files there, or no

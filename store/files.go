@@ -83,12 +83,19 @@ func (w *Workspace) Dirty(headBlob string) (bool, error) {
 // temporary file in the same folder, are synced, and the file is renamed into place; the folder
 // is synced so that the rename survives a crash.
 func WriteFileAtomic(path string, data []byte, perm os.FileMode) error {
-	return writeFileAtomicVia(filepath.Dir(path), path, data, perm)
+	return writeFileAtomicVia(filepath.Dir(path), path, data, perm, true)
+}
+
+// writeFile is WriteFileAtomic for the files of a commit: synced when git's config asks for
+// commits to be (durable).
+func (w *Workspace) writeFile(path string, data []byte, perm os.FileMode) error {
+	return writeFileAtomicVia(filepath.Dir(path), path, data, perm, w.durable())
 }
 
 // writeFileAtomicVia is WriteFileAtomic with the temporary file in tmpDir, a folder on the same
-// file system (git's objects: one folder to clean after a crash instead of 256).
-func writeFileAtomicVia(tmpDir, path string, data []byte, perm os.FileMode) error {
+// file system (git's objects: one folder to clean after a crash instead of 256), synced (the file,
+// then its folder after the rename) when sync is set.
+func writeFileAtomicVia(tmpDir, path string, data []byte, perm os.FileMode, sync bool) error {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
@@ -111,8 +118,10 @@ func writeFileAtomicVia(tmpDir, path string, data []byte, perm os.FileMode) erro
 	if err := tmp.Chmod(perm); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	if err := tmp.Sync(); err != nil {
-		return fmt.Errorf("sync %s: %w", path, err)
+	if sync {
+		if err := syncFile(tmp); err != nil {
+			return fmt.Errorf("sync %s: %w", path, err)
+		}
 	}
 	if err := tmp.Close(); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
@@ -121,9 +130,8 @@ func writeFileAtomicVia(tmpDir, path string, data []byte, perm os.FileMode) erro
 		return fmt.Errorf("rename into %s: %w", path, err)
 	}
 	ok = true
-	if d, err := os.Open(dir); err == nil {
-		_ = d.Sync()
-		d.Close()
+	if sync {
+		syncFolder(dir)
 	}
 	return nil
 }

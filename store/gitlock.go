@@ -50,6 +50,7 @@ var heldHere sync.Map
 type gitLock struct {
 	target, lock, tmp, owner string
 	f                        *os.File
+	sync                     bool // sync the lock's content and the rename (Workspace.durable)
 }
 
 type lockOwner struct {
@@ -72,7 +73,7 @@ func (w *Workspace) ownerPath(target string) string {
 // clearing one a dead archiplan left. ErrGitBusy when it stays held.
 func (w *Workspace) takeGitLock(target string) (*gitLock, error) {
 	w.clearDeadLock(target)
-	l := &gitLock{target: target, lock: target + ".lock", owner: w.ownerPath(target)}
+	l := &gitLock{target: target, lock: target + ".lock", owner: w.ownerPath(target), sync: w.durable()}
 	f, err := os.CreateTemp(w.gitDir, ".archiplan-lock.tmp-*")
 	if err != nil {
 		return nil, fmt.Errorf("lock %s: %w", filepath.Base(target), err)
@@ -84,7 +85,7 @@ func (w *Workspace) takeGitLock(target string) (*gitLock, error) {
 		return nil, fmt.Errorf("lock %s: %w", filepath.Base(target), err)
 	}
 	rec, _ := json.Marshal(lockOwner{PID: os.Getpid(), Start: startTime(os.Getpid()), Tmp: filepath.Base(l.tmp), Dev: uint64(st.Dev), Inode: st.Ino})
-	if err := WriteFileAtomic(l.owner, rec, 0o644); err != nil {
+	if err := w.writeFile(l.owner, rec, 0o644); err != nil {
 		l.cleanup()
 		return nil, err
 	}
@@ -129,9 +130,11 @@ func (l *gitLock) commit(data []byte) error {
 		l.release()
 		return fmt.Errorf("write %s: %w", l.lock, err)
 	}
-	if err := l.f.Sync(); err != nil {
-		l.release()
-		return fmt.Errorf("sync %s: %w", l.lock, err)
+	if l.sync {
+		if err := syncFile(l.f); err != nil {
+			l.release()
+			return fmt.Errorf("sync %s: %w", l.lock, err)
+		}
 	}
 	if err := os.Rename(l.lock, l.target); err != nil {
 		l.release()
@@ -139,9 +142,8 @@ func (l *gitLock) commit(data []byte) error {
 	}
 	heldHere.Delete(l.lock)
 	l.cleanup()
-	if d, err := os.Open(filepath.Dir(l.target)); err == nil {
-		_ = d.Sync()
-		d.Close()
+	if l.sync {
+		syncFolder(filepath.Dir(l.target))
 	}
 	return nil
 }

@@ -24,7 +24,7 @@ func (w *Workspace) beginInflight(base, commit string, files map[string][]byte) 
 		in.Paths = append(in.Paths, p)
 	}
 	data, _ := json.Marshal(in)
-	return WriteFileAtomic(w.inflightPath(), data, 0o644)
+	return w.writeFile(w.inflightPath(), data, 0o644)
 }
 
 func (w *Workspace) endInflight() { os.Remove(w.inflightPath()) }

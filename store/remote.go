@@ -89,7 +89,7 @@ func (w *Workspace) recordRemote(update func(*RemoteState)) {
 	update(&s)
 	s.LastFetchError, s.LastPushError = Redact(s.LastFetchError), Redact(s.LastPushError)
 	data, _ := json.Marshal(s)
-	_ = WriteFileAtomic(w.remoteStatePath(), data, 0o644)
+	_ = w.writeFile(w.remoteStatePath(), data, 0o644)
 }
 
 // NoteRefused records that the remote's head was not brought into the work tree, and why ("" to

@@ -32,6 +32,8 @@ type Workspace struct {
 
 	idsMu sync.Mutex
 	ids   [4]blobMemo // the blob ids of the last few byte slices written as blobs (BlobOf)
+
+	syncs atomic.Int32 // 1 when git's config asks for commits to be synced, -1 when not, 0 unread (durable)
 }
 
 // Open finds the repository around dir (dir itself or a parent) and the model at modelPath

@@ -134,3 +134,45 @@ func TestRedact(t *testing.T) {
 		}
 	}
 }
+
+// A change of several files in nested folders, a file removed and a folder emptied, is committed
+// as the very tree git builds from the same edits (each changed tree written once).
+func TestCommit_TreeIsGits(t *testing.T) {
+	ws, dir := newRepo(t)
+	base := run(t, dir, "rev-parse", "HEAD")
+	files := map[string][]byte{
+		"model.archimate":              []byte("v2\n"),
+		"docs/a.txt":                   nil, // the folder's only file: the folder goes
+		"README":                       nil,
+		"plans/applied/x/plan.json":    []byte("{}\n"),
+		"plans/applied/x/preview.md":   []byte("# x\n"),
+		"plans/applied/y/report.json":  []byte("{}\n"),
+		"plans/z.txt":                  []byte("z\n"),
+		"a/b/c/d/e.txt":                []byte("deep\n"),
+		"a/b.txt":                      []byte("beside\n"),
+		"a-b/c.txt":                    []byte("git's order: 'a-b' before 'a/'\n"),
+		"docs-gone/never-there.txt":    nil,
+		"plans/applied/y/inverse.json": []byte("[]\n"),
+	}
+	commit, err := ws.Publish(Change{Base: base, Files: files, Message: "x\n", When: time.Now()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := filepath.Join(t.TempDir(), "other")
+	run(t, dir, "clone", "-q", dir, other)
+	run(t, other, "checkout", "-q", base)
+	for p, data := range files {
+		full := filepath.Join(other, filepath.FromSlash(p))
+		if data == nil {
+			os.Remove(full)
+			continue
+		}
+		os.MkdirAll(filepath.Dir(full), 0o755)
+		os.WriteFile(full, data, 0o644)
+	}
+	run(t, other, "add", "-A")
+	if want, got := run(t, other, "write-tree"), run(t, dir, "rev-parse", commit+"^{tree}"); got != want {
+		t.Fatalf("the commit's tree is %s, git builds %s:\n%s", got, want, run(t, dir, "ls-tree", "-r", commit))
+	}
+	run(t, dir, "fsck", "--full", "--no-dangling")
+}
