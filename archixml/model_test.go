@@ -3,8 +3,12 @@ package archixml
 import (
 	"bytes"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/beevik/etree"
 )
 
 func TestExample_IsStableAndCanonical(t *testing.T) {
@@ -275,5 +279,45 @@ func TestLoadOwned_IsLoad(t *testing.T) {
 	}
 	if _, err := LoadOwned([]byte("<not a model/>")); err == nil {
 		t.Fatal("LoadOwned took what is not a model")
+	}
+}
+
+// All finds every object of a kind in document order without reading the content of views for
+// the kinds a view cannot hold: the same list a walk of the whole tree gives, for every kind, on
+// the example and on every corpus model (when ARCHIPLAN_CORPUS is set).
+func TestAll_IsWholeWalk(t *testing.T) {
+	check := func(name string, m *Model) {
+		for k := kindNone; k <= KindProfile; k++ {
+			var want []Object
+			m.walk(m.root, func(e *etree.Element) {
+				if kindOf(e) == k {
+					want = append(want, Object{m, e})
+				}
+			})
+			got := m.All(k)
+			if len(got) != len(want) {
+				t.Fatalf("%s: All(%d) found %d objects, the whole walk %d", name, k, len(got), len(want))
+			}
+			for i := range got {
+				if got[i].e != want[i].e {
+					t.Fatalf("%s: All(%d)[%d] differs from the whole walk's", name, k, i)
+				}
+			}
+		}
+	}
+	check("example", testModel(t))
+	if os.Getenv("ARCHIPLAN_CORPUS") == "" {
+		return
+	}
+	for _, f := range corpusFiles(t) {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := Load(data)
+		if err != nil {
+			continue // the corpus holds models archiplan refuses on purpose
+		}
+		check(filepath.Base(f), m)
 	}
 }

@@ -54,11 +54,26 @@ func (m *Model) Len() int { return len(m.byID) }
 // All returns every object of kind k in document order.
 func (m *Model) All(k Kind) []Object {
 	var out []Object
-	m.walk(m.root, func(e *etree.Element) {
-		if kindOf(e) == k {
+	// a view holds diagram objects and connections only: the concepts, folders and views are
+	// found without reading every view's content (a tenth of a second at 100k elements)
+	inViews := k == KindDiagramObject || k == KindConnection || k == KindOther || k == kindNone
+	var visit func(e *etree.Element, ek Kind)
+	visit = func(e *etree.Element, ek Kind) {
+		if ek == k {
 			out = append(out, Object{m, e})
 		}
-	})
+		if ek == KindView && !inViews {
+			return
+		}
+		for _, t := range e.Child {
+			if c, ok := t.(*etree.Element); ok {
+				if ck := kindOf(c); ck != kindNone {
+					visit(c, ck)
+				}
+			}
+		}
+	}
+	visit(m.root, kindOf(m.root))
 	return out
 }
 

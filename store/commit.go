@@ -104,6 +104,14 @@ func (w *Workspace) prepare(c Change) (prepared, error) {
 	return prepared{hash: h.String()}, nil
 }
 
+// WriteBlob writes data as a blob ahead of the commit that will name it (Publish then finds it
+// written): until then it is an object nothing reaches, as git's own objects are before a commit,
+// and git gc removes it if no commit ever does.
+func (w *Workspace) WriteBlob(data []byte) error {
+	_, err := w.writeBlob(data)
+	return err
+}
+
 // writeBlob writes a loose blob object as git does (zlib of "blob <size>\\0" and the bytes, to a
 // temporary file renamed into objects/), at zlib's fastest level (looseObject): a model is tens of
 // megabytes, git reads any level, and git gc packs the objects again anyway.
@@ -115,7 +123,7 @@ func (w *Workspace) writeBlob(data []byte) (plumbing.Hash, error) {
 	if _, err := os.Stat(path); err == nil {
 		return plumbing.NewHash(id), nil
 	}
-	if err := writeFileAtomicVia(filepath.Join(w.gitDir, "objects"), path, looseObject(fmt.Sprintf("blob %d\x00", len(data)), data), 0o444, w.durable()); err != nil {
+	if err := writeFileAtomicVia(filepath.Join(w.gitDir, "objects"), path, 0o444, w.durable(), looseObject(fmt.Sprintf("blob %d\x00", len(data)), data)...); err != nil {
 		return plumbing.ZeroHash, fmt.Errorf("write blob %s: %w", id[:12], err)
 	}
 	return plumbing.NewHash(id), nil

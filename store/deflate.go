@@ -16,7 +16,9 @@ import (
 // by a sync flush (so the next starts on a byte), the last one final, the checksum combined from
 // the pieces'. Any zlib reader, git's included, reads it as one stream; a piece starts without the
 // last 32 KiB of the one before as its window, which costs a few bytes per piece.
-func looseObject(header string, data []byte) []byte {
+// The object is returned in its pieces (written one after the other, never joined: a model's
+// compressed copy is not held twice).
+func looseObject(header string, data []byte) [][]byte {
 	const piece = 1 << 20
 	n := runtime.GOMAXPROCS(0)
 	size := max(piece, (len(data)+2*n-1)/(2*n))
@@ -61,20 +63,14 @@ func looseObject(header string, data []byte) []byte {
 		}()
 	}
 	wg.Wait()
-	total := 6
-	for _, o := range out {
-		total += len(o)
-	}
-	z := make([]byte, 0, total)
-	z = append(z, 0x78, 0x01) // deflate, 32 KiB window, fastest level; the check bits make it a multiple of 31
 	sum := sums[0]
-	for i, o := range out {
-		z = append(z, o...)
-		if i > 0 {
-			sum = adler32Combine(sum, sums[i], len(parts[i]))
-		}
+	for i := 1; i < len(out); i++ {
+		sum = adler32Combine(sum, sums[i], len(parts[i]))
 	}
-	return binary.BigEndian.AppendUint32(z, sum)
+	z := make([][]byte, 0, len(out)+2)
+	z = append(z, []byte{0x78, 0x01}) // deflate, 32 KiB window, fastest level; the check bits make it a multiple of 31
+	z = append(z, out...)
+	return append(z, binary.BigEndian.AppendUint32(nil, sum))
 }
 
 // adler32Combine is the Adler-32 of two byte strings one after the other, from each one's

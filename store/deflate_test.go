@@ -25,7 +25,7 @@ func TestLooseObject_ReadsBack(t *testing.T) {
 			data[i] = "<element name=\"ab\" id=\"0123456789\"/>\n"[r.Intn(37)]
 		}
 		header := fmt.Sprintf("blob %d\x00", n)
-		zr, err := zlib.NewReader(bytes.NewReader(looseObject(header, data)))
+		zr, err := zlib.NewReader(bytes.NewReader(bytes.Join(looseObject(header, data), nil)))
 		if err != nil {
 			t.Fatalf("%d bytes: %v", n, err)
 		}

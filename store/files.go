@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -83,19 +84,20 @@ func (w *Workspace) Dirty(headBlob string) (bool, error) {
 // temporary file in the same folder, are synced, and the file is renamed into place; the folder
 // is synced so that the rename survives a crash.
 func WriteFileAtomic(path string, data []byte, perm os.FileMode) error {
-	return writeFileAtomicVia(filepath.Dir(path), path, data, perm, true)
+	return writeFileAtomicVia(filepath.Dir(path), path, perm, true, data)
 }
 
 // writeFile is WriteFileAtomic for the files of a commit: synced when git's config asks for
 // commits to be (durable).
 func (w *Workspace) writeFile(path string, data []byte, perm os.FileMode) error {
-	return writeFileAtomicVia(filepath.Dir(path), path, data, perm, w.durable())
+	return writeFileAtomicVia(filepath.Dir(path), path, perm, w.durable(), data)
 }
 
 // writeFileAtomicVia is WriteFileAtomic with the temporary file in tmpDir, a folder on the same
 // file system (git's objects: one folder to clean after a crash instead of 256), synced (the file,
-// then its folder after the rename) when sync is set.
-func writeFileAtomicVia(tmpDir, path string, data []byte, perm os.FileMode, sync bool) error {
+// then its folder after the rename) when sync is set; the content is the pieces of data, one after
+// the other.
+func writeFileAtomicVia(tmpDir, path string, perm os.FileMode, sync bool, data ...[]byte) error {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
@@ -112,7 +114,8 @@ func writeFileAtomicVia(tmpDir, path string, data []byte, perm os.FileMode, sync
 			os.Remove(name)
 		}
 	}()
-	if _, err := tmp.Write(data); err != nil {
+	bufs := net.Buffers(data) // one writev for the pieces
+	if _, err := bufs.WriteTo(tmp); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	if err := tmp.Chmod(perm); err != nil {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"sync"
 
 	"github.com/archiplan/archiplan/archixml"
 	"github.com/archiplan/archiplan/daemon/inbox"
@@ -317,6 +318,13 @@ func (l *Ledger) apply(ctx context.Context, req Request) (*Result, error) {
 		undo()
 		return refuse(o, VerdictRejected, err.Error())
 	}
+	// the model's blob is compressed and written while the inverse is proved and the preview made
+	// (an apply refused from here on leaves an object no commit names, which git gc removes);
+	// the apply waits for it before it commits or returns
+	ahead := make(chan error, 1)
+	go func() { ahead <- ws.WriteBlob(data) }()
+	written := sync.OnceValue(func() error { return <-ahead })
+	defer written()
 	// never commit an inverse a revert could not prove: the inverse as archived, read back, must
 	// give back HEAD's model; proved on the model in hand, as a revert would on the committed one
 	invJSON := inverseJSON(inv)
@@ -343,6 +351,10 @@ func (l *Ledger) apply(ctx context.Context, req Request) (*Result, error) {
 		by = *req.ApprovedBy
 	}
 	msg := applyMessage(o, res.PlanID, digest, head.Commit, by, res.Revalid, rec)
+	if err := written(); err != nil {
+		undo()
+		return nil, err
+	}
 	commit, err := ws.Publish(store.Change{Base: head.Commit, Files: files, Message: msg, Author: by, When: l.cfg.Now()})
 	if errors.Is(err, store.ErrHeadMoved) {
 		undo()
