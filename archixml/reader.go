@@ -57,15 +57,52 @@ type tree struct {
 	doc   *etree.Document
 	cur   *etree.Element
 	spans map[*etree.Element]span
-	list  []spanOf // the spans in order, when spans is nil (a piece read on its own core)
+	list  []spanOf        // the spans in order, when spans is nil (a piece read on its own core)
+	els   []etree.Element // the rest of the block new elements are taken from
+	attrs []etree.Attr    // the rest of the block attribute lists are taken from
+	toks  []etree.Token   // the rest of the block first child lists are taken from
 }
 
 func (t *tree) start(name string, attrs int) {
-	t.cur = t.cur.CreateElement(name)
-	if attrs > 0 { // one allocation of the size needed, for nearly every element
-		t.cur.Attr = make([]etree.Attr, 0, attrs)
+	// elements and their attribute lists are cut from blocks allocated a few hundred at a time:
+	// a large model has millions, and one allocation each was a tenth of reading it
+	if len(t.els) == 0 {
+		t.els = make([]etree.Element, elementBlock)
 	}
+	e := &t.els[0]
+	t.els = t.els[1:]
+	if i := strings.IndexByte(name, ':'); i >= 0 { // as etree's CreateElement splits it
+		e.Space, e.Tag = name[:i], name[i+1:]
+	} else {
+		e.Tag = name
+	}
+	if attrs > 0 {
+		if len(t.attrs) < attrs {
+			t.attrs = make([]etree.Attr, max(attrBlock, attrs))
+		}
+		e.Attr = t.attrs[:0:attrs] // capped: an attribute more than counted is appended elsewhere
+		t.attrs = t.attrs[attrs:]
+	}
+	t.firstChild()
+	t.cur.AddChild(e)
+	t.cur = e
 }
+
+// firstChild gives the open element, before its first child, a child list of two cut from a
+// block (most elements with children have one or two: a diagram object's bounds, a property).
+func (t *tree) firstChild() {
+	if t.cur.Child != nil {
+		return
+	}
+	if len(t.toks) < 2 {
+		t.toks = make([]etree.Token, tokenBlock)
+	}
+	t.cur.Child = t.toks[:0:2] // capped: a third child moves the list elsewhere
+	t.toks = t.toks[2:]
+}
+
+// elementBlock and attrBlock are how many elements and attributes tree allocates at once.
+const elementBlock, attrBlock, tokenBlock = 512, 2048, 1024
 
 func (t *tree) attr(key, value string) bool {
 	n := len(t.cur.Attr)
@@ -84,7 +121,7 @@ func (t *tree) end(start, tagEnd, end int) {
 	t.cur = t.cur.Parent()
 }
 
-func (t *tree) text(s string)                { t.cur.CreateText(s) }
+func (t *tree) text(s string)                { t.firstChild(); t.cur.CreateText(s) }
 func (t *tree) comment(s string)             { t.cur.CreateComment(s) }
 func (t *tree) procInst(target, inst string) { t.cur.CreateProcInst(target, inst) }
 
