@@ -18,7 +18,7 @@ import (
 // command finish or undo the commit. Surviving a power loss or a kernel crash as well takes an
 // fsync of each file and folder, which git does not do by default either (its default syncs packs,
 // not the loose objects, refs and index a commit writes) and which costs more than the rest of an
-// apply on a small model (an fsync is milliseconds on a busy disk; an apply made 33).
+// apply on a small model (an fsync is milliseconds on a busy disk; an apply made 39).
 //
 // So archiplan syncs as the repository's git is configured to: when git's config (the system's,
 // the user's, then the repository's; the last core.fsync wins, as in git) hardens loose objects or
