@@ -101,7 +101,8 @@ func (t *tree) firstChild() {
 	t.toks = t.toks[2:]
 }
 
-// elementBlock and attrBlock are how many elements and attributes tree allocates at once.
+// elementBlock, attrBlock and tokenBlock are how many elements, attributes and child slots tree
+// allocates at once.
 const elementBlock, attrBlock, tokenBlock = 512, 2048, 1024
 
 func (t *tree) attr(key, value string) bool {
