@@ -112,20 +112,7 @@ func TestWorkspace_ConcurrentFetch(t *testing.T) {
 	}
 	stop := make(chan struct{})
 	done := make(chan error, 4)
-	read := func(fn func() error) {
-		for {
-			select {
-			case <-stop:
-				done <- nil
-				return
-			default:
-			}
-			if err := fn(); err != nil {
-				done <- err
-				return
-			}
-		}
-	}
+	read := func(fn func() error) { readUntil(stop, done, fn) }
 	go read(func() error { _, err := ws.ReadModel(); return err })  // the daemon's pass
 	go read(func() error { _, err := ws.History(nil); return err }) // the review page
 	go read(func() error {
@@ -178,20 +165,7 @@ func TestWorkspace_ConcurrentWrites(t *testing.T) {
 		}()
 	}
 	stop := make(chan struct{})
-	go func() {
-		for {
-			select {
-			case <-stop:
-				done <- nil
-				return
-			default:
-			}
-			if _, err := ws.History(nil); err != nil {
-				done <- err
-				return
-			}
-		}
-	}()
+	go readUntil(stop, done, func() error { _, err := ws.History(nil); return err }) // the review page
 	for g := 0; g < writers; g++ {
 		if err := <-done; err != nil {
 			t.Fatal(err)
@@ -207,5 +181,22 @@ func TestWorkspace_ConcurrentWrites(t *testing.T) {
 	}
 	if len(records) != writers*each {
 		t.Fatalf("the audit holds %d records, want %d", len(records), writers*each)
+	}
+}
+
+// readUntil runs fn again and again until stop closes or fn fails, then sends nil or the error to
+// done: a reader beside the writers of a concurrency test.
+func readUntil(stop <-chan struct{}, done chan<- error, fn func() error) {
+	for {
+		select {
+		case <-stop:
+			done <- nil
+			return
+		default:
+		}
+		if err := fn(); err != nil {
+			done <- err
+			return
+		}
 	}
 }
