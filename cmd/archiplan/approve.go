@@ -33,7 +33,9 @@ func approveCmd() *cobra.Command {
 			if err := inbox.CheckName(name); err != nil {
 				return usageError{err}
 			}
-			rec, err := approvable(box, name, seen)
+			// read while no preview is being written: a preview's files and its record are one
+			var rec *inbox.Record
+			err = box.Steady(func() (err error) { rec, err = approvable(box, name, seen); return err })
 			if err != nil {
 				return err
 			}

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -122,13 +123,69 @@ func (b *Inbox) keepFixed(f *Fixed) error {
 	return writeAtomic(b.fixedPath(f.Name), append(data, '\n'))
 }
 
+// lock takes the inbox's preview lock, exclusive (LOCK_EX: while a NAME's outputs and record are
+// written or removed) or shared (LOCK_SH: while they are read as one). It is an flock on a file
+// under .git, where no planner writes, so no planner can take it; the kernel releases it when its
+// holder dies. Without it, an approval read between a preview's files and its record found "no
+// preview yet", or a new preview beside the old record: "not the one archiplan wrote". A shared
+// lock that cannot be had (no preview was ever written, a read-only workspace) is no lock: a
+// reader then checks as before, and refuses what does not match.
+func (b *Inbox) lock(how int) (unlock func(), err error) {
+	none := func() {}
+	if b.StateDir == "" {
+		return none, nil
+	}
+	if how == syscall.LOCK_EX {
+		if err := os.MkdirAll(b.StateDir, 0o755); err != nil {
+			return nil, fmt.Errorf("preview lock: %w", err)
+		}
+	}
+	f, err := os.OpenFile(filepath.Join(b.StateDir, "previews.lock"), os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		if how == syscall.LOCK_SH {
+			return none, nil
+		}
+		return nil, fmt.Errorf("preview lock: %w", err)
+	}
+	for {
+		err = syscall.Flock(int(f.Fd()), how)
+		if !errors.Is(err, syscall.EINTR) {
+			break
+		}
+	}
+	if err != nil {
+		f.Close()
+		if how == syscall.LOCK_SH {
+			return none, nil
+		}
+		return nil, fmt.Errorf("preview lock: %w", err)
+	}
+	return func() { f.Close() }, nil // closing the last descriptor releases the lock
+}
+
+// Steady runs fn while no preview is being written: what fn reads of records and outputs is
+// from whole previews, each record beside the files it names.
+func (b *Inbox) Steady(fn func() error) error {
+	unlock, err := b.lock(syscall.LOCK_SH)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	return fn()
+}
+
 // Publish writes a preview's outputs atomically (pictures, then the preview, then the report:
 // whoever sees the report finds the rest), removes pictures of NAME no longer part of it, and
-// records what it wrote.
+// records what it wrote, all under the preview lock (see Steady).
 func (b *Inbox) Publish(name string, out Outputs, rec *Record) error {
 	if err := CheckName(name); err != nil {
 		return err
 	}
+	unlock, err := b.lock(syscall.LOCK_EX)
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	rec.FormatVersion, rec.Name, rec.Outputs = RecordFormat, name, map[string]string{}
 	if rec.At.IsZero() {
 		rec.At = time.Now().UTC()
@@ -292,6 +349,10 @@ var ErrNotValid = errors.New("only a plan previewed valid is approved")
 // if that is still the preview archiplan wrote, and the files on disk are still its own. The
 // reviewer's name (may be empty) is kept in the record, for the commit's Approved-By.
 func (b *Inbox) ApproveSeen(name, previewSHA, reviewer string) error {
+	return b.Steady(func() error { return b.approveSeen(name, previewSHA, reviewer) })
+}
+
+func (b *Inbox) approveSeen(name, previewSHA, reviewer string) error {
 	rec, err := b.Record(name)
 	if err != nil {
 		return err
@@ -333,6 +394,9 @@ func (b *Inbox) Clear(name string) {
 	if CheckName(name) != nil {
 		return
 	}
+	if unlock, err := b.lock(syscall.LOCK_EX); err == nil {
+		defer unlock()
+	}
 	entries, _ := os.ReadDir(b.Dir)
 	for _, e := range entries {
 		if n, kind, _ := Parse(e.Name()); n == name && kind != KindOther && kind != KindTemp && kind != KindUnsafe {
@@ -356,6 +420,9 @@ func (b *Inbox) Clear(name string) {
 func (b *Inbox) RemoveOutputs(name string, files []string) bool {
 	if CheckName(name) != nil || b.HasPlan(name) {
 		return false
+	}
+	if unlock, err := b.lock(syscall.LOCK_EX); err == nil {
+		defer unlock()
 	}
 	for _, f := range files {
 		if n, kind, _ := Parse(f); n == name && (kind == KindPreview || kind == KindReport || kind == KindPicture) {

@@ -2,6 +2,7 @@ package inbox
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -109,4 +110,71 @@ func TestInbox_FixedRidesInTheRecord(t *testing.T) {
 	if got, err := b.Fixed("p"); got != nil || err != nil {
 		t.Fatalf("after Clear: %+v %v", got, err)
 	}
+}
+
+// A preview is read whole or not at all: a reader in Steady never finds a preview's files
+// beside another preview's record, or a preview without its record (what approve refused as "the
+// preview on disk is not the one archiplan wrote" and "no preview yet" when it came between the
+// two). The writer previews, re-previews and clears NAME while the reader checks.
+func TestSteady_NeverSeesHalfAPreview(t *testing.T) {
+	b := newInbox(t)
+	if err := b.Submit("p", []byte(`{}`)); err != nil {
+		t.Fatal(err)
+	}
+	const rounds = 150
+	done := make(chan error, 1)
+	go func() {
+		defer close(done)
+		for i := 0; i < rounds; i++ {
+			if i%5 == 4 {
+				b.Clear("p")
+				if err := b.Submit("p", []byte(`{}`)); err != nil {
+					done <- err
+					return
+				}
+				continue
+			}
+			out := Outputs{Preview: []byte(fmt.Sprintf("# preview %d\n", i)), Report: []byte(fmt.Sprintf(`{"round":%d}`, i))}
+			if err := b.Publish("p", out, &Record{File: "p.json", Verdict: "valid"}); err != nil {
+				done <- err
+				return
+			}
+		}
+	}()
+	checks, whole := 0, 0
+	for running := true; running; {
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatal(err)
+			}
+			running = false
+		default:
+		}
+		err := b.Steady(func() error {
+			_, perr := os.Stat(b.Path(PreviewFile("p")))
+			rec, rerr := b.Record("p")
+			switch {
+			case perr != nil && rerr != nil:
+				return nil // cleared, or not previewed yet: nothing of it
+			case rerr != nil:
+				return fmt.Errorf("a preview without its record: %v", rerr)
+			case perr != nil:
+				return fmt.Errorf("a record without its preview: %v", perr)
+			}
+			if _, err := b.Verify(rec); err != nil {
+				return fmt.Errorf("a preview beside another's record: %w", err)
+			}
+			whole++
+			return nil
+		})
+		checks++
+		if err != nil {
+			t.Fatalf("check %d: %v", checks, err)
+		}
+	}
+	if whole < 10 {
+		t.Fatalf("only %d of %d checks found a whole preview while %d were written: the test proves nothing", whole, checks, rounds)
+	}
+	t.Logf("%d checks, %d of them found a whole preview", checks, whole)
 }

@@ -183,8 +183,17 @@ func (l *Local) judge(e inbox.Entry) judged {
 	if rerr == nil {
 		j.raw = raw
 	}
-	rec, err := l.box.Record(e.Name)
-	if err != nil {
+	var rec *inbox.Record
+	var files map[string][]byte
+	var verr error
+	// a preview's record and its files, read while no preview is written: one preview's
+	_ = l.box.Steady(func() (err error) {
+		if rec, err = l.box.Record(e.Name); err == nil {
+			files, verr = l.box.Verify(rec)
+		}
+		return err
+	})
+	if rec == nil {
 		if p.State == StatePending {
 			p.Note = "not previewed yet"
 		}
@@ -196,7 +205,6 @@ func (l *Local) judge(e inbox.Entry) judged {
 	if p.State == StateRejected {
 		p.Note = rec.Reason
 	}
-	files, verr := l.box.Verify(rec)
 	if verr != nil {
 		p.Note = "its preview on disk is not the one archiplan wrote (" + verr.Error() + "): wait for the next preview"
 		if p.State == StatePending {
