@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"fmt"
 	"io"
+	"runtime"
 	"strings"
 	"unsafe"
 
@@ -258,16 +259,34 @@ func (m *Model) reindex() {
 	m.refsTo = make(map[string][]*etree.Element, len(m.spans)/8)
 	m.dupIDs = nil
 	m.indexed = false
-	m.indexTree(m.root, KindModel)
+	if len(m.spans) >= indexApartFrom && runtime.GOMAXPROCS(0) > 1 {
+		// the ids on one core, what refers to what on another: each writes maps of its own and
+		// only reads the tree (140 ms at 100,000 elements on one core, two thirds of it map work)
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			m.walkIndexed(m.root, KindModel, m.indexRefs)
+		}()
+		m.walkIndexed(m.root, KindModel, func(e *etree.Element, _ Kind) { m.indexID(e) })
+		<-done
+	} else {
+		m.indexTree(m.root, KindModel)
+	}
 	m.indexed = true
 }
 
-func (m *Model) indexTree(e *etree.Element, k Kind) {
-	m.indexOne(e, k)
+// indexApartFrom is the number of objects from which reindex builds its maps on two cores.
+var indexApartFrom = 20000
+
+func (m *Model) indexTree(e *etree.Element, k Kind) { m.walkIndexed(e, k, m.indexOne) }
+
+// walkIndexed calls fn on e and on every object under it that the index knows, in document order.
+func (m *Model) walkIndexed(e *etree.Element, k Kind, fn func(*etree.Element, Kind)) {
+	fn(e, k)
 	for _, t := range e.Child {
 		if c, ok := t.(*etree.Element); ok {
 			if ck := kindOf(c); ck != kindNone {
-				m.indexTree(c, ck)
+				m.walkIndexed(c, ck, fn)
 			}
 		}
 	}
@@ -289,6 +308,12 @@ func classKind(cls string) Kind {
 }
 
 func (m *Model) indexOne(e *etree.Element, k Kind) {
+	m.indexID(e)
+	m.indexRefs(e, k)
+}
+
+// indexID indexes e by its id (byID; a second object with the id goes to dupIDs).
+func (m *Model) indexID(e *etree.Element) {
 	id := e.SelectAttrValue("id", "")
 	if id != "" {
 		if _, dup := m.byID[id]; dup {
@@ -297,6 +322,10 @@ func (m *Model) indexOne(e *etree.Element, k Kind) {
 			m.byID[id] = e
 		}
 	}
+}
+
+// indexRefs indexes e by what it refers to: relsByEnd, refsTo, byName when built.
+func (m *Model) indexRefs(e *etree.Element, k Kind) {
 	switch k {
 	case KindRelationship:
 		for _, end := range []string{"source", "target"} {

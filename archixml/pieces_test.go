@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
+	"sort"
 	"strings"
 	"testing"
 
@@ -162,5 +164,97 @@ func TestReadPieces_DepthLimit(t *testing.T) {
 	}
 	if _, _, err := read(model(maxDepth - 1)); !errors.Is(err, ErrMalformed) || !strings.Contains(err.Error(), "nested deeper") {
 		t.Fatalf("%d levels: %v", maxDepth+1, err)
+	}
+}
+
+// The index built on two cores (the ids apart from the references) is the index built in one
+// walk: the same maps, the same lists in the same (document) order, the same duplicate ids, on
+// synthetic models (one with duplicate ids and dangling references) and every corpus model.
+func TestReindex_ApartIsWhole(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(max(2, runtime.GOMAXPROCS(0))))
+	defer func(n int) { indexApartFrom = n }(indexApartFrom)
+	inputs := map[string]string{}
+	for _, n := range []int{300, 3000} {
+		m, err := Synthesize(SynthOptions{Elements: n, Seed: 7})
+		must(t, err)
+		data, _ := m.Save()
+		inputs[fmt.Sprintf("synth-%d", n)] = string(data)
+	}
+	// every third id given twice, a relationship's ends and a diagram object's concept renamed
+	dup, n := inputs["synth-300"], 0
+	dup = regexp.MustCompile(`id="[^"]+"`).ReplaceAllStringFunc(dup, func(s string) string {
+		n++
+		if n%3 == 0 {
+			return `id="twice-` + fmt.Sprint(n%7) + `"`
+		}
+		return s
+	})
+	inputs["synth-300-dups"] = dup
+	for _, f := range testenv.CorpusModelsIfSet(t) {
+		data, err := os.ReadFile(f)
+		must(t, err)
+		inputs[filepath.Base(f)] = string(data)
+	}
+	for name, src := range inputs {
+		indexApartFrom = 1 << 30
+		whole, err := Load([]byte(src))
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		indexApartFrom = 0
+		apart, err := Load([]byte(src))
+		must(t, err)
+		// the same tree, so the same elements by their place in it
+		path := func(m *Model) map[*etree.Element]string {
+			out := map[*etree.Element]string{}
+			var walk func(e *etree.Element, p string)
+			walk = func(e *etree.Element, p string) {
+				out[e] = p
+				for i, c := range e.ChildElements() {
+					walk(c, fmt.Sprintf("%s/%d", p, i))
+				}
+			}
+			walk(m.root, "")
+			return out
+		}
+		pw, pa := path(whole), path(apart)
+		ids := func(m *Model, p map[*etree.Element]string) string {
+			keys := make([]string, 0, len(m.byID))
+			for k, e := range m.byID {
+				keys = append(keys, k+"="+p[e])
+			}
+			sort.Strings(keys)
+			return strings.Join(keys, "\n")
+		}
+		lists := func(idx map[string][]*etree.Element, p map[*etree.Element]string) string {
+			keys := make([]string, 0, len(idx))
+			for k, l := range idx {
+				s := k + ":"
+				for _, e := range l {
+					s += " " + p[e]
+				}
+				keys = append(keys, s)
+			}
+			sort.Strings(keys)
+			return strings.Join(keys, "\n")
+		}
+		if ids(whole, pw) != ids(apart, pa) {
+			t.Errorf("%s: byID differs", name)
+		}
+		if lists(whole.relsByEnd, pw) != lists(apart.relsByEnd, pa) {
+			t.Errorf("%s: relsByEnd differs", name)
+		}
+		if lists(whole.refsTo, pw) != lists(apart.refsTo, pa) {
+			t.Errorf("%s: refsTo differs", name)
+		}
+		if fmt.Sprint(whole.dupIDs) != fmt.Sprint(apart.dupIDs) {
+			t.Errorf("%s: duplicate ids %v, apart %v", name, whole.dupIDs, apart.dupIDs)
+		}
+		if name == "synth-300-dups" && len(apart.dupIDs) == 0 {
+			t.Errorf("%s: no duplicate id found", name)
+		}
+		if strings.HasPrefix(name, "synth") && (len(whole.byID) == 0 || len(whole.relsByEnd) == 0 || len(whole.refsTo) == 0) {
+			t.Errorf("%s: nothing indexed", name)
+		}
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // A loose object compressed in pieces reads back as one zlib stream (the checksum included, which
@@ -116,4 +117,31 @@ func TestBlobOf(t *testing.T) {
 	if w.BlobOf(data) != "remembered" {
 		t.Error("the slice written was hashed again")
 	}
+}
+
+// A model written ahead of its commit (WriteBlob, while the apply proves its inverse) is hashed
+// once: Publish finds its id remembered instead of hashing tens of megabytes again. A small file
+// is hashed each time (a caller may reuse its buffer). The commit names the right blob either way.
+func TestPublish_HashesAModelWrittenAheadOnce(t *testing.T) {
+	w, dir := newRepo(t)
+	model := bytes.Repeat([]byte("<element xsi:type=\"archimate:BusinessActor\" name=\"Clerk\" id=\"id-1\"/>\n"), 40000)
+	if len(model) < 1<<20 {
+		t.Fatalf("the model is %d bytes: too small to be remembered", len(model))
+	}
+	if err := w.WriteBlob(model); err != nil {
+		t.Fatal(err)
+	}
+	head, _ := w.Head()
+	before := hashed.Load()
+	if _, err := w.Publish(Change{Base: head, When: time.Now(), Message: "apply\n", Files: map[string][]byte{
+		"model.archimate": model, "plans/applied/p/plan.json": []byte("{}\n")}}); err != nil {
+		t.Fatal(err)
+	}
+	if n := hashed.Load() - before; n >= int64(len(model)) {
+		t.Errorf("publishing hashed %d bytes: the model (%d bytes) was hashed again", n, len(model))
+	}
+	if got := strings.TrimSpace(run(t, dir, "rev-parse", "HEAD:model.archimate")); got != BlobID(model) {
+		t.Errorf("the commit names blob %s, want %s", got, BlobID(model))
+	}
+	run(t, dir, "fsck", "--strict")
 }

@@ -282,7 +282,9 @@ func (l *Ledger) apply(ctx context.Context, req Request) (*Result, error) {
 		return refuse(o, o.Verdict, strings.TrimPrefix(err.Error(), plans.ErrRefused.Error()+": "))
 	}
 	res.Outcome = o
+	settled := func() bool { return true } // see proveInHand; undo waits for it
 	undo := func() {
+		settled()
 		if err := plans.Revert(m, inv); err != nil {
 			l.forget()
 		}
@@ -329,12 +331,9 @@ func (l *Ledger) apply(ctx context.Context, req Request) (*Result, error) {
 	// give back HEAD's model; proved on the model in hand, as a revert would on the committed one
 	invJSON := inverseJSON(inv)
 	archived, err := decodeInverse(invJSON, res.PlanID)
+	var kept func() bool
 	if err == nil {
-		var kept bool
 		kept, err = proveInHand(req.Raw, archived, m, head.Data, data)
-		if !kept {
-			l.forget()
-		}
 	}
 	if err != nil {
 		l.forget() // m is the model of no commit now
@@ -351,6 +350,12 @@ func (l *Ledger) apply(ctx context.Context, req Request) (*Result, error) {
 		by = *req.ApprovedBy
 	}
 	msg := applyMessage(o, res.PlanID, digest, head.Commit, by, res.Revalid, rec)
+	// whether m is left the model the apply made is found while its commit is written (the
+	// comparison reads m, nothing here writes it; undo and the return wait for it)
+	ch := make(chan bool, 1)
+	go func() { ch <- kept() }()
+	settled = sync.OnceValue(func() bool { return <-ch })
+	defer settled()
 	if err := written(); err != nil {
 		undo()
 		return nil, err
@@ -376,9 +381,14 @@ func (l *Ledger) apply(ctx context.Context, req Request) (*Result, error) {
 	}
 	// the model the apply made is the model at HEAD now: kept, never parsed again, and noted as
 	// one Archi can open (the apply refuses a model that is not, and its edits keep it so)
-	l.model, l.data, l.blob, l.commit = m, data, ws.BlobOf(data), commit
-	ws.MarkClean(l.blob)
-	l.clean = l.stampOf(l.blob)
+	blob := ws.BlobOf(data)
+	if settled() {
+		l.model, l.data, l.blob, l.commit = m, data, blob, commit
+	} else {
+		l.forget() // read again from HEAD by the next apply
+	}
+	ws.MarkClean(blob)
+	l.clean = l.stampOf(blob)
 	res.Commit = commit
 	env["ARCHIPLAN_COMMIT"] = commit
 	post, herr := l.cfg.Hooks.Run(ctx, hooks.PostApply, ws.Root, env)

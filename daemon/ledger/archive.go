@@ -137,18 +137,20 @@ func proveUndo(raw []byte, inv *plans.Inverse, m *archixml.Model, before []byte)
 // revert would undo them on the committed model, and then undoes its undo; what it proves is what
 // proveInverse proves, without parsing and indexing the model again. When m cannot be rebased
 // (an archive, a duplicate id), it is proveInverse. kept reports whether m is left the model the
-// apply made (its bytes after, as the next apply may take it); when not, the caller drops it.
-func proveInHand(raw []byte, inv *plans.Inverse, m *archixml.Model, before, after []byte) (kept bool, err error) {
+// apply made (its bytes after, as the next apply may take it); when not, the caller drops it. It
+// compares m with after when called, and only reads m: the apply calls it while its commit is
+// written (a model's size of comparison, 50 ms at 100,000 elements).
+func proveInHand(raw []byte, inv *plans.Inverse, m *archixml.Model, before, after []byte) (kept func() bool, err error) {
 	if !m.Rebase(after) {
-		return true, proveInverse(raw, inv, before, after)
+		return func() bool { return true }, proveInverse(raw, inv, before, after)
 	}
 	m.Record()
 	err = proveUndo(raw, inv, m, before)
 	undone := m.Recorded()
 	if m.Undo(undone) != nil {
-		return false, err
+		return func() bool { return false }, err
 	}
-	return m.SavesAs(after), err
+	return func() bool { return m.SavesAs(after) }, err
 }
 
 // misfit names the first step whose object differs between what the steps made and the model

@@ -195,7 +195,9 @@ func (l *Ledger) head() (*Head, error) {
 	if !at.Dirty {
 		l.clean = l.stampOf(at.Blob)
 	}
-	l.log.Info("model at HEAD", "commit", short(at.Commit), "blob", short(at.Blob), "elements", len(m.Elements()))
+	// the objects with an id, counted by the index: counting elements walked the model (20 ms at
+	// 100,000 elements) for a line the command line never shows
+	l.log.Info("model at HEAD", "commit", short(at.Commit), "blob", short(at.Blob), "objects", m.Len())
 	return &Head{Commit: at.Commit, Blob: at.Blob, Model: m, Data: at.Data}, nil
 }
 

@@ -62,8 +62,8 @@ func TestProveInverse_RefusesAnAppendedOrChangedStep(t *testing.T) {
 				if fmt.Sprint(herr) != fmt.Sprint(err) {
 					t.Errorf("%s: on the model in hand the proof says %v, on the model loaded again %v", what, herr, err)
 				}
-				if got, _ := h.Save(); !kept || !bytes.Equal(got, after) {
-					t.Errorf("%s: the proof did not leave the model in hand as the apply made it (kept %v)", what, kept)
+				if got, _ := h.Save(); !kept() || !bytes.Equal(got, after) {
+					t.Errorf("%s: the proof did not leave the model in hand as the apply made it (kept %v)", what, kept())
 				}
 				if err != nil {
 					return false
