@@ -228,7 +228,10 @@ func loadXML(data []byte) (*Model, error) {
 }
 
 func loadSource(src string) (*Model, error) {
-	doc, spans, err := read(src)
+	if len(src) >= piecesFrom {
+		defer roomyGC()()
+	}
+	doc, spans, pending, err := readLater(src)
 	if err != nil {
 		return nil, err
 	}
@@ -238,7 +241,23 @@ func loadSource(src string) (*Model, error) {
 	}
 	m := &Model{doc: doc, root: root, src: src, nl: detectNewline(src), spans: spans,
 		state: map[*etree.Element]uint8{}}
-	m.reindex()
+	if len(pending) == 0 {
+		m.reindex()
+		return m, nil
+	}
+	// the spans of a model read in pieces go into one map while the index is built (80 ms of
+	// map work at 100,000 elements that needs nothing but the lists)
+	n := len(spans)
+	for _, p := range pending {
+		n += len(p)
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		addSpans(spans, pending)
+	}()
+	m.reindexOf(n)
+	<-done
 	return m, nil
 }
 
@@ -250,16 +269,20 @@ func detectNewline(data string) string {
 }
 
 // reindex rebuilds every index from the tree.
-func (m *Model) reindex() {
+func (m *Model) reindex() { m.reindexOf(len(m.spans)) }
+
+// reindexOf is reindex for a tree of n elements; it never reads m.spans (loadSource fills them
+// in meanwhile).
+func (m *Model) reindexOf(n int) {
 	m.reindex0()
-	m.byID = make(map[string]*etree.Element, len(m.spans)/2)
+	m.byID = make(map[string]*etree.Element, n/2)
 	// sized for a model's usual share of relationships and diagram objects, so that they do not
 	// grow (and copy themselves) a dozen times while a large model is indexed
-	m.relsByEnd = make(map[string][]*etree.Element, len(m.spans)/8)
-	m.refsTo = make(map[string][]*etree.Element, len(m.spans)/8)
+	m.relsByEnd = make(map[string][]*etree.Element, n/8)
+	m.refsTo = make(map[string][]*etree.Element, n/8)
 	m.dupIDs = nil
 	m.indexed = false
-	if len(m.spans) >= indexApartFrom && runtime.GOMAXPROCS(0) > 1 {
+	if n >= indexApartFrom && runtime.GOMAXPROCS(0) > 1 {
 		// the ids on one core, what refers to what on another: each writes maps of its own and
 		// only reads the tree (140 ms at 100,000 elements on one core, two thirds of it map work)
 		done := make(chan struct{})

@@ -25,10 +25,10 @@ const placeholder = "<archiplan-pieces/>"
 // one whole element with nothing but whitespace to the next piece, and the text around the cut is
 // whitespace; anything else (a file laid out otherwise, an error to report) reports false, and
 // the caller reads the document whole. TestReadPieces_IsRead holds the two to each other.
-func readPieces(src string) (*etree.Document, map[*etree.Element]span, bool) {
+func readPieces(src string) (*etree.Document, map[*etree.Element]span, [][]spanOf, bool) {
 	n := runtime.GOMAXPROCS(0)
 	if len(src) < piecesFrom || n < 2 {
-		return nil, nil, false
+		return nil, nil, nil, false
 	}
 	var starts []int
 	for at := 0; ; {
@@ -45,11 +45,11 @@ func readPieces(src string) (*etree.Document, map[*etree.Element]span, bool) {
 		at = p
 	}
 	if len(starts) < 2 || !utf8.ValidString(src) {
-		return nil, nil, false
+		return nil, nil, nil, false
 	}
 	// the text before the first piece, back to the last tag, is whitespace
 	if gt := strings.LastIndexByte(src[:starts[0]], '>'); gt < 0 || strings.TrimLeft(src[gt+1:starts[0]], " \t\r\n") != "" {
-		return nil, nil, false
+		return nil, nil, nil, false
 	}
 	type piece struct {
 		e     *etree.Element
@@ -104,24 +104,24 @@ func readPieces(src string) (*etree.Document, map[*etree.Element]span, bool) {
 	total := 0
 	for _, p := range pieces {
 		if !p.ok {
-			return nil, nil, false
+			return nil, nil, nil, false
 		}
 		total += len(p.spans)
 	}
 	cut, end := starts[0], pieces[len(pieces)-1].end
 	// the text after the last piece, up to the next tag, is whitespace
 	if lt := strings.IndexByte(src[end:], '<'); lt < 0 || strings.TrimLeft(src[end:end+lt], " \t\r\n") != "" {
-		return nil, nil, false
+		return nil, nil, nil, false
 	}
 	rest := src[:cut] + placeholder + src[end:]
 	t := &tree{doc: etree.NewDocument(), spans: make(map[*etree.Element]span, total+strings.Count(rest, "<"))}
 	t.cur = &t.doc.Element
 	if err := readInto(rest, t); err != nil {
-		return nil, nil, false
+		return nil, nil, nil, false
 	}
 	root := t.doc.Root()
 	if root == nil {
-		return nil, nil, false
+		return nil, nil, nil, false
 	}
 	// the placeholder: a child of the root element, with the span of its text in rest
 	at := -1
@@ -133,7 +133,7 @@ func readPieces(src string) (*etree.Document, map[*etree.Element]span, bool) {
 		}
 	}
 	if at < 0 {
-		return nil, nil, false
+		return nil, nil, nil, false
 	}
 	ph := root.Child[at].(*etree.Element)
 	delete(t.spans, ph)
@@ -151,11 +151,10 @@ func readPieces(src string) (*etree.Document, map[*etree.Element]span, bool) {
 		}
 		t.spans[e] = sp
 	}
+	pending := make([][]spanOf, len(pieces))
 	for i, p := range pieces {
 		root.InsertChildAt(at+i, p.e)
-		for _, sp := range p.spans {
-			t.spans[sp.e] = sp.span
-		}
+		pending[i] = p.spans
 	}
-	return t.doc, t.spans, true
+	return t.doc, t.spans, pending, true
 }

@@ -93,7 +93,8 @@ func TestReadPieces_IsRead(t *testing.T) {
 	}
 	pieced := 0
 	for name, src := range inputs {
-		doc, spans, ok := readPieces(src)
+		doc, spans, pending, ok := readPieces(src)
+		addSpans(spans, pending)
 		wdoc, wspans, err := readWhole(src)
 		must(t, err)
 		if !ok {
@@ -126,7 +127,7 @@ func TestReadPieces_IsRead(t *testing.T) {
 		"text between folders":      src[:second] + "\n  text" + src[second:],
 		"a folder cut short":        src[:second-len("</folder>")] + src[second:],
 	} {
-		if _, _, ok := readPieces(other); ok {
+		if _, _, _, ok := readPieces(other); ok {
 			t.Errorf("%s: read in pieces", what)
 		}
 		doc, spans, err := read(other)
@@ -153,13 +154,13 @@ func TestReadPieces_DepthLimit(t *testing.T) {
 		return "<?xml version=\"1.0\"?>\n<archimate:model name=\"m\">\n  <folder name=\"a\">" +
 			strings.Repeat("<a>", inner) + strings.Repeat("</a>", inner) + "</folder>\n  <folder name=\"b\"/>\n</archimate:model>\n"
 	}
-	if _, _, ok := readPieces(model(maxDepth - 2)); !ok {
+	if _, _, _, ok := readPieces(model(maxDepth - 2)); !ok {
 		t.Fatalf("%d levels: not read in pieces", maxDepth)
 	}
 	if _, _, err := read(model(maxDepth - 2)); err != nil {
 		t.Fatalf("%d levels: %v", maxDepth, err)
 	}
-	if _, _, ok := readPieces(model(maxDepth - 1)); ok {
+	if _, _, _, ok := readPieces(model(maxDepth - 1)); ok {
 		t.Fatalf("%d levels read in pieces", maxDepth+1)
 	}
 	if _, _, err := read(model(maxDepth - 1)); !errors.Is(err, ErrMalformed) || !strings.Contains(err.Error(), "nested deeper") {

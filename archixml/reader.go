@@ -19,15 +19,32 @@ import (
 // encoding/xml, which etree uses, reads the same documents into the same tree, at a third of the
 // speed; TestRead_AgreesWithEtree holds the two to each other.
 func read(src string) (*etree.Document, map[*etree.Element]span, error) {
-	if doc, spans, ok := readPieces(src); ok {
-		return doc, spans, nil
+	doc, spans, pending, err := readLater(src)
+	addSpans(spans, pending)
+	return doc, spans, err
+}
+
+// readLater is read, but a document read in pieces comes with the pieces' spans still in lists
+// (pending), for the caller to add to spans (addSpans) before it uses them.
+func readLater(src string) (*etree.Document, map[*etree.Element]span, [][]spanOf, error) {
+	if doc, spans, pending, ok := readPieces(src); ok {
+		return doc, spans, pending, nil
 	}
 	t := &tree{doc: etree.NewDocument(), spans: make(map[*etree.Element]span, strings.Count(src, "<")-strings.Count(src, "</")+1)}
 	t.cur = &t.doc.Element
 	if err := readInto(src, t); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	return t.doc, t.spans, nil
+	return t.doc, t.spans, nil, nil
+}
+
+// addSpans adds lists of spans to spans.
+func addSpans(spans map[*etree.Element]span, lists [][]spanOf) {
+	for _, l := range lists {
+		for _, sp := range l {
+			spans[sp.e] = sp.span
+		}
+	}
 }
 
 // readInto reads src and tells s what it holds, in document order.

@@ -122,3 +122,15 @@ func TestStrict_NormalizeKeepsValues(t *testing.T) {
 		t.Fatalf("got %v\n%s", codes(fs), back)
 	}
 }
+
+// Warm reads only the version of whatever it is given (a planner wrote it): never a panic, and
+// a known version's schema compiled as Check would compile it.
+func TestWarm_TakesAnything(t *testing.T) {
+	for _, raw := range []string{"", "{", "null", `{"schema_version": 5}`, `{"schema_version": "9.9"}`,
+		`{"schema_version": "../../etc/passwd"}`, `{"schema_version": "` + schemas.Latest + `"}`} {
+		Warm([]byte(raw))
+	}
+	if schemas.Plan(schemas.Latest) == nil {
+		t.Fatal("the latest version's schema does not compile")
+	}
+}

@@ -118,14 +118,8 @@ func (w *Workspace) WriteBlob(data []byte) error {
 //
 // A large slice written ahead (WriteBlob, while the apply proves its inverse) is not hashed again
 // when its commit is prepared: its id is the one remembered (BlobOf), 40 ms at 100,000 elements.
-// Small files are hashed each time, so that no buffer a caller reuses is ever taken for another.
 func (w *Workspace) writeBlob(data []byte) (plumbing.Hash, error) {
-	var id string
-	if len(data) >= 1<<20 {
-		id = w.BlobOf(data)
-	} else {
-		id = BlobID(data)
-	}
+	id := w.BlobOf(data)
 	w.rememberBlob(data, id)
 	dir := filepath.Join(w.gitDir, "objects", id[:2])
 	path := filepath.Join(dir, id[2:])

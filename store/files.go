@@ -27,6 +27,9 @@ func BlobID(data []byte) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
+// rememberFrom is the size from which a slice's blob id is remembered (BlobOf).
+const rememberFrom = 1 << 20
+
 // hashed counts the bytes BlobID hashed, for the tests that hold the apply to hashing a model once.
 var hashed atomic.Int64
 
@@ -56,8 +59,11 @@ func (w *Workspace) BlobOf(data []byte) string {
 }
 
 // rememberBlob notes the id writeBlob computed for data.
+//
+// Only large slices are remembered (from rememberFrom bytes): they are the ones worth not hashing
+// again, and an apply's small archive files, written in between, would push the model out.
 func (w *Workspace) rememberBlob(data []byte, id string) {
-	if len(data) == 0 {
+	if len(data) < rememberFrom {
 		return
 	}
 	w.idsMu.Lock()

@@ -138,6 +138,18 @@ func (w *Workspace) headBlob() (commit, blob string, err error) {
 	return ref.Hash().String(), entry.Hash.String(), nil
 }
 
+// WorkTreeModel reads the model file of the work tree, and gives with its bytes same, which hashes
+// them and reports whether they are the given blob (HEAD's): hashing a model of tens of megabytes
+// takes tens of milliseconds, which a caller spends beside its own work on the bytes, and throws
+// that work away when same says no (then ReadModel reads the blob from git).
+func (w *Workspace) WorkTreeModel(blob string) (data []byte, same func() bool, err error) {
+	data, err = os.ReadFile(w.ModelPath())
+	if err != nil {
+		return nil, nil, err
+	}
+	return data, func() bool { return BlobID(data) == blob }, nil
+}
+
 // ReadModel reads the model committed at HEAD (see readModel), reopening the repository once when
 // an object is missing.
 func (w *Workspace) ReadModel() (m *ModelAtHead, err error) {

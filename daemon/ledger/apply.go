@@ -196,6 +196,7 @@ func (l *Ledger) Apply(ctx context.Context, req Request) (*Result, error) {
 	if err := inbox.CheckName(req.Name); err != nil {
 		return nil, err
 	}
+	go plans.Warm(req.Raw) // the plan's schema is compiled while the model is read
 	var res *Result
 	err := l.locked(func() error {
 		var err error
@@ -282,9 +283,7 @@ func (l *Ledger) apply(ctx context.Context, req Request) (*Result, error) {
 		return refuse(o, o.Verdict, strings.TrimPrefix(err.Error(), plans.ErrRefused.Error()+": "))
 	}
 	res.Outcome = o
-	settled := func() bool { return true } // see proveInHand; undo waits for it
 	undo := func() {
-		settled()
 		if err := plans.Revert(m, inv); err != nil {
 			l.forget()
 		}
@@ -350,12 +349,6 @@ func (l *Ledger) apply(ctx context.Context, req Request) (*Result, error) {
 		by = *req.ApprovedBy
 	}
 	msg := applyMessage(o, res.PlanID, digest, head.Commit, by, res.Revalid, rec)
-	// whether m is left the model the apply made is found while its commit is written (the
-	// comparison reads m, nothing here writes it; undo and the return wait for it)
-	ch := make(chan bool, 1)
-	go func() { ch <- kept() }()
-	settled = sync.OnceValue(func() bool { return <-ch })
-	defer settled()
 	if err := written(); err != nil {
 		undo()
 		return nil, err
@@ -381,14 +374,11 @@ func (l *Ledger) apply(ctx context.Context, req Request) (*Result, error) {
 	}
 	// the model the apply made is the model at HEAD now: kept, never parsed again, and noted as
 	// one Archi can open (the apply refuses a model that is not, and its edits keep it so)
-	blob := ws.BlobOf(data)
-	if settled() {
-		l.model, l.data, l.blob, l.commit = m, data, blob, commit
-	} else {
-		l.forget() // read again from HEAD by the next apply
-	}
-	ws.MarkClean(blob)
-	l.clean = l.stampOf(blob)
+	// (whether m is left the model the apply made is found when it is used again: a command that
+	// applies one plan and exits never compares them)
+	l.model, l.data, l.blob, l.commit, l.unproved = m, data, ws.BlobOf(data), commit, kept
+	ws.MarkClean(l.blob)
+	l.clean = l.stampOf(l.blob)
 	res.Commit = commit
 	env["ARCHIPLAN_COMMIT"] = commit
 	post, herr := l.cfg.Hooks.Run(ctx, hooks.PostApply, ws.Root, env)

@@ -1,6 +1,7 @@
 package ledger_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -237,5 +238,73 @@ func TestColdLoad_CleanNote(t *testing.T) {
 		if ws.KnownClean(broken) {
 			t.Fatal("a broken model was noted clean")
 		}
+	}
+}
+
+// The model an apply leaves in hand is used again only once it is known to read as the bytes the
+// apply committed (the comparison a command applying one plan never needs is made then): when it
+// does, the next caller gets it as is; when it does not, HEAD's model is read again from git.
+func TestApply_KeptModelIsProvedBeforeItIsUsedAgain(t *testing.T) {
+	_, w := lt.Team(t, 1)
+	ws := w[0]
+	l := lt.Ledger(ws)
+	els := lt.Elements(t, ws)
+	if _, err := apply(t, l, "one", lt.Rename(els[0], "One")); err != nil {
+		t.Fatal(err)
+	}
+	check := l.Unproved()
+	if check == nil || !check() {
+		t.Fatal("the apply left no comparison of its model with its commit, or a failing one")
+	}
+	kept, asked := l.Kept(), 0
+	l.SetUnproved(func() bool { asked++; return true })
+	h, err := l.Head()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h.Model != kept || asked != 1 || l.Unproved() != nil {
+		t.Fatalf("a model that reads as its commit: used %v, asked %d times", h.Model == kept, asked)
+	}
+	if _, err := apply(t, l, "two", lt.Rename(els[1], "Two")); err != nil {
+		t.Fatal(err)
+	}
+	kept = l.Kept()
+	l.SetUnproved(func() bool { return false })
+	h, err = l.Head()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h.Model == kept {
+		t.Fatal("a model that does not read as its commit was used again")
+	}
+	if got, _ := h.Model.Save(); !bytes.Equal(got, lt.Model(t, ws)) {
+		t.Fatal("the model read again is not HEAD's")
+	}
+}
+
+// A cold ledger parses the work tree's model file while it hashes it, and keeps what it parsed
+// only when the file is the blob committed at HEAD: with edits saved but not committed (from
+// Archi, say), the model it previews and applies over is HEAD's, read from git, never the file's.
+func TestHead_WorkTreeEditsAreNeverTheModel(t *testing.T) {
+	_, w := lt.Team(t, 1)
+	ws := w[0]
+	els := lt.Elements(t, ws)
+	committed := lt.Model(t, ws)
+	m, err := lt.Ledger(ws).Head()
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, _ := m.Model.Object(els[0])
+	name := o.Name()
+	editFile(t, ws.ModelPath(), `name="`+name+`"`, `name="Saved in Archi, not committed"`)
+	h, err := lt.Ledger(ws).Head()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o, _ := h.Model.Object(els[0]); o.Name() != name {
+		t.Fatalf("the model at HEAD names %s %q: the work tree's edit", els[0], o.Name())
+	}
+	if got, _ := h.Model.Save(); !bytes.Equal(got, committed) || !bytes.Equal(h.Data, committed) {
+		t.Fatal("the model at HEAD is not the committed one")
 	}
 }

@@ -76,6 +76,9 @@ type Ledger struct {
 	blob   string
 	commit string
 	clean  stamp // the model file when last seen equal to blob
+	// unproved, when set, reports whether model is still what data reads as (proveInHand's kept):
+	// asked before the model is used again, which a command applying one plan never does
+	unproved func() bool
 	// problem is why Archi could not open the model at HEAD (nil when it could): no plan is
 	// previewed valid or applied on such a model
 	problem error
@@ -173,19 +176,38 @@ func (l *Ledger) head() (*Head, error) {
 	if err != nil {
 		return nil, err
 	}
+	if blob == l.blob && l.model != nil && l.unproved != nil {
+		if !l.unproved() {
+			l.forget() // not the model of data: read it again
+		}
+		l.unproved = nil
+	}
 	if blob == l.blob && l.model != nil {
 		l.commit = commit
 		return &Head{Commit: commit, Blob: blob, Model: l.model, Data: l.data}, nil
 	}
-	at, err := ws.ReadModel()
-	if err != nil {
-		return nil, err
+	// the work tree's file is parsed while it is hashed, and used only when it is HEAD's blob
+	// (40 ms at 100,000 elements off the apply's path); otherwise the blob is read from git
+	var at *store.ModelAtHead
+	var m *archixml.Model
+	if data, same, rerr := ws.WorkTreeModel(blob); rerr == nil {
+		ch := make(chan bool, 1)
+		go func() { ch <- same() }()
+		wm, werr := archixml.LoadOwned(data) // data is the ledger's, kept unchanged as l.data
+		if <-ch {
+			at, m, err = &store.ModelAtHead{Commit: commit, Blob: blob, Data: data}, wm, werr
+		}
 	}
-	m, err := archixml.LoadOwned(at.Data) // at.Data is the ledger's, kept unchanged as l.data
+	if at == nil {
+		if at, err = ws.ReadModel(); err != nil {
+			return nil, err
+		}
+		m, err = archixml.LoadOwned(at.Data)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("load %s at %s: %w", ws.Model, short(at.Commit), err)
 	}
-	l.model, l.data, l.blob, l.commit = m, at.Data, at.Blob, at.Commit
+	l.model, l.data, l.blob, l.commit, l.unproved = m, at.Data, at.Blob, at.Commit, nil
 	l.problem = nil
 	if !ws.KnownClean(at.Blob) {
 		if l.problem = archixml.Check(m); l.problem == nil {
@@ -202,7 +224,9 @@ func (l *Ledger) head() (*Head, error) {
 }
 
 // forget drops the kept model: it was changed and not committed.
-func (l *Ledger) forget() { l.model, l.data, l.blob, l.commit, l.problem = nil, nil, "", "", nil }
+func (l *Ledger) forget() {
+	l.model, l.data, l.blob, l.commit, l.problem, l.unproved = nil, nil, "", "", nil, nil
+}
 
 func (l *Ledger) stampOf(blob string) stamp {
 	fi, err := os.Stat(l.cfg.Workspace.ModelPath())

@@ -1,0 +1,47 @@
+package archixml
+
+import (
+	"runtime/debug"
+	"sync"
+	"testing"
+)
+
+// Overlapping reads of large models hold the collector's setting by count: it is loadGC while
+// any runs, and what it was before once the last is done, whatever the order they end in, and
+// from any number of goroutines.
+func TestRoomyGC_RestoresWhatWasThere(t *testing.T) {
+	t.Setenv("GOGC", "")
+	defer debug.SetGCPercent(debug.SetGCPercent(73))
+	percent := func() int { p := debug.SetGCPercent(-1); debug.SetGCPercent(p); return p }
+	a := roomyGC()
+	b := roomyGC()
+	if p := percent(); p != loadGC {
+		t.Fatalf("while two reads run: GOGC %d, want %d", p, loadGC)
+	}
+	a()
+	a() // twice: counted once
+	if p := percent(); p != loadGC {
+		t.Fatalf("while one read runs: GOGC %d, want %d", p, loadGC)
+	}
+	b()
+	if p := percent(); p != 73 {
+		t.Fatalf("after the reads: GOGC %d, want 73 as before", p)
+	}
+	var wg sync.WaitGroup
+	for i := 0; i < 50; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			roomyGC()()
+		}()
+	}
+	wg.Wait()
+	if p := percent(); p != 73 {
+		t.Fatalf("after 50 reads at once: GOGC %d, want 73", p)
+	}
+	t.Setenv("GOGC", "50")
+	roomyGC()
+	if p := percent(); p != 73 {
+		t.Fatalf("with GOGC set by the user: %d, want it left at 73", p)
+	}
+}
