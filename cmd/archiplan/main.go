@@ -7,5 +7,6 @@ import (
 )
 
 func main() {
+	ownProcess = true
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }

@@ -15,7 +15,7 @@ import (
 
 func TestMain(m *testing.M) {
 	os.Exit(testscript.RunMain(m, map[string]func() int{
-		"archiplan": func() int { return run(os.Args[1:], os.Stdout, os.Stderr) },
+		"archiplan": func() int { ownProcess = true; return run(os.Args[1:], os.Stdout, os.Stderr) },
 	}))
 }
 

@@ -121,6 +121,7 @@ func applyCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			oneShotGC(ws)
 			path := args[0]
 			raw, err := inbox.ReadFile(path, inbox.MaxPlanBytes)
 			if errors.Is(err, inbox.ErrNotRegular) || errors.Is(err, inbox.ErrTooLarge) {
@@ -248,6 +249,7 @@ func revertCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			oneShotGC(ws)
 			led := cfg.ledger(ws)
 			if err := led.Pull(context.Background()); err != nil {
 				fmt.Fprintln(cmd.ErrOrStderr(), "archiplan: pull:", err)
