@@ -3,6 +3,7 @@ package inbox
 import (
 	"errors"
 	"fmt"
+	"github.com/archiplan/archiplan/internal/testenv"
 	"os"
 	"path/filepath"
 	"testing"
@@ -141,17 +142,9 @@ func TestSteady_NeverSeesHalfAPreview(t *testing.T) {
 			}
 		}
 	}()
-	checks, whole := 0, 0
-	for running := true; running; {
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Fatal(err)
-			}
-			running = false
-		default:
-		}
-		err := b.Steady(func() error {
+	whole := 0
+	checks, err := testenv.Beside(done, func() error {
+		return b.Steady(func() error {
 			_, perr := os.Stat(b.Path(PreviewFile("p")))
 			rec, rerr := b.Record("p")
 			switch {
@@ -168,10 +161,9 @@ func TestSteady_NeverSeesHalfAPreview(t *testing.T) {
 			whole++
 			return nil
 		})
-		checks++
-		if err != nil {
-			t.Fatalf("check %d: %v", checks, err)
-		}
+	})
+	if err != nil {
+		t.Fatalf("check %d: %v", checks, err)
 	}
 	if whole < 10 {
 		t.Fatalf("only %d of %d checks found a whole preview while %d were written: the test proves nothing", whole, checks, rounds)

@@ -163,11 +163,25 @@ func (h *Head) Info(path string) plans.ModelInfo {
 	return plans.ModelInfo{Path: path, Commit: h.Commit, Blob: h.Blob}
 }
 
-// Head is the model at HEAD, parsed only when its blob changed since the last call.
+// Head is the model at HEAD, parsed only when its blob changed since the last call. Its Model is
+// the ledger's, edited in place by applies: read it through ReadHead where one may run meanwhile.
 func (l *Ledger) Head() (*Head, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.head()
+}
+
+// ReadHead runs fn on the model at HEAD while nothing else uses the ledger. The model is the
+// ledger's own, which an apply, a revert or a preview edits in place and undoes: a reader that
+// may run beside them (the review page) reads it here, never through Head.
+func (l *Ledger) ReadHead(fn func(*Head) error) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	h, err := l.head()
+	if err != nil {
+		return err
+	}
+	return fn(h)
 }
 
 func (l *Ledger) head() (*Head, error) {

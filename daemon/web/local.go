@@ -606,13 +606,15 @@ func (l *Local) Revert(target string) (string, error) {
 
 // Views implements Backend: the views of the model at HEAD (the ledger's cached model).
 func (l *Local) Views() ([]View, error) {
-	h, err := l.led.Head()
+	var out []View
+	err := l.led.ReadHead(func(h *ledger.Head) error { // the daemon may be applying a plan to it
+		for _, v := range h.Model.Views() {
+			out = append(out, View{ID: v.ID(), Name: v.Name(), Folder: v.FolderPath()})
+		}
+		return nil
+	})
 	if err != nil {
 		return nil, err
-	}
-	var out []View
-	for _, v := range h.Model.Views() {
-		out = append(out, View{ID: v.ID(), Name: v.Name(), Folder: v.FolderPath()})
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out, nil
@@ -622,24 +624,26 @@ var commitHash = regexp.MustCompile(`^[0-9a-f]{40}$`)
 
 // ViewSVG implements Backend: a view of the model at HEAD, or at a commit named in full.
 func (l *Local) ViewSVG(id, at string) ([]byte, error) {
-	var m *archixml.Model
 	if at == "" {
-		h, err := l.led.Head()
-		if err != nil {
-			return nil, err
+		// drawn from the ledger's model while no apply edits it
+		var svg []byte
+		err := l.led.ReadHead(func(h *ledger.Head) (err error) {
+			svg, err = render.View(h.Model, id)
+			return err
+		})
+		if errors.Is(err, render.ErrNoView) {
+			return nil, fmt.Errorf("view %q: %w", id, ErrNotFound)
 		}
-		m = h.Model
-	} else {
-		if !commitHash.MatchString(at) {
-			return nil, fmt.Errorf("commit %q: %w", at, ErrNotFound)
-		}
-		l.hmu.Lock()
-		mm, err := l.modelAtLocked(at)
-		l.hmu.Unlock()
-		if err != nil || mm == nil {
-			return nil, fmt.Errorf("model at %s: %w", store.Short(at), ErrNotFound)
-		}
-		m = mm
+		return svg, err
+	}
+	if !commitHash.MatchString(at) {
+		return nil, fmt.Errorf("commit %q: %w", at, ErrNotFound)
+	}
+	l.hmu.Lock()
+	m, err := l.modelAtLocked(at)
+	l.hmu.Unlock()
+	if err != nil || m == nil {
+		return nil, fmt.Errorf("model at %s: %w", store.Short(at), ErrNotFound)
 	}
 	svg, err := render.View(m, id)
 	if errors.Is(err, render.ErrNoView) {

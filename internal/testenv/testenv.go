@@ -103,3 +103,27 @@ func EMF(t testing.TB) string {
 	}
 	return p
 }
+
+// Beside runs each again and again while the work that ends by sending on done (or closing it)
+// runs, and once after: a reader checked against a writer for as long as the writer writes. It
+// returns how many times each ran, and the writer's error or else the first of each's.
+func Beside(done <-chan error, each func() error) (int, error) {
+	for n := 1; ; n++ {
+		var werr error
+		finished := false
+		select {
+		case werr = <-done:
+			finished = true
+		default:
+		}
+		if werr != nil {
+			return n - 1, werr
+		}
+		if err := each(); err != nil {
+			return n, err
+		}
+		if finished {
+			return n, nil
+		}
+	}
+}
