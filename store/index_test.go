@@ -1,11 +1,14 @@
 package store
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -26,6 +29,35 @@ func startGit(t *testing.T, dir string, env []string, args ...string) *exec.Cmd 
 		_ = cmd.Wait()
 	})
 	return cmd
+}
+
+// groupGone waits until no process of process group pgid is left alive (a zombie has finished
+// all it will ever do). It reads /proc; without it, it returns at once.
+func groupGone(t *testing.T, pgid int) {
+	t.Helper()
+	for {
+		entries, err := os.ReadDir("/proc")
+		if err != nil {
+			return
+		}
+		alive := false
+		for _, e := range entries {
+			stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+			if err != nil {
+				continue // not a process, or gone since the listing
+			}
+			// pid (comm) state ppid pgrp ...: comm may hold spaces and parentheses
+			f := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
+			if len(f) > 2 && f[2] == strconv.Itoa(pgid) && f[0] != "Z" && f[0] != "X" {
+				alive = true
+				break
+			}
+		}
+		if !alive {
+			return
+		}
+		runtime.Gosched()
+	}
 }
 
 // holdIndexLock starts a real `git commit` whose editor never returns: git holds index.lock
@@ -108,6 +140,9 @@ func TestPublish_IndexLockedByLoopingGitStatus(t *testing.T) {
 	stopLoop := func() {
 		_ = syscall.Kill(-loop.Process.Pid, syscall.SIGKILL)
 		_ = loop.Wait()
+		// a `git status` of the loop killed inside a system call finishes it (creating its
+		// index.lock, say) before it dies, after the shell is gone: wait until none is left
+		groupGone(t, loop.Process.Pid)
 	}
 	t.Cleanup(stopLoop)
 	var archives []string
