@@ -135,10 +135,10 @@ func (b *Inbox) lock(how int) (unlock func(), err error) {
 	if b.StateDir == "" {
 		return none, nil
 	}
-	if how == syscall.LOCK_EX {
-		if err := os.MkdirAll(b.StateDir, 0o755); err != nil {
-			return nil, fmt.Errorf("preview lock: %w", err)
-		}
+	// a reader makes the folder too: one that found none took no lock, and read the first
+	// preview ever written while it was being written
+	if err := os.MkdirAll(b.StateDir, 0o755); err != nil && how == syscall.LOCK_EX {
+		return nil, fmt.Errorf("preview lock: %w", err)
 	}
 	f, err := os.OpenFile(filepath.Join(b.StateDir, "previews.lock"), os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {

@@ -31,10 +31,15 @@ func TestLocal_ConcurrentViewsWhileApplying(t *testing.T) {
 	led := ledger.New(ledger.Config{Workspace: ws, Inbox: inbox.New(dir+"/plans", ws.GitPath("archiplan/inbox")), ApprovedBy: op})
 	local := NewLocal(LocalConfig{Ledger: led})
 	const applies = 12
-	done := make(chan error, 1)
+	done, stop := make(chan error, 1), make(chan struct{})
 	go func() {
 		defer close(done)
 		for i := 0; i < applies; i++ {
+			select {
+			case <-stop: // the reader failed: the test ends, and its folder goes
+				return
+			default:
+			}
 			raw := fmt.Sprintf(`{"schema_version":"2.0","status":"ready","summary":"rename %d","actions":[`+
 				`{"op":"rename_element","element_id":%q,"new_name":"Customer %d"},`+
 				`{"op":"create_element","type":"BusinessActor","name":"Clerk %d"}]}`, i, customer, i, i)
@@ -55,6 +60,9 @@ func TestLocal_ConcurrentViewsWhileApplying(t *testing.T) {
 		}
 		return nil
 	})
+	close(stop)
+	for range done {
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
