@@ -283,7 +283,12 @@ func (l *Ledger) apply(ctx context.Context, req Request) (*Result, error) {
 		return refuse(o, o.Verdict, strings.TrimPrefix(err.Error(), plans.ErrRefused.Error()+": "))
 	}
 	res.Outcome = o
+	var kept func() bool // set by the proof: whether m is left the model the apply made
 	undo := func() {
+		if kept != nil && !kept() {
+			l.forget() // undoing the plan on another model would not give HEAD's
+			return
+		}
 		if err := plans.Revert(m, inv); err != nil {
 			l.forget()
 		}
@@ -330,7 +335,6 @@ func (l *Ledger) apply(ctx context.Context, req Request) (*Result, error) {
 	// give back HEAD's model; proved on the model in hand, as a revert would on the committed one
 	invJSON := inverseJSON(inv)
 	archived, err := decodeInverse(invJSON, res.PlanID)
-	var kept func() bool
 	if err == nil {
 		kept, err = proveInHand(req.Raw, archived, m, head.Data, data)
 	}
