@@ -128,8 +128,8 @@ func (b *Inbox) keepFixed(f *Fixed) error {
 // under .git, where no planner writes, so no planner can take it; the kernel releases it when its
 // holder dies. Without it, an approval read between a preview's files and its record found "no
 // preview yet", or a new preview beside the old record: "not the one archiplan wrote". A shared
-// lock that cannot be had (no preview was ever written, a read-only workspace) is no lock: a
-// reader then checks as before, and refuses what does not match.
+// lock that cannot be had (a read-only workspace) is no lock: a reader then checks as before,
+// and refuses what does not match.
 func (b *Inbox) lock(how int) (unlock func(), err error) {
 	none := func() {}
 	if b.StateDir == "" {
