@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -11,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -137,6 +139,13 @@ func (b *browser) submit(t *testing.T, sel string) int64 {
 			continue
 		}
 		if err != nil {
+			if errors.Is(err, context.DeadlineExceeded) || strings.Contains(err.Error(), "deadline exceeded") {
+				// the daemon and the page run in this process: what each goroutine waits on
+				// says whether the request hung in the server (a lock) or never left the page
+				var dump strings.Builder
+				pprof.Lookup("goroutine").WriteTo(&dump, 1)
+				t.Logf("the goroutines when the click timed out:\n%s", dump.String())
+			}
 			t.Fatalf("click %s: %v", sel, err)
 		}
 		return res.Status
