@@ -81,6 +81,22 @@ func ViewWith(m *archixml.Model, viewID string, o Options) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
+// Size is the width and height, in pixels, of the picture View draws of the view (the SVG
+// document's width and height), without drawing it: a page gives it to the picture's <img> so
+// that the picture takes its room before it loads, and nothing below it moves under a click.
+func Size(m *archixml.Model, viewID string) (w, h int, err error) {
+	v, ok := m.Object(viewID)
+	if !ok || v.Kind() != archixml.KindView {
+		return 0, 0, fmt.Errorf("render %q: %w", viewID, ErrNoView)
+	}
+	root, err := parseView(v)
+	if err != nil {
+		return 0, 0, fmt.Errorf("render %q: %v: %w", viewID, err, ErrMalformed)
+	}
+	r, _ := layout(m, root).frame(Options{})
+	return r.w, r.h, nil
+}
+
 // ViewAndCrop draws a view once and writes it cropped to o.Focus, and also whole (without
 // Focus) when whole is true: what a preview shows, for the cost of one layout.
 func ViewAndCrop(m *archixml.Model, viewID string, o Options, whole bool) (cropped, full []byte, err error) {

@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -220,6 +221,7 @@ func TestView_Corpus(t *testing.T) {
 				if err != nil || !bytes.Equal(first, again) {
 					t.Fatalf("view %q: two renderings differ (%v)", v.Name(), err)
 				}
+				checkSize(t, m, v.ID(), first)
 			}
 		})
 	}
@@ -440,8 +442,29 @@ func TestView_Errors(t *testing.T) {
 		if _, err := View(m, id); !errors.Is(err, ErrNoView) {
 			t.Errorf("View(%q) = %v, want ErrNoView", id, err)
 		}
+		if _, _, err := Size(m, id); !errors.Is(err, ErrNoView) {
+			t.Errorf("Size(%q) = %v, want ErrNoView", id, err)
+		}
 	}
 }
+
+// checkSize holds Size to the width and height of the SVG document View drew.
+func checkSize(t *testing.T, m *archixml.Model, id string, svg []byte) {
+	t.Helper()
+	w, h, err := Size(m, id)
+	if err != nil {
+		t.Fatalf("Size(%q): %v", id, err)
+	}
+	sm := svgSize.FindSubmatch(svg)
+	if sm == nil {
+		t.Fatalf("view %q: no width and height on the SVG document", id)
+	}
+	if want := fmt.Sprintf("%dx%d", w, h); want != string(sm[1])+"x"+string(sm[2]) {
+		t.Fatalf("view %q: Size says %s, the picture is %sx%s", id, want, sm[1], sm[2])
+	}
+}
+
+var svgSize = regexp.MustCompile(`^<svg [^>]*?width="(\d+)" height="(\d+)"`)
 
 func corpusFiles(t testing.TB) []string {
 	t.Helper()

@@ -135,7 +135,9 @@ func scaled(c string, f float64) string {
 }
 
 // write emits the SVG document.
-func (d *drawing) write(b *bytes.Buffer, v archixml.Object, o Options) {
+// frame is the part of the view's plane a drawing with these options shows, and whether it is
+// cropped to o.Focus (some of the ids were found).
+func (d *drawing) frame(o Options) (view rect, cropped bool) {
 	box, ok := d.extent(o.Focus)
 	if !ok {
 		box, _ = d.extent(nil)
@@ -150,15 +152,17 @@ func (d *drawing) write(b *bytes.Buffer, v archixml.Object, o Options) {
 			margin = 40
 		}
 	}
-	x0, y0 := box.x-margin, box.y-margin
-	w, h := box.w+2*margin, box.h+2*margin
+	return rect{box.x - margin, box.y - margin, box.w + 2*margin, box.h + 2*margin}, len(o.Focus) > 0 && ok
+}
+
+func (d *drawing) write(b *bytes.Buffer, v archixml.Object, o Options) {
+	view, cropped := d.frame(o)
+	x0, y0, w, h := view.x, view.y, view.w, view.h
 	fmt.Fprintf(b, `<svg xmlns="http://www.w3.org/2000/svg" version="1.1" width="%d" height="%d" viewBox="%d %d %d %d" font-family="%s" font-size="%s" data-view="%s">`+"\n",
 		w, h, x0, y0, w, h, esc(defaultFont), f2(defaultFontSize), esc(v.ID()))
 	fmt.Fprintf(b, "<title>%s</title>\n", esc(v.Name()))
 	fmt.Fprintf(b, `<rect class="background" x="%d" y="%d" width="%d" height="%d" fill="#ffffff"/>`+"\n", x0, y0, w, h)
 	// a cropped picture leaves out what lies wholly outside it
-	view := rect{x0, y0, w, h}
-	cropped := len(o.Focus) > 0 && ok
 	for _, ob := range d.objs {
 		if !cropped || meets(ob.r, view) {
 			target := ""

@@ -112,6 +112,9 @@ type View struct {
 	Name   string
 	At     string // the commit it is drawn at ("" for HEAD)
 	Folder string
+	// W and H are the size of its picture when known (0 otherwise): the page reserves the room
+	// before the picture loads, so what is below it does not move
+	W, H int
 }
 
 // Backend is everything the page reads and does. An implementation must make Approve and Reject

@@ -133,7 +133,25 @@ func (b *browser) submit(t *testing.T, sel string) int64 {
 	// the live page redraws what it fills in (a history entry's changes, a row) by replacing
 	// nodes, so the node a click found can be gone before the click reaches it; that error comes
 	// before any click, so the click is tried again on the node found afresh
+	//
+	// the mouse goes to the button's place as it was measured, and a click that lands beside the
+	// button starts no navigation (RunResponse then waits for the test's deadline): so the click
+	// waits until the page is still: the update made as its event stream opened done, nothing
+	// in it being filled in (a history entry comparing), every picture in sight loaded, and the
+	// button in sight with nothing covering it
+	still := chromedp.Poll[bool](fmt.Sprintf(`(() => {
+		const b = document.querySelector(%q), s = document.body.dataset;
+		if (!b || document.querySelector('.comparing') || (s.live === 'open' && !(Number(s.updates) >= 1))) return false;
+		b.scrollIntoView({block: 'center'});
+		const seen = (e) => { const r = e.getBoundingClientRect(); return r.bottom >= 0 && r.top <= innerHeight; };
+		if (![...document.images].every((i) => !seen(i) || i.complete)) return false;
+		const r = b.getBoundingClientRect(), at = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+		return at === b || b.contains(at);
+	})()`, sel), chromedp.WithPollingTimeout(0))
 	for try := 1; ; try++ {
+		if _, err := chromedp.Run(b.ctx, still); err != nil {
+			t.Fatalf("wait until %s can be clicked: %v", sel, err)
+		}
 		res, err := chromedp.RunResponse(b.ctx, chromedp.Click(chromedp.CSS(sel), chromedp.NodeVisible))
 		if err != nil && try < 20 && nodeGone(err) {
 			continue
@@ -320,18 +338,8 @@ func TestBrowser_Reject(t *testing.T) {
 func TestBrowser_Revert(t *testing.T) {
 	e := newEnv(t)
 	b := newBrowser(t)
-	e.drop("a.json", renamePlan("Rename Customer to Client", customer, "Client"))
-	e.previewed("a")
-	if err := os.Rename(filepath.Join(e.inbox, "a.json"), filepath.Join(e.inbox, "a.approved")); err != nil {
-		t.Fatal(err)
-	}
-	waitFor(t, "a applied", func() bool { return len(e.history()) == 2 })
-	e.drop("b.json", renamePlan("Rename Client to Patron", customer, "Patron"))
-	e.previewed("b")
-	if err := os.Rename(filepath.Join(e.inbox, "b.json"), filepath.Join(e.inbox, "b.approved")); err != nil {
-		t.Fatal(err)
-	}
-	waitFor(t, "b applied", func() bool { return len(e.history()) == 3 })
+	e.approved("a", renamePlan("Rename Customer to Client", customer, "Client"))
+	e.approved("b", renamePlan("Rename Client to Patron", customer, "Patron"))
 	h := e.history()
 	aID, bCommit := h[1].Trailers[store.TrailerPlanID], h[0].Hash
 	b.open(t, e, "/history")
@@ -366,6 +374,45 @@ func TestBrowser_Revert(t *testing.T) {
 	n, _ := chromedp.Run(b.ctx, chromedp.Evaluate[float64](`document.querySelectorAll('button[data-revert="`+bID+`"]').length`))
 	if n != 0 {
 		t.Fatal("a reverted plan still offers Revert")
+	}
+}
+
+// The history page holds still under a person's pointer: each picture has its room before it
+// loads, and a change that leaves the page as it was redraws nothing. The page's first update,
+// made as its event stream opens, replaced every entry while a test (or a person) was clicking
+// Revert, and the pictures, loading again without a size, moved the buttons below them: a click
+// measured before that landed beside its button.
+func TestBrowser_HistoryHoldsStill(t *testing.T) {
+	e := newEnv(t)
+	b := newBrowser(t)
+	e.approved("a", renamePlan("Rename Customer to Client", customer, "Client"))
+	b.open(t, e, "/history")
+	// the update made as the stream opened is done, the entry compared, its pictures loaded
+	loaded := `Number(document.body.dataset.updates || 0) >= 1 && !document.querySelector('.comparing') &&
+		document.querySelectorAll('ol.history figure img').length > 0 &&
+		[...document.querySelectorAll('ol.history figure img')].every((i) => i.complete && i.naturalWidth > 0)`
+	if _, err := chromedp.Run(b.ctx, chromedp.Poll[bool](loaded, chromedp.WithPollingTimeout(0))); err != nil {
+		t.Fatalf("the history's pictures: %v", err)
+	}
+	pics := b.eval(t, `[...document.querySelectorAll('ol.history figure img')].map((i) =>
+		[i.getAttribute('width'), i.getAttribute('height'), String(i.naturalWidth), String(i.naturalHeight), i.closest('.viewer') !== null])`).([]any)
+	for _, p := range pics {
+		p := p.([]any)
+		if p[0] == nil || p[0] != p[2] || p[1] != p[3] {
+			t.Errorf("a picture's room is %vx%v before it loads, and it is %vx%v", p[0], p[1], p[2], p[3])
+		}
+		if p[4] != true {
+			t.Errorf("a picture lost its viewer when the page was updated")
+		}
+	}
+	// a change that leaves the history as it was: the page updates and keeps every node
+	n := b.eval(t, `document.querySelector('ol.history').dataset.kept = "1"; Number(document.body.dataset.updates)`).(float64)
+	e.local.Notify()
+	if _, err := chromedp.Run(b.ctx, chromedp.Poll[bool](fmt.Sprintf(`Number(document.body.dataset.updates) > %v`, n), chromedp.WithPollingTimeout(0))); err != nil {
+		t.Fatalf("no update after a change: %v", err)
+	}
+	if kept := b.eval(t, `document.querySelector('ol.history').dataset.kept`); kept != "1" {
+		t.Fatalf("an update that changed nothing redrew the history (mark %v)", kept)
 	}
 }
 

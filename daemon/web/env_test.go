@@ -34,6 +34,7 @@ type env struct {
 	inbox    string
 	daemon   *daemon.Daemon
 	srv      *Server
+	local    *Local // the page's backend
 	root     string // http://127.0.0.1:PORT
 	base     string // root and the session's path: where the pages are
 	operator store.Signature
@@ -62,6 +63,7 @@ func newEnvWith(t *testing.T, seed []byte) *env {
 	e.daemon = daemon.New(daemon.Config{Ledger: led, Debounce: 20 * time.Millisecond, Settle: 50 * time.Millisecond, Rescan: time.Second})
 	backend := NewLocal(LocalConfig{Ledger: led, Poll: 50 * time.Millisecond, Exclusive: e.daemon.Exclusive})
 	e.daemon.Changed = backend.Notify
+	e.local = backend
 	if err := e.daemon.Open(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -131,6 +133,19 @@ func (e *env) previewed(name string) {
 }
 
 // history is the first-parent history, newest first.
+// approved drops plan NAME, waits for its preview, approves it by renaming, and waits for its
+// commit.
+func (e *env) approved(name, plan string) {
+	e.t.Helper()
+	before := len(e.history())
+	e.drop(name+".json", plan)
+	e.previewed(name)
+	if err := os.Rename(filepath.Join(e.inbox, name+".json"), filepath.Join(e.inbox, name+".approved")); err != nil {
+		e.t.Fatal(err)
+	}
+	waitFor(e.t, name+" applied", func() bool { return len(e.history()) == before+1 })
+}
+
 func (e *env) history() []store.CommitInfo {
 	e.t.Helper()
 	h, err := e.ws.History(nil)

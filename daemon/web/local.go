@@ -556,7 +556,8 @@ func (l *Local) diffOf(c store.CommitInfo) *commitDiff {
 		if v, ok := after.Object(id); ok {
 			name = v.Name()
 		}
-		d.views = append(d.views, View{ID: id, Name: name, At: c.Hash})
+		w, h, _ := render.Size(after, id) // 0 x 0 for a view the commit removed: no room kept
+		d.views = append(d.views, View{ID: id, Name: name, At: c.Hash, W: w, H: h})
 	}
 	return d
 }

@@ -7,6 +7,10 @@
   const status = document.getElementById("live-status");
   const say = (t) => { if (status) status.textContent = t; };
   let busy = false, again = false;
+  const pictures = ".preview img, figure img, img.view";
+  // the live part as the daemon last sent it (read before the pictures get their viewers): a
+  // change elsewhere redraws nothing here, so no button moves under a pointer about to click it
+  let drawn = document.getElementById("live")?.innerHTML;
 
   async function refreshPage() {
     const live = document.getElementById("live");
@@ -15,7 +19,10 @@
     if (!res.ok) return;
     const doc = new DOMParser().parseFromString(await res.text(), "text/html");
     const next = doc.getElementById("live");
-    if (next) live.replaceChildren(...Array.from(next.childNodes).map((n) => document.importNode(n, true)));
+    if (!next || next.innerHTML === drawn) return;
+    drawn = next.innerHTML;
+    live.replaceChildren(...Array.from(next.childNodes).map((n) => document.importNode(n, true)));
+    live.querySelectorAll(pictures).forEach(viewer);
   }
 
   async function checkPlan(plan) {
@@ -94,7 +101,7 @@
     const ready = () => zoom(1);
     if (img.complete) ready(); else img.addEventListener("load", ready, { once: true });
   }
-  document.querySelectorAll(".preview img, figure img, img.view").forEach(viewer);
+  document.querySelectorAll(pictures).forEach(viewer);
 
   if (!window.EventSource) return;
   const es = new EventSource(base + "/events");
