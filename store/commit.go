@@ -569,6 +569,15 @@ func (w *Workspace) FileAt(commit, path string) ([]byte, bool, error) {
 	if err != nil {
 		return nil, false, fmt.Errorf("read commit %s: %w", short(commit), err)
 	}
+	// a file's blob is read loose by looseBlob when it can be: the tree's entry names it without
+	// reading it (go-git's File reads the whole blob, slowly, before Contents copies it again)
+	if t, err := c.Tree(); err == nil {
+		if e, err := t.FindEntry(path); err == nil && e.Mode.IsFile() {
+			if data, loose, err := w.looseBlob(e.Hash); loose || err != nil {
+				return data, err == nil, err
+			}
+		}
+	}
 	f, err := c.File(path)
 	if errors.Is(err, object.ErrFileNotFound) {
 		return nil, false, nil

@@ -5,11 +5,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/archiplan/archiplan/archixml"
 	"github.com/archiplan/archiplan/daemon/ledger"
 	lt "github.com/archiplan/archiplan/daemon/ledger/ledgertest"
 	"github.com/archiplan/archiplan/plans"
@@ -306,5 +308,48 @@ func TestHead_WorkTreeEditsAreNeverTheModel(t *testing.T) {
 	}
 	if got, _ := h.Model.Save(); !bytes.Equal(got, committed) || !bytes.Equal(h.Data, committed) {
 		t.Fatal("the model at HEAD is not the committed one")
+	}
+}
+
+// A revert whose result Archi could not open is refused, and commits nothing: a plan made an
+// element, and a commit made outside archiplan since points a relationship at it without touching
+// it, so undoing the plan would leave that relationship naming nothing.
+func TestRevert_RefusesAModelArchiCannotOpen(t *testing.T) {
+	_, w := lt.Team(t, 1)
+	ws := w[0]
+	l := lt.Ledger(ws)
+	els := lt.Elements(t, ws)
+	res, err := apply(t, l, "add", []byte(`{"schema_version":"2.0","status":"ready","summary":"add","actions":[{"op":"create_element","type":"Goal","name":"Newcomer","ref_id":"n"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := archixml.Load(lt.Model(t, ws))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var made string
+	for _, e := range m.Elements() {
+		if e.Name() == "Newcomer" {
+			made = e.ID()
+		}
+	}
+	model := string(lt.Model(t, ws))
+	at := strings.Index(model, `type="relations">`)
+	if made == "" || at < 0 {
+		t.Fatalf("no element made (%q) or no relations folder", made)
+	}
+	at += len(`type="relations">`)
+	rel := fmt.Sprintf("\n    <element xsi:type=\"archimate:AssociationRelationship\" id=\"id-outside\" source=%q target=%q/>", els[0], made)
+	if err := os.WriteFile(ws.ModelPath(), []byte(model[:at]+rel+model[at:]), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	lt.Git(t, ws.Root, "commit", "-q", "-am", "a relationship to the new element, made in Archi")
+	head := lt.Git(t, ws.Root, "rev-parse", "HEAD")
+	before := lt.Model(t, ws)
+	if _, err := l.Revert(context.Background(), res.PlanID); err == nil || !strings.Contains(err.Error(), "Archi cannot open") {
+		t.Fatalf("the revert: %v", err)
+	}
+	if lt.Git(t, ws.Root, "rev-parse", "HEAD") != head || !bytes.Equal(lt.Model(t, ws), before) {
+		t.Fatal("a refused revert committed or wrote the model")
 	}
 }

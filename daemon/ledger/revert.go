@@ -114,10 +114,13 @@ func (l *Ledger) revert(target string) (*RevertResult, error) {
 		return nil, err
 	}
 	l.forget() // the model was changed; whatever happens next, HEAD is read again
-	// what is committed must be a model archiplan (and Archi) can read
-	back, err := archixml.Load(data)
-	if err != nil {
-		return nil, fmt.Errorf("the revert of %s would write a model that cannot be read (%v): nothing was committed", id, err)
+	// what is committed must be a model archiplan (and Archi) can read: data read back must be
+	// m's tree (Rebase compares them without building another; Load when it cannot tell)
+	back := m
+	if !m.Rebase(data) {
+		if back, err = archixml.Load(data); err != nil {
+			return nil, fmt.Errorf("the revert of %s would write a model that cannot be read (%v): nothing was committed", id, err)
+		}
 	}
 	cerr := archixml.Check(back)
 	if cerr != nil && problem == nil {
