@@ -144,13 +144,21 @@ func proveInHand(raw []byte, inv *plans.Inverse, m *archixml.Model, before, afte
 	if !m.Rebase(after) {
 		return func() bool { return true }, proveInverse(raw, inv, before, after)
 	}
-	m.Record()
-	err = proveUndo(raw, inv, m, before)
-	undone := m.Recorded()
-	if m.Undo(undone) != nil {
+	restored, err := proveInPlace(raw, inv, m, before)
+	if !restored {
 		return func() bool { return false }, err
 	}
 	return func() bool { return m.SavesAs(after) }, err
+}
+
+// proveInPlace is proveUndo on m, the model Load gives for the apply's bytes, left as it was: the
+// steps are undone on it and that undo undone. restored is false when m could not be put back
+// (the caller drops it).
+func proveInPlace(raw []byte, inv *plans.Inverse, m *archixml.Model, before []byte) (restored bool, err error) {
+	m.Record()
+	err = proveUndo(raw, inv, m, before)
+	undone := m.Recorded()
+	return m.Undo(undone) == nil, err
 }
 
 // misfit names the first step whose object differs between what the steps made and the model
@@ -177,19 +185,33 @@ func misfit(steps []archixml.Step, got, want *archixml.Model) string {
 }
 
 // proveArchived proves an archived inverse against the apply commit's model and its parent's.
-func proveArchived(ws *store.Workspace, apply store.CommitInfo, a *Archived) error {
-	after, ok, err := ws.ModelAt(apply.Hash)
-	if err != nil || !ok {
-		return fmt.Errorf("the model at %s: %v", short(apply.Hash), err)
+// inHand, when not nil, is the model Load gives for the apply commit's model (the ledger's model
+// at HEAD, when HEAD is that commit's model): the proof runs on it, which is left as it was, instead
+// of reading and parsing that model again; restored is false when it could not be (the caller
+// drops it).
+func proveArchived(ws *store.Workspace, apply store.CommitInfo, a *Archived, inHand *archixml.Model) (restored bool, err error) {
+	bad := func(err error) error {
+		return fmt.Errorf("%w: the inverse of %s archived in %s: %v", ErrBadInverse, a.ID, short(apply.Hash), err)
 	}
 	before, ok, err := ws.ModelAt(apply.Parent)
 	if err != nil || !ok {
-		return fmt.Errorf("the model at %s: %v", short(apply.Parent), err)
+		return true, fmt.Errorf("the model at %s: %v", short(apply.Parent), err)
+	}
+	if inHand != nil {
+		restored, err := proveInPlace(a.Plan, a.Inverse, inHand, before)
+		if err != nil {
+			err = bad(err)
+		}
+		return restored, err
+	}
+	after, ok, err := ws.ModelAt(apply.Hash)
+	if err != nil || !ok {
+		return true, fmt.Errorf("the model at %s: %v", short(apply.Hash), err)
 	}
 	if err := proveInverse(a.Plan, a.Inverse, before, after); err != nil {
-		return fmt.Errorf("%w: the inverse of %s archived in %s: %v", ErrBadInverse, a.ID, short(apply.Hash), err)
+		return true, bad(err)
 	}
-	return nil
+	return true, nil
 }
 
 // inverseJSON is an inverse as archived.

@@ -462,7 +462,7 @@ func rerevert(ws *store.Workspace, on string, c store.CommitInfo, theirs *commit
 	if err != nil {
 		return "", nil, err
 	}
-	if err := proveArchived(ws, info, a); err != nil {
+	if _, err := proveArchived(ws, info, a, nil); err != nil {
 		return "", &Dropped{PlanID: id, Reason: "the revert is not made again: " + err.Error()}, nil
 	}
 	if conflict, err := theirs.touching(a.Inverse.Touched); err != nil {
