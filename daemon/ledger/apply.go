@@ -242,7 +242,7 @@ func (l *Ledger) apply(ctx context.Context, req Request) (*Result, error) {
 	}
 	// a plan already applied is recognised before anything else: an apply cut off after its
 	// commit is finished, not refused as stale
-	if prior, err := l.appliedBefore(head.Commit, digest); err != nil {
+	if prior, err := l.appliedBefore(head.Commit, req.Raw); err != nil {
 		return nil, err
 	} else if prior != "" {
 		res.Commit = prior
@@ -429,19 +429,30 @@ func withVerdict(report []byte, verdict string) []byte {
 	return r.JSON()
 }
 
-// appliedBefore finds these plan bytes in the archive at HEAD: the commit that applied them.
-func (l *Ledger) appliedBefore(head, digest string) (string, error) {
+// appliedBefore finds the commit that applied these plan bytes: the archive at HEAD and the
+// commits' Plan-Id trailers only say where to look; the commit counts only when its model is the
+// plan applied to its parent's (a folder or a trailer a colleague pushed proves nothing).
+func (l *Ledger) appliedBefore(head string, raw []byte) (string, error) {
 	ws := l.cfg.Workspace
+	digest := plans.SHA256(raw)
 	names, err := ws.DirAt(head, ArchiveDir)
 	if err != nil {
 		return "", err
 	}
 	for _, n := range names {
-		if strings.HasSuffix(n, "-"+digest[:12]) {
-			hist, err := ws.History(func(c store.CommitInfo) bool { return c.Trailers[store.TrailerPlanID] == n })
-			if err != nil {
-				return "", err
-			}
+		if !strings.HasSuffix(n, "-"+digest[:12]) {
+			continue
+		}
+		hist, err := ws.History(func(c store.CommitInfo) bool { return c.Trailers[store.TrailerPlanID] == n })
+		if err != nil {
+			return "", err
+		}
+		if len(hist) == 0 || hist[len(hist)-1].Trailers[store.TrailerPlanID] != n {
+			continue // no commit even says it applied it
+		}
+		if ok, err := appliedIn(ws, hist[len(hist)-1], raw); err != nil {
+			return "", err
+		} else if ok {
 			return hist[len(hist)-1].Hash, nil
 		}
 	}

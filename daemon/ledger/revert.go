@@ -158,9 +158,9 @@ func (l *Ledger) revert(target string) (*RevertResult, error) {
 	return &RevertResult{PlanID: id, RevertsCommit: apply.Hash, Commit: commit}, err
 }
 
-// conflicting finds the newest later commit that changed an object the plan changed: for
-// archiplan's own commits, by the objects they record; for any other commit (Archi, a person, a
-// plain git revert), by comparing those objects' XML before and after it.
+// conflicting finds the oldest later commit that changed an object the plan changed, by
+// comparing those objects' XML before and after it, whoever made it: archiplan's commits too, as
+// a commit's trailers and archive are only what it says about itself.
 func conflicting(ws *store.Workspace, later []store.CommitInfo, apply store.CommitInfo, ids []string) (*store.CommitInfo, error) {
 	touched := map[string]bool{}
 	for _, id := range ids {
@@ -189,18 +189,6 @@ func conflicting(ws *store.Workspace, later []store.CommitInfo, apply store.Comm
 	for i := len(later) - 1; i >= 0; i-- { // oldest first
 		c := later[i]
 		parentBlob := blobOf[c.Parent]
-		if c.Trailers[store.TrailerPlanID] != "" || c.Trailers[store.TrailerRevertsPlan] != "" {
-			ids, err := recordedTouched(ws, c)
-			if err != nil {
-				return nil, err
-			}
-			for _, id := range ids {
-				if touched[id] {
-					return &later[i], nil
-				}
-			}
-			continue
-		}
 		if c.ModelBlob == parentBlob {
 			continue
 		}
@@ -232,22 +220,4 @@ func objectXML(m *archixml.Model, id string) (string, bool) {
 		return "", false
 	}
 	return o.XML(), true
-}
-
-// recordedTouched reads the objects an archiplan commit changed from its archived inverse (for a
-// revert, the inverse of the plan it reverted).
-func recordedTouched(ws *store.Workspace, c store.CommitInfo) ([]string, error) {
-	id, at := c.Trailers[store.TrailerPlanID], c.Hash
-	if id == "" {
-		id, at = c.Trailers[store.TrailerRevertsPlan], c.Trailers[store.TrailerRevertsCommit]
-	}
-	raw, ok, err := ws.FileAt(at, archivePath(id, archiveInverse))
-	if err != nil || !ok {
-		return nil, err
-	}
-	inv, err := decodeInverse(raw, id)
-	if err != nil {
-		return nil, err
-	}
-	return inv.Touched, nil
 }

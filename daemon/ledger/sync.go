@@ -280,7 +280,7 @@ func rebase(ws *store.Workspace, r Remote, opts plans.Options, res *SyncResult) 
 			return "", "", err
 		}
 		raw := a.Plan
-		if on, err := theirs.applied(id, plans.SHA256(raw)); err != nil {
+		if on, err := theirs.applied(id, raw); err != nil {
 			return "", "", err
 		} else if on != "" {
 			// approved in another workspace too, and applied there first: applied once is enough
@@ -332,30 +332,52 @@ func spanOf(ws *store.Workspace, base, head string) (*commitSpan, error) {
 	return ch, nil
 }
 
-// applied finds the commit that applied a plan (by its id, or the same bytes under another
-// name) among the new commits or in the archive at head; "" when none did.
-func (ch *commitSpan) applied(id, digest string) (string, error) {
+// applied finds the commit among the new ones that applied a plan; "" when none did. A commit's
+// trailers (the plan's id or its bytes' digest) only say where to look: the commit counts only
+// when its model is the plan applied to its parent's model.
+func (ch *commitSpan) applied(id string, raw []byte) (string, error) {
+	digest := plans.SHA256(raw)
 	for _, c := range ch.commits {
-		if c.Trailers[store.TrailerPlanID] == id || c.Trailers[store.TrailerPlanSHA256] == digest {
-			return c.Hash, nil
+		if c.Trailers[store.TrailerPlanID] != id && c.Trailers[store.TrailerPlanSHA256] != digest {
+			continue
 		}
-	}
-	names, err := ch.ws.DirAt(ch.head, ArchiveDir)
-	if err != nil {
-		return "", err
-	}
-	for _, n := range names {
-		if n == id || strings.HasSuffix(n, "-"+digest[:12]) {
-			return ch.head, nil
+		if ok, err := appliedIn(ch.ws, c, raw); err != nil || ok {
+			return c.Hash, err
 		}
 	}
 	return "", nil
 }
 
-// touching finds the oldest new commit that changed one of the objects: archiplan's commits by
-// the objects they record; any other by comparing the objects' XML with its parent's, and a merge
-// only where it differs from every parent (a change it took from one side is that side's
-// commit's, found on its own, or the base's).
+// appliedIn says whether a commit's model is exactly a plan applied to its parent's model (as
+// archiplan applies it, the created ids following from the plan and that model): the one proof
+// that the commit applied the plan, whatever it says about itself.
+func appliedIn(ws *store.Workspace, c store.CommitInfo, raw []byte) (bool, error) {
+	if c.Parent == "" || c.ModelBlob == "" {
+		return false, nil
+	}
+	data, ok, err := ws.ModelAt(c.Parent)
+	if err != nil || !ok {
+		return false, err
+	}
+	m, err := archixml.Load(data)
+	if err != nil {
+		return false, nil
+	}
+	if _, _, err := plans.Apply(raw, m, plans.Options{}); err != nil {
+		return false, nil // the plan does not apply there: not what the commit did
+	}
+	out, err := m.Save()
+	if err != nil {
+		return false, err
+	}
+	return store.BlobID(out) == c.ModelBlob, nil
+}
+
+// touching finds the oldest new commit that changed one of the objects, by comparing the
+// objects' XML with its parent's, whoever made it (a commit's trailers and archive are what it
+// says about itself, and a colleague can write them), and a merge only where it differs from
+// every parent (a change it took from one side is that side's commit's, found on its own, or the
+// base's).
 func (ch *commitSpan) touching(ids []string) (*store.CommitInfo, error) {
 	if len(ids) == 0 {
 		return nil, nil
@@ -365,18 +387,6 @@ func (ch *commitSpan) touching(ids []string) (*store.CommitInfo, error) {
 		touched[id] = true
 	}
 	for i, c := range ch.commits {
-		if c.Trailers[store.TrailerPlanID] != "" || c.Trailers[store.TrailerRevertsPlan] != "" {
-			rec, err := recordedTouched(ch.ws, c)
-			if err != nil {
-				return nil, err
-			}
-			for _, id := range rec {
-				if touched[id] {
-					return &ch.commits[i], nil
-				}
-			}
-			continue
-		}
 		parents, err := ch.ws.Parents(c.Hash)
 		if err != nil {
 			return nil, err
