@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"sort"
 	"strings"
 	"time"
@@ -88,10 +89,23 @@ func (w *Workspace) auditCommit(record []byte, when time.Time, parents []plumbin
 	return h.String(), nil
 }
 
+// MaxAuditRecord bounds one record of the audit: anyone who can push to the team's remote can
+// write one, and reading it back (log --all) costs what it holds. A record over the bound is not
+// read, only reported with its size; archiplan writes none that large.
+const MaxAuditRecord = 2 << 20
+
+// AuditRecord is one record of the audit as read back: the commit that holds it and its bytes
+// (nil when it is over MaxAuditRecord: Size says how large it is).
+type AuditRecord struct {
+	Commit string
+	Data   []byte
+	Size   int64
+}
+
 // AuditRecords reads every record of the audit (ours, and the remote's as last fetched), oldest
-// first by the time of its commit.
-func (w *Workspace) AuditRecords() ([][]byte, error) {
-	var out [][]byte
+// first by the time of its commit; none costs more than MaxAuditRecord to read.
+func (w *Workspace) AuditRecords() ([]AuditRecord, error) {
+	var out []AuditRecord
 	err := w.reloading(func() error {
 		var err error
 		out, err = w.auditRecords()
@@ -100,7 +114,7 @@ func (w *Workspace) AuditRecords() ([][]byte, error) {
 	return out, err
 }
 
-func (w *Workspace) auditRecords() ([][]byte, error) {
+func (w *Workspace) auditRecords() ([]AuditRecord, error) {
 	var starts []plumbing.Hash
 	refs, err := w.git().Storer.IterReferences()
 	if err != nil {
@@ -114,8 +128,7 @@ func (w *Workspace) auditRecords() ([][]byte, error) {
 	})
 	type rec struct {
 		when time.Time
-		hash string
-		data []byte
+		AuditRecord
 	}
 	var out []rec
 	seen := map[plumbing.Hash]bool{}
@@ -132,27 +145,65 @@ func (w *Workspace) auditRecords() ([][]byte, error) {
 			return nil, fmt.Errorf("read the audit at %s: %w", short(h.String()), err)
 		}
 		stack = append(stack, c.ParentHashes...)
-		f, err := c.File(auditFile)
-		if err != nil {
-			continue // a join
-		}
-		data, err := f.Contents()
+		r, ok, err := w.auditRecord(c)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, rec{c.Author.When, h.String(), []byte(data)})
+		if ok {
+			out = append(out, rec{c.Author.When, r})
+		}
 	}
 	sort.SliceStable(out, func(i, j int) bool {
 		if !out[i].when.Equal(out[j].when) {
 			return out[i].when.Before(out[j].when)
 		}
-		return out[i].hash < out[j].hash
+		return out[i].Commit < out[j].Commit
 	})
-	data := make([][]byte, len(out))
+	data := make([]AuditRecord, len(out))
 	for i, r := range out {
-		data[i] = r.data
+		data[i] = r.AuditRecord
 	}
 	return data, nil
+}
+
+// auditRecord reads the record an audit commit holds, its size asked of the object database
+// before a byte of it is inflated; false for a join (no record).
+func (w *Workspace) auditRecord(c *object.Commit) (AuditRecord, bool, error) {
+	r := AuditRecord{Commit: c.Hash.String()}
+	tree, err := c.Tree()
+	if err != nil {
+		return r, false, err
+	}
+	e, err := tree.FindEntry(auditFile)
+	if err != nil || !e.Mode.IsFile() {
+		return r, false, nil // a join
+	}
+	sized, ok := w.git().Storer.(interface {
+		EncodedObjectSize(plumbing.Hash) (int64, error)
+	})
+	if !ok {
+		return r, false, errors.New("the object database cannot tell an object's size")
+	}
+	if r.Size, err = sized.EncodedObjectSize(e.Hash); err != nil {
+		return r, false, err
+	}
+	if r.Size > MaxAuditRecord {
+		return r, true, nil
+	}
+	blob, err := w.git().BlobObject(e.Hash)
+	if err != nil {
+		return r, false, err
+	}
+	rd, err := blob.Reader()
+	if err != nil {
+		return r, false, err
+	}
+	defer rd.Close()
+	r.Data, err = io.ReadAll(io.LimitReader(rd, MaxAuditRecord+1))
+	if err == nil && len(r.Data) > MaxAuditRecord {
+		r.Data = nil
+	}
+	return r, true, err
 }
 
 // SyncAudit joins the remote's audit, as the last Fetch brought it, to ours (a merge commit where

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 
@@ -13,18 +14,38 @@ import (
 )
 
 // printAudit is `log --all`: the audit's events, oldest first, rejected and withdrawn plans
-// beside the applied ones, each with the request and the planner behind it.
+// beside the applied ones, each with the request and the planner behind it; apart, after them,
+// the events the branch does not bear out, each with why.
 func printAudit(cmd *cobra.Command, ws *store.Workspace, asJSON bool) error {
-	events, err := ledger.AuditLog(ws)
+	a, err := ledger.ReadAudit(ws)
 	if err != nil {
 		return codedError{exitNoUsable, err}
 	}
 	out := cmd.OutOrStdout()
 	if asJSON {
-		b, _ := json.MarshalIndent(map[string]any{"format_version": "1", "events": events}, "", "  ")
+		b, _ := json.MarshalIndent(map[string]any{"format_version": "1", "events": a.Events, "unverified": a.Unverified}, "", "  ")
 		fmt.Fprintln(out, string(b))
 		return nil
 	}
+	printEvents(out, a.Events)
+	if len(a.Unverified) == 0 {
+		return nil
+	}
+	fmt.Fprintf(out, "\nUnverified: %d event(s) the branch does not bear out (anyone who can push to the remote can write one):\n", len(a.Unverified))
+	for _, u := range a.Unverified {
+		if u.Event.Event == "" {
+			fmt.Fprintf(out, "audit commit %s: %s\n", short(u.AuditCommit), u.Why)
+			continue
+		}
+		printEvents(out, []ledger.Event{u.Event})
+		fmt.Fprintf(out, "    unverified: %s (audit commit %s)\n", u.Why, short(u.AuditCommit))
+	}
+	return nil
+}
+
+// printEvents prints events one line each, with what they say of the request, the planner and
+// the outcome indented below.
+func printEvents(out io.Writer, events []ledger.Event) {
 	for _, e := range events {
 		id := e.PlanID
 		if id == "" {
@@ -73,5 +94,4 @@ func printAudit(cmd *cobra.Command, ws *store.Workspace, asJSON bool) error {
 			}
 		}
 	}
-	return nil
 }

@@ -2,7 +2,7 @@ package ledger
 
 import (
 	"encoding/json"
-	"errors"
+	"fmt"
 	"sort"
 	"time"
 
@@ -112,22 +112,158 @@ func (l *Ledger) audit(e Event) {
 }
 
 // AuditLog reads the audit back, oldest first: every plan's events, those rejected and withdrawn
-// beside those applied (with the remote's as last synced).
+// beside those applied (with the remote's as last synced), apart from those the branch does not
+// bear out (ReadAudit's Unverified).
 func AuditLog(ws *store.Workspace) ([]Event, error) {
+	a, err := ReadAudit(ws)
+	if err != nil {
+		return nil, err
+	}
+	return a.Events, nil
+}
+
+// Audited is the audit as read back: the events shown as what happened, and apart, those that
+// claim what the branch does not show.
+type Audited struct {
+	Events     []Event      `json:"events"`
+	Unverified []Unverified `json:"unverified"`
+}
+
+// Unverified is an event of the audit the branch does not bear out, and why; or a record that
+// could not be read as an event (too large, not JSON), with its audit commit.
+type Unverified struct {
+	Event
+	AuditCommit string `json:"audit_commit"`
+	Why         string `json:"why"`
+}
+
+// ReadAudit reads the audit back and checks it against the branch. Anyone who can push to the
+// team's remote can write an event, so an event that says a plan was approved, applied or
+// reverted is shown as fact only where a commit of the branch holds it: the plan's archive (the
+// plan's id, its bytes' digest) and a change of the model, and for an approval the approver that
+// commit names. Its commit is then the one the branch holds (an apply made again on top of the
+// remote names the commit it left). Other events (received, previewed, answered, rejected,
+// withdrawn) claim nothing of the branch and are shown as recorded.
+func ReadAudit(ws *store.Workspace) (*Audited, error) {
 	records, err := ws.AuditRecords()
 	if err != nil {
 		return nil, err
 	}
-	out := []Event{}
+	hist, err := ws.History(nil)
+	if err != nil {
+		return nil, err
+	}
+	v := newAuditCheck(ws, hist)
+	a := &Audited{Events: []Event{}, Unverified: []Unverified{}}
 	for _, r := range records {
 		var e Event
-		if err := json.Unmarshal(r, &e); err != nil {
-			return nil, errors.New("an audit record is not JSON: " + err.Error())
+		switch {
+		case r.Data == nil:
+			a.Unverified = append(a.Unverified, Unverified{AuditCommit: r.Commit,
+				Why: fmt.Sprintf("a record of %d bytes, over the limit of %d: not read", r.Size, store.MaxAuditRecord)})
+			continue
+		case json.Unmarshal(r.Data, &e) != nil:
+			a.Unverified = append(a.Unverified, Unverified{AuditCommit: r.Commit, Why: "a record that is not an event (not JSON)"})
+			continue
 		}
-		out = append(out, e)
+		if why := v.check(&e); why != "" {
+			a.Unverified = append(a.Unverified, Unverified{Event: e, AuditCommit: r.Commit, Why: why})
+			continue
+		}
+		a.Events = append(a.Events, e)
 	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Time < out[j].Time })
-	return out, nil
+	sort.SliceStable(a.Events, func(i, j int) bool { return a.Events[i].Time < a.Events[j].Time })
+	sort.SliceStable(a.Unverified, func(i, j int) bool { return a.Unverified[i].Time < a.Unverified[j].Time })
+	return a, nil
+}
+
+// auditCheck answers, for the events of one reading of the audit, which commit of the branch
+// holds a plan's apply (each asked of git once).
+type auditCheck struct {
+	ws      *store.Workspace
+	blobs   map[string]string             // commit -> the model's blob there
+	applies map[string][]store.CommitInfo // plan id -> the commits whose trailer names it
+	reverts map[string][]store.CommitInfo // plan id -> the commits whose trailer reverts it
+	holds   map[string]string             // commit + plan digest -> "" or why not
+}
+
+func newAuditCheck(ws *store.Workspace, hist []store.CommitInfo) *auditCheck {
+	v := &auditCheck{ws: ws, blobs: map[string]string{}, applies: map[string][]store.CommitInfo{},
+		reverts: map[string][]store.CommitInfo{}, holds: map[string]string{}}
+	for _, c := range hist {
+		v.blobs[c.Hash] = c.ModelBlob
+		if id := c.Trailers[store.TrailerPlanID]; id != "" {
+			v.applies[id] = append(v.applies[id], c)
+		}
+		if id := c.Trailers[store.TrailerRevertsPlan]; id != "" {
+			v.reverts[id] = append(v.reverts[id], c)
+		}
+	}
+	return v
+}
+
+// check says why the branch does not bear an event out; "" when it does (or the event claims
+// nothing of it). It sets the event's commit to the one the branch holds.
+func (v *auditCheck) check(e *Event) string {
+	switch e.Event {
+	case EventApproved, EventApplied:
+		c, why := v.applied(e.PlanID, e.SHA256)
+		if why != "" {
+			return why
+		}
+		if e.Event == EventApproved {
+			if by := c.Trailers[store.TrailerApprovedBy]; by != e.By {
+				return fmt.Sprintf("commit %s, which applied the plan, names another approver (%q)", short(c.Hash), by)
+			}
+			return ""
+		}
+		e.Commit = c.Hash
+	case EventReverted:
+		for _, c := range v.reverts[e.PlanID] {
+			if _, why := v.applied(e.PlanID, ""); why == "" && c.ModelBlob != v.blobs[c.Parent] {
+				e.Commit = c.Hash
+				return ""
+			}
+		}
+		return "no commit of the branch reverts the plan's apply"
+	}
+	return ""
+}
+
+// applied is the commit of the branch that applied a plan: its trailer names the plan, its
+// archive holds the plan's bytes (of that digest, when one is given), and its model changed.
+func (v *auditCheck) applied(id, digest string) (store.CommitInfo, string) {
+	if id == "" {
+		return store.CommitInfo{}, "the event names no plan"
+	}
+	why := "no commit of the branch applied the plan"
+	for _, c := range v.applies[id] {
+		key := c.Hash + " " + digest
+		w, ok := v.holds[key]
+		if !ok {
+			w = v.holdsApply(c, id, digest)
+			v.holds[key] = w
+		}
+		if w == "" {
+			return c, ""
+		}
+		why = w
+	}
+	return store.CommitInfo{}, why
+}
+
+func (v *auditCheck) holdsApply(c store.CommitInfo, id, digest string) string {
+	if c.ModelBlob == v.blobs[c.Parent] {
+		return fmt.Sprintf("commit %s names the plan but does not change the model", short(c.Hash))
+	}
+	raw, ok, err := v.ws.FileAt(c.Hash, archivePath(id, archivePlan))
+	if err != nil || !ok {
+		return fmt.Sprintf("commit %s names the plan but does not archive it", short(c.Hash))
+	}
+	if digest != "" && plans.SHA256(raw) != digest {
+		return fmt.Sprintf("commit %s archives other plan bytes under that id", short(c.Hash))
+	}
+	return ""
 }
 
 // conversationFile is the conversation archiplan keeps of NAME, as archived with an apply.
