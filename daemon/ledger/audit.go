@@ -98,6 +98,12 @@ func Audit(ws *store.Workspace, box *inbox.Inbox, e Event) error {
 		}
 	}
 	data, err := json.MarshalIndent(e, "", "  ")
+	if err == nil && len(data) >= store.MaxAuditRecord && e.Plan != "" {
+		// a plan within its bound can still escape to more than a record may hold: the archive
+		// keeps an applied plan's bytes; the event keeps its digest
+		e.Plan = ""
+		data, err = json.MarshalIndent(e, "", "  ")
+	}
 	if err != nil {
 		return err
 	}
