@@ -38,6 +38,9 @@ var (
 type Runner struct {
 	Dir     string        // the hooks folder (the workspace's hooks/)
 	Timeout time.Duration // per run; DefaultTimeout when zero
+	// Trust is the workspace's trust file (its git directory's TrustFile): a hook a pull added
+	// or changed, held there, does not run. Empty: every hook runs.
+	Trust string
 }
 
 // Result is what a hook run did.
@@ -45,6 +48,7 @@ type Result struct {
 	Ran      bool   // false when there is no such hook (or it is not executable, as git treats hooks)
 	ExitCode int    // the hook's exit status; non-zero from pre-apply vetoes
 	Output   string // standard output and error, interleaved, cut to 64 KiB
+	Held     bool   // a pull added or changed it and the person has not trusted it: it did not run
 }
 
 // Run runs the named hook, if there is one, from the workspace's root with env (ARCHIPLAN_*
@@ -57,6 +61,15 @@ func (r Runner) Run(ctx context.Context, name, workdir string, env map[string]st
 	fi, err := os.Stat(path)
 	if err != nil || fi.IsDir() || fi.Mode()&0o111 == 0 {
 		return Result{}, nil
+	}
+	if r.Trust != "" {
+		t, err := LoadTrust(r.Trust)
+		if err != nil {
+			return Result{}, fmt.Errorf("hook %s: %w", name, err)
+		}
+		if d, ok := t.Held[name]; ok && held(r.Dir, name, d) {
+			return Result{Held: true}, fmt.Errorf("hooks/%s %w", name, ErrHeld)
+		}
 	}
 	timeout := r.Timeout
 	if timeout <= 0 {

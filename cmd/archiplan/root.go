@@ -79,6 +79,7 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 		initCmd(), applyCmd(), revertCmd(), logCmd(), statusCmd(), contextCmd(), promptCmd(), askCmd(), syncCmd(),
 		approveCmd(), rejectCmd(), mcpCmd(), answerCmd())
 	root.AddCommand(renderCmd())
+	root.AddCommand(hooksCmd())
 	root.AddCommand(diffCmd())
 	root.AddCommand(textconvCmd())
 	root.AddCommand(exportCmd())

@@ -14,6 +14,7 @@ import (
 
 	"github.com/archiplan/archiplan/archixml"
 	"github.com/archiplan/archiplan/daemon/inbox"
+	"github.com/archiplan/archiplan/hooks"
 	"github.com/archiplan/archiplan/plans"
 	"github.com/archiplan/archiplan/store"
 )
@@ -60,7 +61,10 @@ type Status struct {
 	ModelError    string        `json:"model_error,omitempty"` // why the model at HEAD cannot be read
 	Remote        *RemoteStatus `json:"remote,omitempty"`
 	Recovered     bool          `json:"recovered,omitempty"`
-	Plans         []PlanState   `json:"plans"`
+	// HooksWaiting are the hooks a pull added or changed that do not run until the person
+	// trusts them (archiplan hooks trust)
+	HooksWaiting []string    `json:"hooks_waiting,omitempty"`
+	Plans        []PlanState `json:"plans"`
 }
 
 func statusCmd() *cobra.Command {
@@ -110,6 +114,7 @@ func statusCmd() *cobra.Command {
 				}
 			}
 			st.Daemon = daemonState(ws)
+			st.HooksWaiting, _ = hooks.Waiting(cfg.hooks(ws).Dir, ws.GitPath(hooks.TrustFile))
 			out := cmd.OutOrStdout()
 			if asJSON {
 				b, _ := json.MarshalIndent(st, "", "  ")
@@ -150,6 +155,9 @@ func statusCmd() *cobra.Command {
 				if r.PolicyNote != "" {
 					fmt.Fprintln(out, "  the remote loosened the policy:", r.PolicyNote)
 				}
+			}
+			for _, h := range st.HooksWaiting {
+				fmt.Fprintf(out, "hooks/%s came with a pull and does not run until you trust it: read it, then archiplan hooks trust\n", h)
 			}
 			if st.Recovered {
 				fmt.Fprintln(out, "finished an apply a crash had interrupted")

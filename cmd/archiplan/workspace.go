@@ -59,7 +59,7 @@ func openWorkspace(cmd *cobra.Command) (*config, *store.Workspace, error) {
 }
 
 func (c *config) hooks(ws *store.Workspace) hooks.Runner {
-	return hooks.Runner{Dir: filepath.Join(ws.Root, "hooks"), Timeout: c.v.GetDuration("hooks.timeout")}
+	return hooks.Runner{Dir: filepath.Join(ws.Root, "hooks"), Timeout: c.v.GetDuration("hooks.timeout"), Trust: ws.GitPath(hooks.TrustFile)}
 }
 
 func initCmd() *cobra.Command {

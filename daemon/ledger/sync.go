@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sort"
 	"strings"
 	"time"
 
@@ -12,6 +13,7 @@ import (
 
 	"github.com/archiplan/archiplan/archixml"
 	"github.com/archiplan/archiplan/daemon/inbox"
+	"github.com/archiplan/archiplan/hooks"
 	"github.com/archiplan/archiplan/plans"
 	"github.com/archiplan/archiplan/store"
 )
@@ -148,9 +150,12 @@ func (l *Ledger) fastForward() error {
 // let through, and shown.
 func (l *Ledger) admit(head, remote string) error {
 	ws := l.cfg.Workspace
-	if err := l.checkPulled(remote); err != nil {
+	if err := l.checkPulled(head, remote); err != nil {
 		ws.NoteRefused(remote, err.Error())
 		l.log.Error("a commit from the remote was refused; the workspace stays at its head", "commit", store.Short(remote), "err", err)
+		return err
+	}
+	if err := l.holdHooks(head, remote); err != nil {
 		return err
 	}
 	ws.NoteRefused("", "")
@@ -632,7 +637,7 @@ func staleOutputs(e inbox.Entry, dr Dropped) (inbox.Outputs, *inbox.Record, bool
 // checkPulled checks the remote's commit before the work tree moves to it: archiplan's folders
 // and files as CheckTree wants them, and a configuration that keeps the inbox and the model
 // inside the work tree.
-func (l *Ledger) checkPulled(commit string) error {
+func (l *Ledger) checkPulled(head, commit string) error {
 	ws := l.cfg.Workspace
 	box := l.cfg.Remote.Inbox
 	if box == "" {
@@ -656,8 +661,100 @@ func (l *Ledger) checkPulled(commit string) error {
 			}
 		}
 	}
+	before, err := configAt(ws, head)
+	if err != nil {
+		before = map[string]any{} // ours unreadable: every held key the remote sets is a change
+	}
+	if keys := heldChanges(before, cfg); len(keys) > 0 {
+		return &store.RemoteError{Op: "pull", Remote: "commit " + store.Short(commit), Code: store.CodeCommitRefused,
+			Reason: fmt.Sprintf("%s changes %s: settings that can write outside the workspace, open the review page or change who runs what are never taken from a pull; the workspace stays at its own head",
+				configFile, strings.Join(keys, ", ")),
+			Fix: fmt.Sprintf("read the change (git diff HEAD %s -- %s) and take it yourself (git merge --ff-only %s), or revert it on the remote",
+				store.Short(commit), configFile, store.Short(commit)),
+			Err: store.ErrCommitRefused}
+	}
 	return nil
 }
+
+// heldTop are the configuration's settings a pull never changes: where the site is written, the
+// review page's address and whether it is served beyond loopback. heldPlanner are a planner's
+// (planner.X, planners.NAME.X): what runs, and where its key goes.
+var (
+	heldTop     = []string{"publish", "http", "http_remote"}
+	heldPlanner = []string{"kind", "command", "base_url", "api_key_env", "api_key_header"}
+)
+
+// heldChanges lists the held settings that differ between two configurations, sorted.
+func heldChanges(before, after map[string]any) []string {
+	var out []string
+	differ := func(a, b any) bool { return fmt.Sprintf("%#v", a) != fmt.Sprintf("%#v", b) }
+	for _, k := range heldTop {
+		if differ(before[k], after[k]) {
+			out = append(out, k)
+		}
+	}
+	sections := func(cfg map[string]any) map[string]map[string]any {
+		out := map[string]map[string]any{}
+		if p, ok := cfg["planner"].(map[string]any); ok {
+			out["planner"] = p
+		} else if cfg["planner"] != nil {
+			out["planner"] = map[string]any{"": cfg["planner"]}
+		}
+		ps, _ := cfg["planners"].(map[string]any)
+		for name, v := range ps {
+			if p, ok := v.(map[string]any); ok {
+				out["planners."+name] = p
+			} else {
+				out["planners."+name] = map[string]any{"": v}
+			}
+		}
+		return out
+	}
+	b, a := sections(before), sections(after)
+	for name := range a {
+		if _, ok := b[name]; !ok {
+			b[name] = map[string]any{}
+		}
+	}
+	for name := range b {
+		for _, k := range append([]string{""}, heldPlanner...) {
+			if differ(b[name][k], a[name][k]) {
+				out = append(out, strings.TrimSuffix(name+"."+k, "."))
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// holdHooks records each hook the remote's commit adds or changes as waiting for the person's
+// trust (hooks.Hold): it runs only once they trust it on this machine.
+func (l *Ledger) holdHooks(head, remote string) error {
+	ws := l.cfg.Workspace
+	names, err := ws.DirAt(remote, hooksDir)
+	if err != nil {
+		return err
+	}
+	for _, n := range names {
+		after, ok, err := ws.FileAt(remote, hooksDir+"/"+n)
+		if err != nil || !ok {
+			continue // a folder, or gone: nothing that runs
+		}
+		if before, had, _ := ws.FileAt(head, hooksDir+"/"+n); had && string(before) == string(after) {
+			continue
+		}
+		held, err := hooks.Hold(ws.GitPath(hooks.TrustFile), n, after)
+		if err != nil {
+			return err
+		}
+		if held {
+			l.log.Warn("a hook came with the remote's commit: it waits for `archiplan hooks trust`", "hook", hooksDir+"/"+n, "commit", store.Short(remote))
+		}
+	}
+	return nil
+}
+
+const hooksDir = "hooks"
 
 const configFile = ".archiplan.yaml"
 
