@@ -234,6 +234,11 @@ func (d *Daemon) Open(ctx context.Context) error {
 // apply. A remote that hangs holds up no approval or preview (the network holds neither the pass
 // nor the workspace's lock), and stopping the daemon ends a sync in flight at once.
 func (d *Daemon) syncer(ctx context.Context) {
+	// a daemon (re)started is a person's act, as archiplan sync is: an earlier credential
+	// failure's backoff, persisted for status, is not waited out (the cause may be fixed)
+	if ws := d.led.Workspace(); !ws.RemoteState().RetryAfter.IsZero() {
+		ws.TryNow()
+	}
 	t := time.NewTicker(d.cfg.FetchInterval)
 	defer t.Stop()
 	for {

@@ -244,7 +244,7 @@ func (d *Daemon) approve(p inbox.Entry) time.Duration {
 // with the passes through the ledger (SetBetween).
 func (d *Daemon) sync(ctx context.Context, pull bool) {
 	if d.cfg.Remote.Pull && (pull || !d.cfg.Remote.Push) {
-		if err := d.led.Pull(ctx); err != nil && !errors.Is(err, store.ErrLocked) {
+		if err := d.led.Pull(ctx); err != nil && !errors.Is(err, store.ErrLocked) && !errors.Is(err, store.ErrBackoff) {
 			d.log.Warn("pull failed", "remote", d.cfg.Remote.Name, "err", err)
 		}
 	}
@@ -256,7 +256,9 @@ func (d *Daemon) sync(ctx context.Context, pull bool) {
 // push pushes the branch; the plans the remote made stale are rejected by the ledger.
 func (d *Daemon) push(ctx context.Context) {
 	res, err := d.led.Sync(ctx)
-	if err != nil {
+	// a remote backing off is not tried: the attempt that failed was logged, and status says
+	// until when; a line per tick would say nothing new
+	if err != nil && !errors.Is(err, store.ErrBackoff) {
 		d.log.Warn("push failed; the commit stays local and is retried", "remote", d.cfg.Remote.Name, "err", err)
 	}
 	if res == nil {

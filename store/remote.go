@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -196,7 +197,7 @@ func unreachable(err error) bool {
 // call runs one fetch or push against the remote: within the workspace's timeouts, after the
 // backoff of an earlier credential or verification failure, its failure classified.
 func (w *Workspace) call(ctx context.Context, op, remote string, fn func(ctx context.Context, c *remoteCall) error) error {
-	if st := w.RemoteState(); time.Now().Before(st.RetryAfter) {
+	if st := w.RemoteState(); time.Now().Before(st.RetryAfter) && !w.setupChanged() {
 		last := st.LastFetchError
 		if st.LastPushCode != "" && backsOff(st.LastPushCode) {
 			last = st.LastPushError
@@ -240,12 +241,54 @@ func (w *Workspace) call(ctx context.Context, op, remote string, fn func(ctx con
 		forgetCredential(rc.url)
 	}
 	if backsOff(e.Code) {
+		setup := credentialSetup(w)
+		w.failedSetup.Store(&setup)
 		w.recordRemote(func(s *RemoteState) {
 			s.Failures++
 			s.RetryAfter = time.Now().Add(backoffAfter(s.Failures))
 		})
 	}
 	return e
+}
+
+// setupChanged says whether the credential set-up changed since the failure this process backs
+// off from: a key added or named, a credential stored, the remote's URL changed. A failure this
+// process did not see (recorded by another) is not lifted here: a restart of the daemon lifts it
+// (TryNow), as archiplan sync does.
+func (w *Workspace) setupChanged() bool {
+	failed := w.failedSetup.Load()
+	return failed != nil && *failed != credentialSetup(w)
+}
+
+// credentialSetup is a fingerprint of what a fetch or push authenticates and verifies with: the
+// variables archiplan, git and ssh read, and the size and time of the files they read (the
+// repository's git config, the user's, git's credential stores, ~/.ssh, ARCHIPLAN_SSH_KEY's file).
+// It stays in memory: nothing of a secret is written anywhere.
+func credentialSetup(w *Workspace) string {
+	h := sha256.New()
+	for _, k := range []string{"HOME", "ARCHIPLAN_SSH_KEY", "ARCHIPLAN_SSH_KEY_PASSPHRASE", "ARCHIPLAN_GIT_TOKEN", "SSH_AUTH_SOCK",
+		"GIT_SSH_COMMAND", "GIT_SSL_CAINFO", "GIT_SSL_NO_VERIFY", "GIT_ASKPASS", "GIT_CONFIG_GLOBAL", "HTTPS_PROXY", "https_proxy"} {
+		fmt.Fprintf(h, "%s=%s\n", k, os.Getenv(k))
+	}
+	home, _ := os.UserHomeDir()
+	files := []string{w.GitPath("config"), filepath.Join(home, ".gitconfig"), filepath.Join(home, ".git-credentials"),
+		filepath.Join(home, ".config", "git", "config"), filepath.Join(home, ".config", "git", "credentials")}
+	if k := os.Getenv("ARCHIPLAN_SSH_KEY"); k != "" {
+		files = append(files, expandHome(k))
+	}
+	if entries, err := os.ReadDir(filepath.Join(home, ".ssh")); err == nil {
+		for _, e := range entries {
+			files = append(files, filepath.Join(home, ".ssh", e.Name()))
+		}
+	}
+	for _, f := range files {
+		if fi, err := os.Stat(f); err == nil {
+			fmt.Fprintf(h, "%s %d %d\n", f, fi.Size(), fi.ModTime().UnixNano())
+		} else {
+			fmt.Fprintf(h, "%s -\n", f)
+		}
+	}
+	return string(h.Sum(nil))
 }
 
 // Fetch fetches the remote's branches into its remote-tracking refs. It takes no lock: nothing
@@ -534,7 +577,7 @@ func (w *Workspace) Push(ctx context.Context, remote string) error {
 		return err
 	}
 	spec := config.RefSpec(branch.String() + ":" + branch.String())
-	if st := w.RemoteState(); !time.Now().Before(st.RetryAfter) {
+	if st := w.RemoteState(); !time.Now().Before(st.RetryAfter) || w.setupChanged() {
 		if head, herr := w.Head(); herr == nil {
 			w.recordRemote(func(s *RemoteState) { s.Pushing, s.PushingAt = head, time.Now().UTC() })
 		}

@@ -147,6 +147,14 @@ func TestRemote_SSHAuthFailure(t *testing.T) {
 	if err := ws.Push(context.Background(), "origin"); !errors.Is(err, ErrBackoff) {
 		t.Fatalf("push tried again at once: %v", err)
 	}
+	// the person names the right key: tried at once, not after the backoff persisted for status
+	t.Setenv("ARCHIPLAN_SSH_KEY", s.Key)
+	if err := ws.Push(context.Background(), "origin"); err != nil {
+		t.Fatalf("the right key named, still: %v", err)
+	}
+	if st := ws.RemoteState(); !st.RetryAfter.IsZero() || st.LastPushError != "" {
+		t.Fatalf("the failure still stands: %+v", st)
+	}
 }
 
 // A stopped sshd accepts connections and never answers: a fetch ends at the idle timeout, and a

@@ -136,6 +136,9 @@ func classify(op, remote string, err error, t *sshTarget, s *netSession, opts Ne
 	case errors.Is(err, ErrKeyPassphrase):
 		e.Code, e.Reason = CodeAuth, oneLine(msg)
 		e.Fix = "ssh-add the key (the agent holds it decrypted), or set ARCHIPLAN_SSH_KEY_PASSPHRASE"
+	case errors.Is(err, errNamedKeyMissing):
+		e.Code, e.Reason = CodeAuth, oneLine(msg)
+		e.Fix = "set ARCHIPLAN_SSH_KEY to the private key's path, or unset it to use the agent and ~/.ssh's keys"
 	case errors.Is(err, errNoSSHKey):
 		e.Code, e.Reason = CodeAuth, errNoSSHKey.Error()
 		e.Fix = "ssh-add a key, or name one with IdentityFile in ~/.ssh/config"

@@ -268,6 +268,7 @@ type sshAuth struct {
 	t       *sshTarget
 	signers []ssh.Signer
 	keyErr  error // why a key file that exists could not be used (a passphrase), for the error
+	named   error // ARCHIPLAN_SSH_KEY names no key file
 	agent   net.Conn
 }
 
@@ -287,6 +288,10 @@ func newSSHAuth(t *sshTarget) *sshAuth {
 	files := t.identities
 	if k := os.Getenv("ARCHIPLAN_SSH_KEY"); k != "" {
 		files = append([]string{expandHome(k)}, files...)
+		if fi, err := os.Stat(expandHome(k)); err != nil || fi.IsDir() {
+			// named on purpose: a key missing is the person's mistake, never passed over for another
+			a.named = fmt.Errorf("ARCHIPLAN_SSH_KEY names %s: %w", k, errNamedKeyMissing)
+		}
 	}
 	seen := map[string]bool{}
 	for _, f := range files {
@@ -317,6 +322,9 @@ func (a *sshAuth) close() {
 
 // ClientConfig is what go-git's SSH transport dials with.
 func (a *sshAuth) ClientConfig() (*ssh.ClientConfig, error) {
+	if a.named != nil {
+		return nil, a.named
+	}
 	if len(a.signers) == 0 {
 		if a.keyErr != nil {
 			return nil, a.keyErr
@@ -372,6 +380,9 @@ func (a *sshAuth) unknown(host string, remote net.Addr, key ssh.PublicKey) error
 	_, err = fmt.Fprintln(out, knownhosts.Line([]string{host}, key))
 	return err
 }
+
+// errNamedKeyMissing means ARCHIPLAN_SSH_KEY names a file that is not there.
+var errNamedKeyMissing = errors.New("no such key file")
 
 var errNoSSHKey = errors.New("no ssh key: no agent (SSH_AUTH_SOCK), no IdentityFile in ~/.ssh/config, no ~/.ssh/id_ed25519, id_ecdsa or id_rsa")
 

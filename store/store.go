@@ -34,6 +34,10 @@ type Workspace struct {
 	ids   [4]blobMemo // the blob ids of the last few byte slices written as blobs (BlobOf)
 
 	syncs atomic.Int32 // 1 when git's config asks for commits to be synced, -1 when not, 0 unread (durable)
+
+	// failedSetup is the credential set-up (credentialSetup) of the last failure that backs off,
+	// in this process: the backoff holds only while the set-up is the same
+	failedSetup atomic.Pointer[string]
 }
 
 // Open finds the repository around dir (dir itself or a parent) and the model at modelPath

@@ -63,6 +63,14 @@ func TestScripts(t *testing.T) {
 					return err
 				}
 			}
+			// the service unit the docs give, for the script that runs its command line
+			unit, err := os.ReadFile("../../docs/archiplan.service")
+			if err != nil {
+				return err
+			}
+			if err := os.WriteFile(filepath.Join(env.WorkDir, "archiplan.service"), unit, 0o644); err != nil {
+				return err
+			}
 			env.Setenv("PATH", bin+string(os.PathListSeparator)+env.Getenv("PATH"))
 			env.Setenv("GIT_AUTHOR_NAME", "Test")
 			env.Setenv("GIT_AUTHOR_EMAIL", "test@example.com")
