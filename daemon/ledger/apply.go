@@ -381,6 +381,7 @@ func (l *Ledger) apply(ctx context.Context, req Request) (*Result, error) {
 	// (whether m is left the model the apply made is found when it is used again: a command that
 	// applies one plan and exits never compares them)
 	l.model, l.data, l.blob, l.commit, l.unproved = m, data, ws.BlobOf(data), commit, kept
+	l.remember(commit, inv.Touched)
 	ws.MarkClean(l.blob)
 	l.clean = l.stampOf(l.blob)
 	res.Commit = commit
@@ -475,6 +476,7 @@ func (l *Ledger) movedOver(rec *inbox.Record, head string) (*store.CommitInfo, e
 	if err != nil {
 		return nil, err
 	}
+	later.made = l.made
 	return later.touching(rec.Reads)
 }
 

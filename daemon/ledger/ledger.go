@@ -84,6 +84,21 @@ type Ledger struct {
 	problem error
 	// between runs a sync's locked writes between the daemon's passes (SetBetween)
 	between func(func() error) error
+	// made are the commits this ledger made, with the objects each changed as its plan's Effect
+	// says (computed here, not read back from the commit): a batch of approvals asks what the
+	// commits since a preview touched without parsing each one's model
+	made map[string][]string
+}
+
+// maxMade bounds the commits the ledger remembers it made (a daemon runs for months).
+const maxMade = 4096
+
+// remember records what a commit this ledger just made changed.
+func (l *Ledger) remember(commit string, touched []string) {
+	if l.made == nil || len(l.made) >= maxMade {
+		l.made = map[string][]string{}
+	}
+	l.made[commit] = touched
 }
 
 // stamp is what the file system says of the model file: when it is unchanged, so is the file.

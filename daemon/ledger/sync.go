@@ -323,6 +323,9 @@ type commitSpan struct {
 	commits []store.CommitInfo // oldest first, each after its parents
 	blobs   map[string]string  // commit -> the model's blob there
 	models  map[string]*archixml.Model
+	// made are the commits the ledger made itself, with what they changed (Ledger.made): known
+	// without a diff
+	made map[string][]string
 }
 
 func spanOf(ws *store.Workspace, base, head string) (*commitSpan, error) {
@@ -392,6 +395,14 @@ func (ch *commitSpan) touching(ids []string) (*store.CommitInfo, error) {
 		touched[id] = true
 	}
 	for i, c := range ch.commits {
+		if ids, ok := ch.made[c.Hash]; ok {
+			for _, id := range ids {
+				if touched[id] {
+					return &ch.commits[i], nil
+				}
+			}
+			continue
+		}
 		parents, err := ch.ws.Parents(c.Hash)
 		if err != nil {
 			return nil, err
