@@ -47,8 +47,9 @@ func TestScripts(t *testing.T) {
 		t.Fatal(err)
 	}
 	testscript.Run(t, testscript.Params{
-		Dir:  "testdata/script",
-		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){"waitfile": waitfile, "waithead": waithead},
+		Dir: "testdata/script",
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){"waitfile": waitfile, "waithead": waithead,
+			"transcript": transcript, "golden": golden, "follow": follow},
 		Setup: func(env *testscript.Env) error {
 			example, err := os.ReadFile("../../testdata/models/example.archimate")
 			if err != nil {
@@ -70,6 +71,12 @@ func TestScripts(t *testing.T) {
 			env.Setenv("GIT_COMMITTER_EMAIL", "test@example.com")
 			env.Setenv("HOME", env.WorkDir)
 			env.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+			golden, err := filepath.Abs("../../testdata/golden/journeys")
+			if err != nil {
+				return err
+			}
+			env.Setenv("GOLDEN_DIR", golden)
+			env.Setenv("ARCHIPLAN_CORPUS", os.Getenv("ARCHIPLAN_CORPUS")) // journeys on real models skip without it
 			return os.WriteFile(env.WorkDir+"/example.archimate", example, 0o644)
 		},
 	})
