@@ -50,6 +50,13 @@ func TestScripts(t *testing.T) {
 		Dir: "testdata/script",
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){"waitfile": waitfile, "waithead": waithead,
 			"transcript": transcript, "golden": golden, "follow": follow},
+		// [corpus]: ARCHIPLAN_CORPUS names the corpus of real models (journeys on them skip without it)
+		Condition: func(cond string) (bool, error) {
+			if cond == "corpus" {
+				return os.Getenv("ARCHIPLAN_CORPUS") != "", nil
+			}
+			return false, fmt.Errorf("unknown condition %q", cond)
+		},
 		Setup: func(env *testscript.Env) error {
 			example, err := os.ReadFile("../../testdata/models/example.archimate")
 			if err != nil {
