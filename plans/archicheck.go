@@ -104,14 +104,7 @@ func ValidateModel(m *archixml.Model) []ModelFinding {
 			views = append(views, v)
 		}
 	}
-	onView := func(id string) bool {
-		for _, ref := range m.ReferencesTo(id) {
-			if v, ok := ref.View(); ok && v.Class() == "ArchimateDiagramModel" {
-				return true
-			}
-		}
-		return false
-	}
+	onView := func(id string) bool { return onArchimateView(m, id) }
 	table := archixml.Relationships()
 	for _, r := range rels {
 		s, sok := r.Source()
@@ -288,13 +281,7 @@ func (e *engine) archiFindings() []Finding {
 			actionOf[id] = r.Index
 			switch o.Kind() {
 			case archixml.KindElement, archixml.KindRelationship:
-				shown := false
-				for _, ref := range m.ReferencesTo(id) {
-					if v, ok := ref.View(); ok && v.Class() == "ArchimateDiagramModel" {
-						shown = true
-						break
-					}
-				}
+				shown := onArchimateView(m, id)
 				if !shown && o.Kind() == archixml.KindElement {
 					warn(r.Index, finding(ArchiUnusedElement, o, "", "'%s' is not used in a View", o.Name()))
 				} else if !shown {
@@ -315,6 +302,28 @@ func (e *engine) archiFindings() []Finding {
 			}
 		}
 	}
+	// what a delete or a removal took off its last view, and the plan does not draw again
+	warned := map[string]bool{}
+	for _, r := range e.results {
+		if r.Failed {
+			continue
+		}
+		ids := append([]string(nil), r.unviewed...)
+		sort.Strings(ids)
+		for _, id := range ids {
+			o, ok := m.Object(id)
+			if !ok || warned[id] || onArchimateView(m, id) {
+				continue
+			}
+			warned[id] = true
+			switch o.Kind() {
+			case archixml.KindElement:
+				warn(r.Index, finding(ArchiUnusedElement, o, "", "'%s' is not used in a View (this action takes it off the last view that showed it)", o.Name()))
+			case archixml.KindRelationship:
+				warn(r.Index, finding(ArchiUnusedRelationship, o, "", "'%s' is not used in a View (this action takes it off the last view that showed it)", relLabel(m, o)))
+			}
+		}
+	}
 	for _, vid := range viewOrder {
 		v, _ := m.Object(vid)
 		for _, mf := range viewFindings(m, v, added[vid]) {
@@ -326,4 +335,14 @@ func (e *engine) archiFindings() []Finding {
 		}
 	}
 	return out
+}
+
+// onArchimateView says whether an ArchiMate view shows the concept id.
+func onArchimateView(m *archixml.Model, id string) bool {
+	for _, ref := range m.ReferencesTo(id) {
+		if v, ok := ref.View(); ok && v.Class() == "ArchimateDiagramModel" {
+			return true
+		}
+	}
+	return false
 }

@@ -38,8 +38,14 @@ type ActionResult struct {
 	Created     []string          `json:"created,omitempty"`
 	Deleted     *archixml.Deleted `json:"deleted,omitempty"`
 	// Given are the values the action gives that reach the model and Description does not say
-	Given  []Given `json:"given,omitempty"`
-	Failed bool    `json:"-"`
+	Given []Given `json:"given,omitempty"`
+	// Takes names what a delete or a removal from a view takes along: each relationship by type
+	// and ends, each diagram object and connection by what it shows and where
+	Takes  []string `json:"takes,omitempty"`
+	Failed bool     `json:"-"`
+	// unviewed are the concepts whose appearances on views the action removed (and that it did
+	// not delete): those the plan leaves on no view are warned about
+	unviewed []string
 	// for the diagram: the concepts the action touches, and relationships it adds or removes
 	touched []string
 	edges   []edge

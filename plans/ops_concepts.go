@@ -343,6 +343,7 @@ func (e *engine) deleteConcept(i int, field, value string, r *ActionResult, kind
 	for _, rel := range e.m.RelationshipsOf(o.ID()) {
 		gone = append(gone, rel)
 	}
+	cut := newCascade(e.m, o) // named while it is there
 	var del archixml.Deleted
 	var err error
 	switch o.Kind() {
@@ -375,11 +376,19 @@ func (e *engine) deleteConcept(i int, field, value string, r *ActionResult, kind
 			e.deleted[id] = i
 		}
 	}
+	if o.Kind() == archixml.KindView {
+		cut.unviewedOf(r)
+	}
+	cut.takes(del, r)
 	if n := len(del.Relationships); n > 0 {
 		r.Description += fmt.Sprintf(", with %d relationship(s)", n)
 	}
-	if n := len(del.DiagramObjects); n > 0 {
-		r.Description += fmt.Sprintf(", %d appearance(s) on views", n)
+	own := cut.ownAppearances(del)
+	if own > 0 {
+		r.Description += fmt.Sprintf(", %d appearance(s) on views", own)
+	}
+	if n := len(del.DiagramObjects) - own; n > 0 {
+		r.Description += fmt.Sprintf(", %d other object(s) drawn inside them", n)
 	}
 	if n := len(del.Connections); n > 0 {
 		r.Description += fmt.Sprintf(", %d connection(s)", n)

@@ -318,10 +318,12 @@ func (e *engine) removeFromView(i int, a Action, r *ActionResult) {
 	}
 	v, _ := o.View()
 	r.Description = fmt.Sprintf("Remove %s from view %q", diagramLabel(o), v.Name())
+	cut := newCascade(e.m, o) // named while it is there
 	del, err := e.m.RemoveFromView(o.ID())
 	if !e.edit(i, "object_id", err) {
 		return
 	}
+	cut.takes(del, r)
 	r.changed = []string{o.ID()}
 	r.Deleted = &del
 	e.deleted[o.ID()] = i

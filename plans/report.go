@@ -53,6 +53,8 @@ type ReportAction struct {
 	// Given are the values the action gives that reach the model beyond what Description says
 	// (documentation, properties, names, text...): every one, whole.
 	Given []Given `json:"given,omitempty"`
+	// Takes names what a delete or a removal from a view takes along.
+	Takes []string `json:"takes,omitempty"`
 }
 
 // Report builds the report of an outcome.
@@ -71,7 +73,7 @@ func (o *Outcome) Report(file string, model ModelInfo) *Report {
 	r.Refs = o.Refs
 	for _, a := range o.Results {
 		r.Actions = append(r.Actions, ReportAction{Index: a.Index, Op: string(a.Op), Description: a.Description, Created: a.Created,
-			Before: a.Before, After: a.After, Given: a.Given})
+			Before: a.Before, After: a.After, Given: a.Given, Takes: a.Takes})
 	}
 	return r
 }
@@ -138,13 +140,8 @@ func (o *Outcome) Preview(file string, model ModelInfo) []byte {
 			for _, g := range r.Given {
 				w("  - %s\n", g.line())
 			}
-			if r.Deleted != nil {
-				for _, id := range r.Deleted.Relationships {
-					w("  - also deletes relationship %s\n", MDCode(id))
-				}
-				if n := len(r.Deleted.DiagramObjects); n > 0 {
-					w("  - removes %d diagram object(s) and %d connection(s) from views\n", n, len(r.Deleted.Connections))
-				}
+			for _, t := range r.Takes {
+				w("  - %s\n", MDProse(t))
 			}
 		}
 		w("\n")

@@ -191,6 +191,8 @@ func BuildReport() []byte {
 						}},
 						{"required", []string{"field", "value"}},
 					}}}},
+					{"takes", obj{{"type", "array"}, {"description", "what a delete or a removal from a view takes along, each named: relationships by type and ends, diagram objects and connections by what they show and where"},
+						{"items", obj{{"type", "string"}}}}},
 				}},
 				{"required", []string{"index", "op", "description"}},
 			}}}},

@@ -72,7 +72,7 @@ func approvable(box *inbox.Inbox, name, seen string) (*inbox.Record, error) {
 	}
 	switch e.State {
 	case inbox.Rejected:
-		return nil, refuse("%s is rejected (%s says why): submit the plan under a new name", name, inbox.PreviewFile(name))
+		return nil, refuse("%s is rejected (%s says why): archiplan resubmit %s writes it under a new name and previews it", name, inbox.PreviewFile(name), name)
 	case inbox.Approved:
 		return nil, refuse("%s is approved already", name)
 	}
@@ -86,10 +86,10 @@ func approvable(box *inbox.Inbox, name, seen string) (*inbox.Record, error) {
 		return nil, refuse("read %s: %v", e.File, err)
 	}
 	if inbox.Hash(raw) != rec.PlanSHA256 {
-		return nil, refuse("%s changed since its preview: nothing is approved that was not previewed (read its new preview)", e.File)
+		return nil, refuse("%s changed since its preview: nothing is approved that was not previewed (archiplan validate %s previews it now)", e.File, box.Path(e.File))
 	}
 	if fx, err := box.Fixed(name); err != nil || fx != nil && fx.PlanSHA256 != rec.PlanSHA256 {
-		return nil, refuse("%s changed after it was previewed valid (%s): submit it under a new name", e.File, plans.PlanChangedAfterPreview)
+		return nil, refuse("%s changed after it was previewed valid (%s): archiplan resubmit %s writes it under a new name and previews it", e.File, plans.PlanChangedAfterPreview, name)
 	}
 	if rec.Verdict != plans.VerdictValid {
 		return nil, refuse("the preview of %s says %s: only a plan previewed valid is approved (%s says why)", name, rec.Verdict, inbox.PreviewFile(name))
@@ -143,4 +143,59 @@ func rejectCmd() *cobra.Command {
 	}
 	c.Flags().StringVar(&reason, "reason", "", "why, shown on top of its preview")
 	return c
+}
+
+func resubmitCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "resubmit NAME",
+		Short: "Submit a rejected or stale plan again under a new name, and preview it there",
+		Long: "Submit plans/NAME.rejected (or a plans/NAME.json bound to an earlier preview) again: the same bytes, and its\n" +
+			"context, as plans/NAME-2.json (the first free name), linked to NAME; NAME's files leave the inbox. The new\n" +
+			"plan is previewed at once against HEAD (a daemon, when one runs, sees the same). A rejected NAME is never\n" +
+			"previewed again, and one previewed valid stays bound to that preview's words: this is the step that follows.",
+		Args: exactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cfg, ws, err := openWorkspace(cmd)
+			if err != nil {
+				return err
+			}
+			box := cfg.inbox(ws)
+			name := args[0]
+			if err := inbox.CheckName(name); err != nil {
+				return usageError{err}
+			}
+			led := cfg.ledger(ws)
+			if p, err := box.Find(name); err == nil && p.State == inbox.Pending {
+				led.Withdrawn(name) // it leaves the inbox unapplied (a rejected one is in the audit already)
+			}
+			e, err := box.Resubmit(name)
+			if errors.Is(err, inbox.ErrNoPlan) || errors.Is(err, inbox.ErrBadName) {
+				return usageError{err}
+			}
+			if err != nil {
+				return codedError{exitRefused, err}
+			}
+			out := cmd.OutOrStdout()
+			fmt.Fprintf(out, "resubmitted %s as %s\n", name, box.Path(e.File))
+			c, err := led.Check(e)
+			if errors.Is(err, ledger.ErrGone) {
+				return nil // a daemon took it on already (or it was approved): its preview is the daemon's
+			}
+			if err != nil {
+				return codedError{exitNoUsable, err}
+			}
+			if _, err := led.Publish(c); err != nil {
+				return codedError{exitNoUsable, err}
+			}
+			fmt.Fprintf(out, "%s: %s\n", box.Path(e.File), c.Outcome.Verdict)
+			for _, f := range c.Outcome.Errors() {
+				fmt.Fprintf(out, "  error %s: %s\n", f.Code, f.Message)
+			}
+			if c.Outcome.Verdict == plans.VerdictValid {
+				fmt.Fprintf(out, "read %s, then: archiplan approve %s\n", box.Path(inbox.PreviewFile(e.Name)), e.Name)
+				return nil
+			}
+			return silent{codedError{exitRefused, fmt.Errorf("plan %s: %d error(s): %s lists them", c.Outcome.Verdict, len(c.Outcome.Errors()), box.Path(inbox.PreviewFile(e.Name)))}}
+		},
+	}
 }

@@ -47,8 +47,16 @@ func TestScripts(t *testing.T) {
 		t.Fatal(err)
 	}
 	testscript.Run(t, testscript.Params{
-		Dir:  "testdata/script",
-		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){"waitfile": waitfile, "waithead": waithead},
+		Dir: "testdata/script",
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){"waitfile": waitfile, "waithead": waithead,
+			"transcript": transcript, "golden": golden, "follow": follow},
+		// [corpus]: ARCHIPLAN_CORPUS names the corpus of real models (journeys on them skip without it)
+		Condition: func(cond string) (bool, error) {
+			if cond == "corpus" {
+				return os.Getenv("ARCHIPLAN_CORPUS") != "", nil
+			}
+			return false, fmt.Errorf("unknown condition %q", cond)
+		},
 		Setup: func(env *testscript.Env) error {
 			example, err := os.ReadFile("../../testdata/models/example.archimate")
 			if err != nil {
@@ -78,6 +86,12 @@ func TestScripts(t *testing.T) {
 			env.Setenv("GIT_COMMITTER_EMAIL", "test@example.com")
 			env.Setenv("HOME", env.WorkDir)
 			env.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+			golden, err := filepath.Abs("../../testdata/golden/journeys")
+			if err != nil {
+				return err
+			}
+			env.Setenv("GOLDEN_DIR", golden)
+			env.Setenv("ARCHIPLAN_CORPUS", os.Getenv("ARCHIPLAN_CORPUS")) // journeys on real models skip without it
 			return os.WriteFile(env.WorkDir+"/example.archimate", example, 0o644)
 		},
 	})

@@ -77,7 +77,7 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 	root.PersistentFlags().String("config", "", "configuration file (default: .archiplan.yaml at the workspace's root)")
 	root.AddCommand(versionCmd(), synthCmd(), daemonCmd(), validateCmd(), previewCmd(), schemaCmd(),
 		initCmd(), applyCmd(), revertCmd(), logCmd(), statusCmd(), contextCmd(), promptCmd(), askCmd(), syncCmd(),
-		approveCmd(), rejectCmd(), mcpCmd(), answerCmd())
+		approveCmd(), rejectCmd(), resubmitCmd(), mcpCmd(), answerCmd())
 	root.AddCommand(renderCmd())
 	root.AddCommand(hooksCmd())
 	root.AddCommand(diffCmd())

@@ -87,8 +87,8 @@ func printShown(w io.Writer, s *query.Shown) {
 		d := imp.Delete
 		fmt.Fprintf(w, "deleting it also deletes %d relationship(s), %d diagram object(s) and %d connection(s)\n",
 			len(d.Relationships), d.DiagramObjects, d.Connections)
-		for _, r := range d.Relationships {
-			fmt.Fprintf(w, "  relationship %s %q (%s)\n", r.Type, termLine(r.Name), r.ID)
+		for _, t := range d.Takes {
+			fmt.Fprintf(w, "  %s\n", termLine(t))
 		}
 		for _, v := range d.Views {
 			fmt.Fprintf(w, "  view %q (%s): %d object(s), %d connection(s)\n", termLine(v.Name), v.ID, v.DiagramObjects, v.Connections)

@@ -31,6 +31,8 @@ type Conversation struct {
 	Turn       string `json:"turn,omitempty"`
 	Follows    string `json:"follows,omitempty"`     // the NAME whose answered questions this plan follows
 	FollowedBy string `json:"followed_by,omitempty"` // the NAME asked after the answers
+	// ResubmittedFrom is the NAME whose plan this is, the same bytes submitted again (Resubmit).
+	ResubmittedFrom string `json:"resubmitted_from,omitempty"`
 	// Questions are the plan's questions as answered; Answers the person's, one for each.
 	Questions  []string `json:"questions,omitempty"`
 	Answers    []string `json:"answers,omitempty"`

@@ -29,7 +29,7 @@ type State string
 const (
 	Pending  State = "pending"  // NAME.json: previewed on every change
 	Approved State = "approved" // NAME.approved or NAME.json.approved: apply it
-	Rejected State = "rejected" // NAME.rejected: not applied; rename back to .json to preview again
+	Rejected State = "rejected" // NAME.rejected: not applied, never previewed again; Resubmit gives it a new NAME
 )
 
 // Suffixes of the inbox's files. Nothing outside this package spells them.
@@ -333,7 +333,9 @@ func KindOfMode(m fs.FileMode) string {
 	return "special file"
 }
 
-// FreeName is base, or base-2, base-3, ... : the first NAME no file of the inbox uses.
+// FreeName is base, or base-2, base-3, ... : the first NAME no file of the inbox uses, and none
+// that archiplan keeps a record of (a NAME once previewed valid stays bound to those bytes after
+// its files went, so a new plan under it would be refused).
 func (b *Inbox) FreeName(base string) (string, error) {
 	if err := CheckName(base); err != nil {
 		return "", err
@@ -355,7 +357,7 @@ func (b *Inbox) FreeName(base string) (string, error) {
 		}
 	}
 	name := base
-	for i := 2; used[name]; i++ {
+	for i := 2; used[name] || b.recorded(name); i++ {
 		name = fmt.Sprintf("%s-%d", base, i)
 		if CheckName(name) != nil {
 			return "", fmt.Errorf("%w: no free name for %s", ErrBadName, base)
@@ -393,4 +395,74 @@ func (b *Inbox) Adopt(e Entry) (Entry, error) {
 	}
 	e.Info = fi
 	return e, nil
+}
+
+// recorded says whether archiplan keeps a record of NAME's preview, or of what its first valid
+// preview fixed.
+func (b *Inbox) recorded(name string) bool {
+	if b.StateDir == "" {
+		return false
+	}
+	if _, err := os.Lstat(b.recordPath(name)); err == nil {
+		return true
+	}
+	_, err := os.Lstat(b.fixedPath(name))
+	return err == nil
+}
+
+// ErrNotResubmittable means a plan cannot be submitted again: it is approved (it is applied, or
+// rejected with the step that follows).
+var ErrNotResubmittable = errors.New("cannot be submitted again")
+
+// Resubmit writes NAME's plan again, the same bytes, as a new plan under the first free NAME
+// (FreeName: NAME-2, NAME-3, ...), with NAME's context (a scoped plan stays scoped) and a
+// conversation record that links it to NAME; then NAME's plan, context and outputs leave the
+// inbox (what its first valid preview fixed stays). It is the step that follows a rejection: a
+// rejected NAME is never previewed again, and a NAME once previewed valid is bound to the words
+// of that preview, while the new NAME is bound to nothing yet. It returns the new plan's entry.
+func (b *Inbox) Resubmit(name string) (Entry, error) {
+	e, err := b.Find(name)
+	if err != nil {
+		return Entry{}, err
+	}
+	if e.State == Approved {
+		return Entry{}, fmt.Errorf("%s: %w: it is approved, and is applied or rejected when archiplan next looks", e.File, ErrNotResubmittable)
+	}
+	raw, err := b.ReadPlan(e)
+	if err != nil {
+		return Entry{}, fmt.Errorf("%s: %w: %v", e.File, ErrNotResubmittable, err)
+	}
+	cx, err := b.ReadContext(name)
+	if err != nil {
+		return Entry{}, fmt.Errorf("%s: %w: its context cannot be read (%v), and a scoped plan is never submitted unscoped", e.File, ErrNotResubmittable, err)
+	}
+	next, err := b.FreeName(name)
+	if err != nil {
+		return Entry{}, err
+	}
+	conv := &Conversation{Name: next, ResubmittedFrom: name}
+	if old, err := b.Conversation(name); err == nil && old != nil {
+		// who wrote the plan, asked what: still true of the same bytes
+		conv.Intent, conv.Scope, conv.Planner, conv.PlannerName, conv.Model = old.Intent, old.Scope, old.Planner, old.PlannerName, old.Model
+		conv.How, conv.Attempts, conv.PlanSHA256, conv.Thread, conv.Turn = old.How, old.Attempts, old.PlanSHA256, old.Thread, old.Turn
+	}
+	if err := b.SaveConversation(conv); err != nil {
+		return Entry{}, err
+	}
+	if cx != nil {
+		if err := b.WriteContext(next, cx); err != nil {
+			return Entry{}, err
+		}
+	}
+	if err := b.Submit(next, raw); err != nil {
+		return Entry{}, err
+	}
+	if err := os.Remove(b.Path(e.File)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return Entry{}, fmt.Errorf("remove %s: %w", e.File, err)
+	}
+	os.Remove(b.Path(ContextFile(name)))
+	if l, err := b.List(); err == nil {
+		b.RemoveOutputs(name, l.Outputs[name])
+	}
+	return b.Find(next)
 }

@@ -334,7 +334,7 @@ func (b *Inbox) Approve(name string) error {
 	case Approved:
 		return nil
 	case Rejected:
-		return fmt.Errorf("%s is rejected: rename it back to %s to preview it again, then approve", e.File, PlanFile(name))
+		return fmt.Errorf("%s is rejected (%s says why): archiplan resubmit %s writes it under a new name and previews it", e.File, PreviewFile(name), name)
 	}
 	return os.Rename(b.Path(e.File), b.Path(ApprovedFile(name)))
 }

@@ -65,28 +65,28 @@ func (l *Ledger) Approve(ctx context.Context, e inbox.Entry) (*Result, error) {
 	rec, err := b.Record(e.Name)
 	if err != nil {
 		return l.rejectEntry(e, l.outcomeOf(raw), VerdictRejected,
-			"approved before archiplan previewed it: rename it back to .json, read the preview, then approve")
+			"approved before archiplan previewed it: only a plan whose preview was read is applied")
 	}
 	if plans.SHA256(raw) != rec.PlanSHA256 {
 		return l.rejectEntry(e, l.outcomeOf(raw), VerdictRejected,
-			"the plan changed after its preview: approve only what was previewed (rename it back to .json to preview it again)")
+			"the plan changed after its preview: only what was previewed is applied")
 	}
 	if fx, err := b.Fixed(e.Name); err != nil || fx != nil && fx.PlanSHA256 != rec.PlanSHA256 {
 		// the record is of other bytes than the NAME's first valid preview showed
 		return l.rejectEntry(e, l.outcomeOf(raw), VerdictRejected,
-			"the plan changed after "+e.Name+" was previewed valid ("+string(plans.PlanChangedAfterPreview)+"): submit it under a new name")
+			"the plan changed after "+e.Name+" was previewed valid ("+string(plans.PlanChangedAfterPreview)+"): it is never applied under that name")
 	}
 	files, err := b.Verify(rec)
 	if err != nil {
 		return l.rejectEntry(e, l.outcomeOf(raw), VerdictRejected,
 			"the preview on disk is not the one archiplan wrote, so what was read may have been a forgery ("+err.Error()+
-				"): rename it back to .json to preview it again, and read the new preview")
+				"): read the new preview before you approve")
 	}
 	if rec.Verdict != plans.VerdictValid && rec.Verdict != plans.VerdictNotReady {
 		// the person was shown a plan that would not apply: what they approved is that refusal
 		// (a plan not ready is refused by the apply, with its own code)
 		return l.rejectEntry(e, l.outcomeOf(raw), VerdictRejected,
-			"its preview said invalid: only a plan previewed as valid is applied (fix it, then read its new preview)")
+			"its preview said "+rec.Verdict+": only a plan previewed as valid is applied")
 	}
 	cx, cerr := b.ReadContext(e.Name)
 	if cerr != nil {
@@ -101,7 +101,7 @@ func (l *Ledger) Approve(ctx context.Context, e inbox.Entry) (*Result, error) {
 			what = "its context (" + inbox.ContextFile(e.Name) + ")"
 		}
 		if err := b.Withdraw(e); err != nil {
-			return l.rejectEntry(e, l.outcomeOf(raw), VerdictRejected, what+" changed since the preview: preview it again")
+			return l.rejectEntry(e, l.outcomeOf(raw), VerdictRejected, what+" changed since the preview: it is previewed again before an approval")
 		}
 		l.log.Info("approval withdrawn: previewed again", "plan", e.File, "changed", what)
 		return res, fmt.Errorf("%w: %s changed since the preview of %s", ErrRepreview, what, e.Name)
@@ -129,6 +129,7 @@ func (l *Ledger) Approve(ctx context.Context, e inbox.Entry) (*Result, error) {
 		if rerr := b.Reject(e, res.Outputs, rejectRecord(e, raw, res)); rerr != nil {
 			return res, rerr
 		}
+		l.log.Info("rejected", "plan", e.File, "verdict", res.Verdict, "reason", res.Reason)
 	}
 	return res, err
 }
@@ -156,6 +157,7 @@ func (l *Ledger) outcomeOf(raw []byte) *plans.Outcome {
 }
 
 func (l *Ledger) rejectEntry(e inbox.Entry, o *plans.Outcome, verdict, reason string) (*Result, error) {
+	reason = withStep(reason, NextStep(e.Name, o))
 	res := &Result{Outcome: o, Verdict: verdict, Reason: reason}
 	if o.SHA256 != "" {
 		res.PlanID = PlanID(e.Name, o.SHA256)
@@ -168,7 +170,7 @@ func (l *Ledger) rejectEntry(e inbox.Entry, o *plans.Outcome, verdict, reason st
 	if err := l.cfg.Inbox.Reject(e, res.Outputs, rejectRecord(e, nil, res)); err != nil {
 		return res, err
 	}
-	l.log.Info("rejected", "plan", e.File, "reason", firstLine(reason))
+	l.log.Info("rejected", "plan", e.File, "verdict", verdict, "reason", reason)
 	ev := Event{Event: EventRejected, Name: e.Name, PlanID: res.PlanID, Reason: reason}.WithOutcome(o)
 	ev.Verdict = verdict
 	l.audit(ev)
@@ -184,8 +186,6 @@ func rejectRecord(e inbox.Entry, raw []byte, res *Result) *inbox.Record {
 	}
 	return rec
 }
-
-func firstLine(s string) string { l, _, _ := strings.Cut(s, "\n"); return l }
 
 // Apply is the one apply path under every front end: under the workspace's lock, against the
 // model at HEAD, it recognises a plan applied before, refuses a dirty model, a stale approval (a
@@ -236,6 +236,10 @@ func (l *Ledger) apply(ctx context.Context, req Request) (*Result, error) {
 		if o == nil {
 			o = plans.Check(req.Raw, head.Model, l.cfg.Options)
 		}
+		if req.Record != nil {
+			// an approval: the plan becomes NAME.rejected, and the reason says how to go on
+			reason = withStep(reason, NextStep(req.Name, o))
+		}
 		res.Outcome, res.Verdict, res.Reason = o, verdict, reason
 		res.Outputs = rejection(o, inbox.RejectedFile(req.Name), verdict, reason, info)
 		return res, fmt.Errorf("%w: %s", ErrRefused, reason)
@@ -265,7 +269,7 @@ func (l *Ledger) apply(ctx context.Context, req Request) (*Result, error) {
 			return nil, err
 		}
 		if c != nil {
-			return refuse(nil, VerdictStale, fmt.Sprintf("stale: commit %s (%s) changed what this plan reads or changes since its preview at %s; rename it back to .json to preview it again",
+			return refuse(nil, VerdictStale, fmt.Sprintf("stale: commit %s (%s) changed what this plan reads or changes since its preview at %s",
 				short(c.Hash), oneLine(c.Subject), short(rec.Commit)))
 		}
 		res.Revalid = head.Commit
@@ -295,7 +299,7 @@ func (l *Ledger) apply(ctx context.Context, req Request) (*Result, error) {
 	}
 	if rec != nil && !sameChanges(rec, o) {
 		undo()
-		return refuse(nil, VerdictStale, fmt.Sprintf("stale: on HEAD %s the plan would make other changes than its preview (made at %s) shows; rename it back to .json to preview it again",
+		return refuse(nil, VerdictStale, fmt.Sprintf("stale: on HEAD %s the plan would make other changes than its preview (made at %s) shows",
 			short(head.Commit), short(rec.Commit)))
 	}
 	env := map[string]string{

@@ -107,10 +107,12 @@ func (c *Checked) bind() {
 		o.Verdict = plans.VerdictInvalid
 	}
 	name := c.Entry.Name
+	step := NextStep(name, o) // judged before the binding's own finding makes it invalid
 	switch {
 	case o.SHA256 != fx.PlanSHA256:
-		reason := fmt.Sprintf("%s changed after %s was previewed valid (sha256 %s then, %s now): a NAME's plan bytes are fixed at its first valid preview, so this plan is never approved as %s: submit it under a new name",
+		reason := fmt.Sprintf("%s changed after %s was previewed valid (sha256 %s then, %s now): a NAME's plan bytes are fixed at its first valid preview, so this plan is never approved as %s",
 			c.Entry.File, name, short12(fx.PlanSHA256), short12(o.SHA256), name)
+		reason = withStep(reason, step)
 		finding(plans.PlanChangedAfterPreview, reason)
 		c.refused = &refusal{verdict: VerdictRejected, reason: reason}
 	case o.Verdict == plans.VerdictValid:
@@ -119,8 +121,8 @@ func (c *Checked) bind() {
 		created, changes, _ := bound(o)
 		if !equal(created, fx.Created) || !equal(changes, fx.Changes) {
 			finding(plans.PlanWordsChanged, fmt.Sprintf(
-				"stale: on HEAD %s the plan would make changes that read otherwise than its first valid preview of %s said, so an approval of %s could apply what nobody read: submit it again under a new name and read its preview",
-				short(c.Head.Commit), fx.At.UTC().Format("2006-01-02 15:04:05 UTC"), name))
+				"stale: on HEAD %s the plan would make changes that read otherwise than its first valid preview of %s said, so an approval of %s could apply what nobody read. Next: %s",
+				short(c.Head.Commit), fx.At.UTC().Format("2006-01-02 15:04:05 UTC"), name, step))
 		}
 	}
 }
@@ -153,7 +155,7 @@ func (l *Ledger) Publish(c *Checked) (*inbox.Record, error) {
 		if err := l.cfg.Inbox.Reject(c.Entry, out, rec); err != nil {
 			return nil, fmt.Errorf("reject %s: %w", file, err)
 		}
-		l.log.Info("rejected", "plan", file, "reason", firstLine(c.refused.reason))
+		l.log.Info("rejected", "plan", file, "verdict", c.refused.verdict, "reason", c.refused.reason)
 		return rec, nil
 	}
 	preview := c.Outcome.Preview(file, info)
@@ -161,9 +163,14 @@ func (l *Ledger) Publish(c *Checked) (*inbox.Record, error) {
 		preview = withNote(preview, fmt.Sprintf("To apply it, rename %s to %s (or run archiplan approve %s).",
 			plans.MDEscape(file), plans.MDEscape(inbox.ApprovedFile(c.Entry.Name)), c.Entry.Name))
 	}
-	if conv, _ := l.cfg.Inbox.Conversation(c.Entry.Name); conv.Wrote(c.Outcome.SHA256) != "" {
+	conv, _ := l.cfg.Inbox.Conversation(c.Entry.Name)
+	if conv.Wrote(c.Outcome.SHA256) != "" {
 		// archiplan's own record, never the inbox's: who wrote the plan, asked what
 		preview = withNote(preview, plans.MDEscape(conv.Wrote(c.Outcome.SHA256))+" for: "+plans.MDEscape(conv.Intent))
+	}
+	if conv != nil && conv.ResubmittedFrom != "" {
+		preview = withNote(preview, fmt.Sprintf("Submitted again from %s (archiplan resubmit): a plan of its own, bound to no earlier preview.",
+			plans.MDEscape(conv.ResubmittedFrom)))
 	}
 	var files map[string][]byte
 	if c.pics != nil {

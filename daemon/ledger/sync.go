@@ -602,11 +602,13 @@ func (l *Ledger) rejectDropped(dropped []Dropped) {
 			continue
 		}
 		e := inbox.Entry{Name: name, File: inbox.PlanFile(name), State: inbox.Pending}
-		if out, rec, ok := staleOutputs(e, dr); ok {
+		stale := dr // rejected with the step that follows, judged on the model the remote brought
+		stale.Reason = withStep(dr.Reason, NextStep(name, l.outcomeOf(dr.Raw)))
+		if out, rec, ok := staleOutputs(e, stale); ok {
 			if err := b.Reject(e, out, rec); err != nil {
 				l.log.Error("reject a plan the remote made stale", "plan", name, "err", err)
 			} else {
-				l.log.Info("rejected", "plan", e.File, "reason", firstLine(dr.Reason))
+				l.log.Info("rejected", "plan", e.File, "verdict", VerdictStale, "reason", stale.Reason)
 				l.audit(Event{Event: EventRejected, Name: e.Name, PlanID: dr.PlanID, Reason: dr.Reason, Verdict: VerdictStale,
 					SHA256: plans.SHA256(dr.Raw), Summary: rec.Summary})
 			}

@@ -75,6 +75,9 @@ type ImpactDelete struct {
 	DiagramObjects int          `json:"diagram_objects"`
 	Connections    int          `json:"connections"`
 	Views          []ViewImpact `json:"views"` // the views that lose something
+	// Takes names what the delete takes along, as a plan's preview does: each relationship by type
+	// and ends, each object drawn inside an appearance and each other connection by what it shows
+	Takes []string `json:"takes,omitempty"`
 }
 
 // ViewImpact is one view a delete changes.
@@ -171,23 +174,25 @@ func impactOf(m *archixml.Model, o archixml.Object) (*Impact, error) {
 	imp := &Impact{Change: ImpactChange{Views: len(views), Relationships: len(m.RelationshipsOf(o.ID()))}}
 	// where each diagram object and connection is, before the delete takes them away
 	m.Record()
-	var del archixml.Deleted
-	var err error
-	switch o.Kind() {
-	case archixml.KindElement:
-		del, err = m.DeleteElement(o.ID())
-	case archixml.KindRelationship:
-		del, err = m.DeleteRelationship(o.ID())
-	case archixml.KindView:
-		del, err = m.DeleteView(o.ID())
-	}
+	takes, del, err := plans.DeleteTakes(m, o, func() (archixml.Deleted, error) {
+		switch o.Kind() {
+		case archixml.KindElement:
+			return m.DeleteElement(o.ID())
+		case archixml.KindRelationship:
+			return m.DeleteRelationship(o.ID())
+		case archixml.KindView:
+			return m.DeleteView(o.ID())
+		}
+		return archixml.Deleted{}, nil
+	})
 	if uerr := m.Undo(m.Recorded()); uerr != nil {
 		return nil, fmt.Errorf("impact of %s: undo: %w", o.ID(), uerr)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("impact of %s: %w", o.ID(), err)
 	}
-	imp.Delete = ImpactDelete{Relationships: []Ref{}, Views: []ViewImpact{}, DiagramObjects: len(del.DiagramObjects), Connections: len(del.Connections)}
+	imp.Delete = ImpactDelete{Relationships: []Ref{}, Views: []ViewImpact{}, DiagramObjects: len(del.DiagramObjects), Connections: len(del.Connections),
+		Takes: takes}
 	for _, id := range del.Relationships {
 		if r, ok := m.Object(id); ok {
 			imp.Delete.Relationships = append(imp.Delete.Relationships, RefOf(r))
