@@ -31,8 +31,10 @@ type Outcome struct {
 	// NullsDropped counts the nulls of the flat form dropped before the schema check
 	NullsDropped int
 	// Refs maps each ref_id the plan declares to the id it names, when its action succeeded
-	Refs  map[string]string
-	names map[string]string // for the diagram: names of what the actions touch
+	Refs map[string]string
+	// Approvals are who must approve the plan, by the workspace's owners and rules (none: anyone, once)
+	Approvals []Approval
+	names     map[string]string // for the diagram: names of what the actions touch
 }
 
 // Errors returns the findings that stop the plan.
@@ -91,6 +93,9 @@ func run(raw []byte, m *archixml.Model, opts Options) (*Outcome, *engine) {
 	o.Results = eng.results
 	if !hasErrors(eng.findings) {
 		o.Findings = append(o.Findings, eng.archiFindings()...)
+		if opts.Rules != nil && p.Status == StatusReady {
+			eng.judge(o)
+		}
 	}
 	for ref, id := range eng.refs {
 		if id != "" {
