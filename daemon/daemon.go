@@ -30,10 +30,9 @@ type Config struct {
 	// force from the next pass on. Nil: never reloaded.
 	Reload     func() (plans.Options, error)
 	ConfigFile string // the configuration file watched for Reload (absolute); "" for none
-	// PolicyDir is the folder of the workspace's rules (policy/), watched for Reload too
-	PolicyDir string
-	Remote    ledger.Remote
-	Logger    *slog.Logger
+	PolicyDir  string // the folder of the workspace's rules (policy/), watched for Reload too
+	Remote     ledger.Remote
+	Logger     *slog.Logger
 	// Adopt makes every plan the daemon's own before previewing it (see inbox.Adopt): with the
 	// ledger's Adopted, a planner cannot approve its own plans.
 	Adopt bool
