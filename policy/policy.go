@@ -280,6 +280,7 @@ func (r *Rules) eval(ctx context.Context, d *plans.Delta, j *plans.Judgement) er
 			}
 		}
 	}
+	sort.SliceStable(j.Approvals, func(a, b int) bool { return j.Approvals[a].Rule < j.Approvals[b].Rule })
 	sort.SliceStable(j.Findings, func(a, b int) bool {
 		x, y := j.Findings[a], j.Findings[b]
 		if x.Rule != y.Rule {
