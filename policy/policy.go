@@ -104,9 +104,28 @@ func Load(root string) *Rules {
 		}
 	}
 	if err := r.compile(); err != nil {
-		r.err = fmt.Errorf("%w: %v", ErrBroken, err)
+		r.err = fmt.Errorf("%w: %s", ErrBroken, oneLine(err))
 	}
 	return r
+}
+
+// oneLine is a compiler's error on one line per problem, file and line first, without the
+// source excerpt OPA draws under it.
+func oneLine(err error) string {
+	var errs ast.Errors
+	if !errors.As(err, &errs) || len(errs) == 0 {
+		line, _, _ := strings.Cut(err.Error(), "\n")
+		return line
+	}
+	var parts []string
+	for _, e := range errs {
+		where := ""
+		if e.Location != nil {
+			where = fmt.Sprintf("%s:%d: ", e.Location.File, e.Location.Row)
+		}
+		parts = append(parts, where+e.Code+": "+e.Message)
+	}
+	return strings.Join(parts, "; ")
 }
 
 // readDir reads the regular files of dir ending in .rego or named owners.yaml: never through a
@@ -263,7 +282,7 @@ func (r *Rules) eval(ctx context.Context, d *plans.Delta, j *plans.Judgement) er
 		return fmt.Errorf("%w (%s)", ErrTimeout, timeout)
 	}
 	if err != nil {
-		return err
+		return errors.New(oneLine(err))
 	}
 	if len(rs) == 0 {
 		return errors.New("the rules gave no answer: write deny, warn and approval as sets (deny contains f if { ... })")

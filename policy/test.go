@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/tester"
@@ -17,6 +18,8 @@ type TestResult struct {
 	Pass     bool   `json:"pass"`
 	Skip     bool   `json:"skip,omitempty"`
 	Error    string `json:"error,omitempty"`
+	file     string
+	row      int
 }
 
 // Test runs the policy's own tests against its rules, as `opa test` does.
@@ -29,7 +32,7 @@ func (r *Rules) Test(ctx context.Context) ([]TestResult, error) {
 		for name, text := range src {
 			m, err := ast.ParseModuleWithOpts(name, text, parserOptions)
 			if err != nil {
-				return nil, fmt.Errorf("%w: %v", ErrBroken, err)
+				return nil, fmt.Errorf("%w: %s", ErrBroken, oneLine(err))
 			}
 			modules[name] = m
 		}
@@ -41,13 +44,14 @@ func (r *Rules) Test(ctx context.Context) ([]TestResult, error) {
 	ch, err := tester.NewRunner().SetModules(modules).SetDefaultRegoVersion(ast.RegoV1).SetTimeout(timeout).
 		SetParallel(1).CapturePrintOutput(true).RunTests(ctx, nil)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrBroken, err)
+		return nil, fmt.Errorf("%w: %s", ErrBroken, oneLine(err))
 	}
 	var out []TestResult
 	for res := range ch {
-		t := TestResult{Name: res.Package + "." + res.Name, Pass: res.Pass(), Skip: res.Skip}
+		t := TestResult{Name: strings.TrimPrefix(res.Package, "data.") + "." + res.Name, Pass: res.Pass(), Skip: res.Skip}
 		if res.Location != nil {
 			t.Location = fmt.Sprintf("%s:%d", res.Location.File, res.Location.Row)
+			t.file, t.row = res.Location.File, res.Location.Row
 		}
 		if res.Error != nil {
 			t.Error = res.Error.Error()
@@ -59,6 +63,11 @@ func (r *Rules) Test(ctx context.Context) ([]TestResult, error) {
 		}
 		out = append(out, t)
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Location < out[j].Location })
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].file != out[j].file {
+			return out[i].file < out[j].file
+		}
+		return out[i].row < out[j].row
+	})
 	return out, nil
 }
