@@ -61,6 +61,9 @@ func CheckThen(raw []byte, m *archixml.Model, opts Options, after func(*Outcome)
 			// the journal undoes what it recorded; failing here is a bug, not a plan's fault
 			panic(fmt.Sprintf("plans: undo after check: %v", err))
 		}
+		if eng.delta != nil {
+			eng.judge(o) // the model is as it was before the plan again
+		}
 	}
 	return o
 }
@@ -94,7 +97,7 @@ func run(raw []byte, m *archixml.Model, opts Options) (*Outcome, *engine) {
 	if !hasErrors(eng.findings) {
 		o.Findings = append(o.Findings, eng.archiFindings()...)
 		if opts.Rules != nil && p.Status == StatusReady {
-			eng.judge(o)
+			eng.collect() // judged once the model is as it was before the plan (see judge)
 		}
 	}
 	for ref, id := range eng.refs {
@@ -106,16 +109,21 @@ func run(raw []byte, m *archixml.Model, opts Options) (*Outcome, *engine) {
 		}
 	}
 	o.names = eng.names
+	o.settle()
+	return o, eng
+}
+
+// settle sorts the findings and gives the verdict they make.
+func (o *Outcome) settle() {
 	sortFindings(o.Findings)
 	switch {
 	case len(o.Errors()) > 0:
 		o.Verdict = VerdictInvalid
-	case p.Status != StatusReady:
+	case o.Plan.Status != StatusReady:
 		o.Verdict = VerdictNotReady
 	default:
 		o.Verdict = VerdictValid
 	}
-	return o, eng
 }
 
 // SHA256 is the hex SHA-256 of a plan file's bytes: what binds an approval to a preview.

@@ -81,6 +81,8 @@ type engine struct {
 	// unconnectedViews are views an add_to_view with connect false put objects on: the plan draws
 	// their connections itself, none is drawn after the last action
 	unconnectedViews map[string]bool
+	// delta is what the workspace's rules will judge (nil: no rules, or a plan they do not judge)
+	delta *pending
 }
 
 type newRel struct {

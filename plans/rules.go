@@ -3,7 +3,6 @@ package plans
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"reflect"
 	"sort"
 	"strings"
@@ -172,19 +171,25 @@ func end(m *archixml.Model, id string) *DeltaEnd {
 	return e
 }
 
-// delta is what the plan changed, from the journal of its edits: every object a step names or
-// removes, as the plan leaves it and, undoing the steps for a moment, as it was. The model is left
-// as the plan leaves it, still recording.
-func (e *engine) delta() *Delta {
+// pending is what the rules will judge: the objects the plan's steps name or remove, in the
+// order first touched, with the first action that touches each, and each as the plan leaves it.
+type pending struct {
+	ids   []string
+	first map[string]int
+	after map[string]DeltaObject
+}
+
+// collect notes, while the model is as the plan leaves it, every object the journal of its edits
+// names or removes (the diff's candidates), as it is now. The model keeps recording.
+func (e *engine) collect() {
 	m := e.m
 	steps := m.Recorded()
 	defer m.Resume(steps)
-	first := map[string]int{}
-	var ids []string
+	p := &pending{first: map[string]int{}, after: map[string]DeltaObject{}}
 	note := func(id string, action int) {
-		if _, ok := first[id]; !ok && id != "" {
-			first[id] = action
-			ids = append(ids, id)
+		if _, ok := p.first[id]; !ok && id != "" {
+			p.first[id] = action
+			p.ids = append(p.ids, id)
 		}
 	}
 	for _, r := range e.results {
@@ -202,38 +207,29 @@ func (e *engine) delta() *Delta {
 			note(id, r.Index)
 		}
 	}
-	after := make(map[string]DeltaObject, len(ids))
-	for _, id := range ids {
+	for _, id := range p.ids {
 		if o, ok := snapshot(m, id); ok {
-			after[id] = o
+			p.after[id] = o
 		}
 	}
-	m.Record()
-	if err := m.Undo(steps); err != nil {
-		panic(fmt.Sprintf("plans: undo for the policy's delta: %v", err))
-	}
-	redo := m.Recorded()
-	before := make(map[string]DeltaObject, len(ids))
-	for _, id := range ids {
-		if o, ok := snapshot(m, id); ok {
-			before[id] = o
-		}
-	}
-	if err := m.Undo(redo); err != nil {
-		panic(fmt.Sprintf("plans: redo for the policy's delta: %v", err))
-	}
+	e.delta = p
+}
+
+// changes is the delta, from what collect noted and the model as it was before the plan.
+func (e *engine) changes() *Delta {
+	p := e.delta
 	d := &Delta{Changes: []DeltaChange{}, Plan: e.deltaPlan()}
-	for _, id := range ids {
-		a, isAfter := after[id]
-		b, isBefore := before[id]
+	for _, id := range p.ids {
+		a, isAfter := p.after[id]
+		b, isBefore := snapshot(e.m, id)
 		switch {
 		case isAfter && !isBefore:
-			d.Changes = append(d.Changes, DeltaChange{Kind: DeltaCreated, Object: a, Action: first[id]})
+			d.Changes = append(d.Changes, DeltaChange{Kind: DeltaCreated, Object: a, Action: p.first[id]})
 		case !isAfter && isBefore:
-			d.Changes = append(d.Changes, DeltaChange{Kind: DeltaDeleted, Object: b, Action: first[id]})
+			d.Changes = append(d.Changes, DeltaChange{Kind: DeltaDeleted, Object: b, Action: p.first[id]})
 		case isAfter && isBefore && !reflect.DeepEqual(a, b):
 			bb := b
-			d.Changes = append(d.Changes, DeltaChange{Kind: DeltaChanged, Object: a, Before: &bb, Action: first[id]})
+			d.Changes = append(d.Changes, DeltaChange{Kind: DeltaChanged, Object: a, Before: &bb, Action: p.first[id]})
 		}
 	}
 	return d
@@ -279,11 +275,13 @@ func ModelDelta(m *archixml.Model) *Delta {
 	return d
 }
 
-// judge runs the rules on what the plan changes. Only findings the plan introduces are kept: a
-// finding the rules also give about a changed object as it was before the plan (same rule, same
-// object, or same message when the rule names no object) is the model's, not the plan's.
+// judge runs the rules on what the plan changes, with the model as it was before the plan, and
+// settles the verdict again. Only findings the plan introduces are kept: a finding the rules also
+// give about a changed object as it was before the plan (same rule, same object, or same message
+// when the rule names no object) is the model's, not the plan's.
 func (e *engine) judge(o *Outcome) {
-	d := e.delta()
+	defer o.settle()
+	d := e.changes()
 	j, err := e.opts.Rules.Judge(context.Background(), d)
 	if err != nil {
 		o.Findings = append(o.Findings, newFinding(PolicyError, -1, "", "", "the workspace's policy cannot be evaluated, so no plan is applied until it is repaired: %v", err))
