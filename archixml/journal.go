@@ -45,6 +45,10 @@ func (m *Model) Recorded() []Step {
 	return s
 }
 
+// Resume records again after steps (what Recorded returned): the edits made between Recorded and
+// Resume, which must leave the model as it was, are not kept.
+func (m *Model) Resume(steps []Step) { m.rec = &steps }
+
 func (m *Model) record(s Step) {
 	if m.rec != nil {
 		*m.rec = append(*m.rec, s)

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -29,6 +30,7 @@ type Config struct {
 	// force from the next pass on. Nil: never reloaded.
 	Reload     func() (plans.Options, error)
 	ConfigFile string // the configuration file watched for Reload (absolute); "" for none
+	PolicyDir  string // the folder of the workspace's rules (policy/), watched for Reload too
 	Remote     ledger.Remote
 	Logger     *slog.Logger
 	// Adopt makes every plan the daemon's own before previewing it (see inbox.Adopt): with the
@@ -66,6 +68,7 @@ type Daemon struct {
 	mu       sync.Mutex
 	seen     map[string]fileState // what the last pass judged, by NAME
 	cfgStamp fileStamp            // the configuration file when last read
+	polStamp string               // the policy folder's files when last read
 	retries  map[string]retry     // approvals that failed for a reason not theirs, by NAME
 	unsafe   map[string]bool      // unsafe names already reported
 	headErr  string               // why the model at HEAD cannot be read, "" when it can
@@ -103,6 +106,23 @@ func stampOf(fi fs.FileInfo) fileStamp {
 		st.ino = s.Ino
 	}
 	return st
+}
+
+// dirStamp is the stamp of every file in a folder ("" without one): it changes when a file is
+// added, removed, renamed or written.
+func dirStamp(dir string) string {
+	if dir == "" {
+		return ""
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return ""
+	}
+	var b strings.Builder
+	for _, e := range entries {
+		fmt.Fprintf(&b, "%s\x00%v\x00", e.Name(), lstamp(filepath.Join(dir, e.Name())))
+	}
+	return b.String()
 }
 
 func lstamp(path string) fileStamp {
@@ -161,6 +181,7 @@ func New(cfg Config) *Daemon {
 	if cfg.ConfigFile != "" {
 		d.cfgStamp = lstamp(cfg.ConfigFile)
 	}
+	d.polStamp = dirStamp(cfg.PolicyDir)
 	return d
 }
 
@@ -345,6 +366,9 @@ func (d *Daemon) watch(w *fsnotify.Watcher) {
 	dirs := []string{d.box.Dir, filepath.Dir(d.box.Dir), git, filepath.Join(git, "refs", "heads")}
 	if d.cfg.ConfigFile != "" {
 		dirs = append(dirs, filepath.Dir(d.cfg.ConfigFile))
+	}
+	if d.cfg.PolicyDir != "" {
+		dirs = append(dirs, d.cfg.PolicyDir)
 	}
 	for _, p := range dirs {
 		_ = w.Add(p)

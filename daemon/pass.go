@@ -104,8 +104,8 @@ func (d *Daemon) reload() {
 	if d.cfg.Reload == nil || d.cfg.ConfigFile == "" {
 		return
 	}
-	st := lstamp(d.cfg.ConfigFile)
-	if st == d.cfgStamp {
+	st, pst := lstamp(d.cfg.ConfigFile), dirStamp(d.cfg.PolicyDir)
+	if st == d.cfgStamp && pst == d.polStamp {
 		return
 	}
 	opts, err := d.cfg.Reload()
@@ -113,7 +113,7 @@ func (d *Daemon) reload() {
 		d.log.Error("the configuration cannot be read; the policy in force stays", "file", d.cfg.ConfigFile, "err", err)
 		return // tried again when the file changes again
 	}
-	d.cfgStamp = st
+	d.cfgStamp, d.polStamp = st, pst
 	d.led.SetOptions(opts)
 	d.log.Info("configuration reloaded; plans are previewed again under its policy", "file", d.cfg.ConfigFile)
 }

@@ -27,6 +27,18 @@ func Apply(raw []byte, m *archixml.Model, opts Options) (*Outcome, *Inverse, err
 		return o, nil, fmt.Errorf("%w: %s", ErrRefused, firstMessage(o))
 	}
 	steps := m.Recorded()
+	if eng.delta != nil {
+		// the rules judge the plan against the model as it was: undone for a moment, and done again
+		m.Record()
+		if err := m.Undo(steps); err != nil {
+			panic(fmt.Sprintf("plans: undo for the policy: %v", err))
+		}
+		redo := m.Recorded()
+		eng.judge(o)
+		if err := m.Undo(redo); err != nil {
+			panic(fmt.Sprintf("plans: redo after the policy: %v", err))
+		}
+	}
 	if o.Verdict != VerdictValid {
 		if err := m.Undo(steps); err != nil {
 			panic(fmt.Sprintf("plans: undo after refused apply: %v", err))

@@ -31,8 +31,10 @@ type Outcome struct {
 	// NullsDropped counts the nulls of the flat form dropped before the schema check
 	NullsDropped int
 	// Refs maps each ref_id the plan declares to the id it names, when its action succeeded
-	Refs  map[string]string
-	names map[string]string // for the diagram: names of what the actions touch
+	Refs map[string]string
+	// Approvals are who must approve the plan, by the workspace's owners and rules (none: anyone, once)
+	Approvals []Approval
+	names     map[string]string // for the diagram: names of what the actions touch
 }
 
 // Errors returns the findings that stop the plan.
@@ -58,6 +60,9 @@ func CheckThen(raw []byte, m *archixml.Model, opts Options, after func(*Outcome)
 		if err := m.Undo(m.Recorded()); err != nil {
 			// the journal undoes what it recorded; failing here is a bug, not a plan's fault
 			panic(fmt.Sprintf("plans: undo after check: %v", err))
+		}
+		if eng.delta != nil {
+			eng.judge(o) // the model is as it was before the plan again
 		}
 	}
 	return o
@@ -91,6 +96,9 @@ func run(raw []byte, m *archixml.Model, opts Options) (*Outcome, *engine) {
 	o.Results = eng.results
 	if !hasErrors(eng.findings) {
 		o.Findings = append(o.Findings, eng.archiFindings()...)
+		if opts.Rules != nil && p.Status == StatusReady {
+			eng.collect() // judged once the model is as it was before the plan (see judge)
+		}
 	}
 	for ref, id := range eng.refs {
 		if id != "" {
@@ -101,16 +109,21 @@ func run(raw []byte, m *archixml.Model, opts Options) (*Outcome, *engine) {
 		}
 	}
 	o.names = eng.names
+	o.settle()
+	return o, eng
+}
+
+// settle sorts the findings and gives the verdict they make.
+func (o *Outcome) settle() {
 	sortFindings(o.Findings)
 	switch {
 	case len(o.Errors()) > 0:
 		o.Verdict = VerdictInvalid
-	case p.Status != StatusReady:
+	case o.Plan.Status != StatusReady:
 		o.Verdict = VerdictNotReady
 	default:
 		o.Verdict = VerdictValid
 	}
-	return o, eng
 }
 
 // SHA256 is the hex SHA-256 of a plan file's bytes: what binds an approval to a preview.

@@ -25,6 +25,8 @@ type Options struct {
 	// Seed makes created ids deterministic: the same seed, plan and model give the same ids.
 	// Check and Apply default it to the plan's SHA-256.
 	Seed string
+	// Rules are the workspace's rules as code, judging what a valid plan changes (nil: none)
+	Rules Rules
 }
 
 // ActionResult says what one action does (or did): in words, with names resolved, before and
@@ -85,6 +87,8 @@ type engine struct {
 	// unconnectedViews are views an add_to_view with connect false put objects on: the plan draws
 	// their connections itself, none is drawn after the last action
 	unconnectedViews map[string]bool
+	// delta is what the workspace's rules will judge (nil: no rules, or a plan they do not judge)
+	delta *pending
 }
 
 type newRel struct {

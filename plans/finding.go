@@ -25,6 +25,9 @@ type Finding struct {
 	Action   *int     `json:"action,omitempty"`
 	Pointer  string   `json:"pointer,omitempty"`
 	Snippet  string   `json:"snippet,omitempty"`
+	// Rule and Fix are a policy rule's id and remedy (POLICY_DENY, POLICY_WARN)
+	Rule string `json:"rule,omitempty"`
+	Fix  string `json:"fix,omitempty"`
 }
 
 // Code is a finding's stable code. Codes are documented in the README and never reused.

@@ -30,6 +30,8 @@ type Report struct {
 	// Refs maps each ref_id the plan declares to the id it names: what `convert` resolves the
 	// peer's idFiles against, read from the archive of plans applied earlier.
 	Refs map[string]string `json:"refs,omitempty"`
+	// Approvals are who must approve the plan, by the workspace's owners and rules
+	Approvals []Approval `json:"approvals,omitempty"`
 }
 
 // ReportPlan identifies the plan file a report speaks of.
@@ -71,6 +73,7 @@ func (o *Outcome) Report(file string, model ModelInfo) *Report {
 		r.Plan.SchemaVersion, r.Plan.Status, r.Plan.Summary = o.Plan.SchemaVersion, o.Plan.Status, o.Plan.Summary
 	}
 	r.Refs = o.Refs
+	r.Approvals = o.Approvals
 	for _, a := range o.Results {
 		r.Actions = append(r.Actions, ReportAction{Index: a.Index, Op: string(a.Op), Description: a.Description, Created: a.Created,
 			Before: a.Before, After: a.After, Given: a.Given, Takes: a.Takes})
@@ -122,6 +125,22 @@ func (o *Outcome) Preview(file string, model ModelInfo) []byte {
 	if warns := o.Warnings(); len(warns) > 0 {
 		w("## Warnings (%d)\n\n", len(warns))
 		writeFindings(&b, warns)
+	}
+	if len(o.Approvals) > 0 {
+		w("## Approvals\n\n")
+		w("The workspace's owners and rules ask for these approvals, each by a different person (`archiplan approve NAME`); it applies only once all are given:\n\n")
+		for _, a := range o.Approvals {
+			who := "anyone"
+			if len(a.From) > 0 {
+				who = strings.Join(a.From, " or ")
+			}
+			w("- %s: %d approval(s) by %s", MDEscape(a.Rule), a.Count, MDEscape(who))
+			if a.Message != "" {
+				w(" — %s", MDEscape(a.Message))
+			}
+			w("\n")
+		}
+		w("\n")
 	}
 	if len(o.Results) > 0 {
 		w("## Actions (%d)\n\n", len(o.Results))

@@ -15,6 +15,7 @@ import (
 	"github.com/archiplan/archiplan/daemon/inbox"
 	"github.com/archiplan/archiplan/daemon/ledger"
 	"github.com/archiplan/archiplan/plans"
+	"github.com/archiplan/archiplan/policy"
 	"github.com/archiplan/archiplan/schemas"
 	"github.com/archiplan/archiplan/store"
 )
@@ -102,7 +103,26 @@ func (c *config) file() string { return c.v.ConfigFileUsed() }
 
 // optionsOf is the check options the configuration asks for.
 func optionsOf(c *config) plans.Options {
-	return plans.Options{Policy: c.policy(), Strict: c.v.GetBool("strict")}
+	o := plans.Options{Policy: c.policy(), Strict: c.v.GetBool("strict")}
+	if r := c.rules(); r != nil {
+		o.Rules = r
+	}
+	return o
+}
+
+// rules are the workspace's rules as code (policy/*.rego, policy/owners.yaml); nil without them.
+// A broken policy is returned too: it refuses every plan with its reason.
+func (c *config) rules() *policy.Rules {
+	abs, _ := filepath.Abs(c.repo)
+	root, err := store.FindRoot(abs)
+	if err != nil {
+		return nil
+	}
+	r := policy.Load(root)
+	if r != nil && c.v.IsSet("policy.timeout") {
+		r.Timeout = c.v.GetDuration("policy.timeout")
+	}
+	return r
 }
 
 func (c *config) policy() plans.Policy {

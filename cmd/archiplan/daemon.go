@@ -21,6 +21,7 @@ import (
 	"github.com/archiplan/archiplan/daemon/ledger"
 	"github.com/archiplan/archiplan/daemon/web"
 	"github.com/archiplan/archiplan/plans"
+	"github.com/archiplan/archiplan/policy"
 	"github.com/archiplan/archiplan/store"
 )
 
@@ -98,7 +99,7 @@ func daemonCmd() *cobra.Command {
 				}
 				return optionsOf(fresh), nil
 			}
-			d := daemon.New(daemon.Config{Ledger: led, Reload: reload, ConfigFile: configFile, Logger: logger, Rescan: rescan, Adopt: cfg.adopt(),
+			d := daemon.New(daemon.Config{Ledger: led, Reload: reload, ConfigFile: configFile, PolicyDir: filepath.Join(ws.Root, policy.Dir), Logger: logger, Rescan: rescan, Adopt: cfg.adopt(),
 				Remote: cfg.remoteOf(), FetchInterval: cfg.v.GetDuration("fetch_interval"), Publish: publisherOf(cfg, ws)})
 			ctx := context.Background()
 			signals := make(chan os.Signal, 2)

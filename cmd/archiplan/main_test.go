@@ -79,6 +79,23 @@ func TestScripts(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(env.WorkDir, "archiplan.service"), unit, 0o644); err != nil {
 				return err
 			}
+			// the example rules of docs/policy.md, as policy-examples/
+			examples, err := os.ReadDir("../../testdata/policy")
+			if err != nil {
+				return err
+			}
+			if err := os.Mkdir(filepath.Join(env.WorkDir, "policy-examples"), 0o755); err != nil {
+				return err
+			}
+			for _, e := range examples {
+				data, err := os.ReadFile(filepath.Join("../../testdata/policy", e.Name()))
+				if err != nil {
+					return err
+				}
+				if err := os.WriteFile(filepath.Join(env.WorkDir, "policy-examples", e.Name()), data, 0o644); err != nil {
+					return err
+				}
+			}
 			env.Setenv("PATH", bin+string(os.PathListSeparator)+env.Getenv("PATH"))
 			env.Setenv("GIT_AUTHOR_NAME", "Test")
 			env.Setenv("GIT_AUTHOR_EMAIL", "test@example.com")

@@ -87,6 +87,7 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 	root.AddCommand(publishCmd())
 	root.AddCommand(readCmds()...)
 	root.AddCommand(convertCmd())
+	root.AddCommand(policyCmd())
 	return root
 }
 

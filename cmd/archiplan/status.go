@@ -27,6 +27,9 @@ type PlanState struct {
 	Verdict string `json:"verdict,omitempty"` // from its report
 	Summary string `json:"summary,omitempty"`
 	Note    string `json:"note,omitempty"`
+	// ApprovedBy are the owners who approved it so far, Missing the approvals it still waits for
+	ApprovedBy []string     `json:"approved_by,omitempty"`
+	Missing    []inbox.Need `json:"missing_approvals,omitempty"`
 	// Conversation is what archiplan keeps of how the plan came to be: intent, planner, the plan
 	// it follows or that followed it, the person's answers to its questions
 	Conversation *inbox.Conversation `json:"conversation,omitempty"`
@@ -178,6 +181,13 @@ func statusCmd() *cobra.Command {
 					line += "  (" + p.Note + ")"
 				}
 				fmt.Fprintln(out, line)
+				if len(p.Missing) > 0 {
+					by := "nobody yet"
+					if len(p.ApprovedBy) > 0 {
+						by = strings.Join(p.ApprovedBy, ", ")
+					}
+					fmt.Fprintf(out, "             approved by %s; waits for %s\n", by, inbox.MissingWords(p.Missing))
+				}
 				printConversation(out, p.Conversation)
 			}
 			return nil
@@ -215,6 +225,9 @@ func listInbox(box *inbox.Inbox, headBlob string) []PlanState {
 					p.Note = "changed since its preview"
 				case rec.Blob != headBlob:
 					p.Note = "the model changed since its preview"
+				}
+				if rec.Verdict == plans.VerdictValid {
+					p.ApprovedBy, p.Missing = rec.Approvers(), inbox.Missing(rec.Needs, rec.Approvals)
 				}
 			}
 		}

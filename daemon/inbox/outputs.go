@@ -41,6 +41,10 @@ type Record struct {
 	Summary       string `json:"summary,omitempty"` // the plan's summary, for listings
 	// Reviewer is the name a reviewer gave on the review page when approving ("" otherwise).
 	Reviewer string `json:"reviewer,omitempty"`
+	// Needs are the approvals the owners and rules ask for (none: one approval, by anyone), and
+	// Approvals those given so far, each bound to the preview read
+	Needs     []Need     `json:"needs,omitempty"`
+	Approvals []Approval `json:"approvals,omitempty"`
 	// Outputs are the files written, with their SHA-256: the preview on disk must still be these.
 	Outputs map[string]string `json:"outputs"`
 	Created []string          `json:"created,omitempty"` // ids the plan creates
@@ -349,10 +353,17 @@ var ErrNotValid = errors.New("only a plan previewed valid is approved")
 // if that is still the preview archiplan wrote, and the files on disk are still its own. The
 // reviewer's name (may be empty) is kept in the record, for the commit's Approved-By.
 func (b *Inbox) ApproveSeen(name, previewSHA, reviewer string) error {
-	return b.Steady(func() error { return b.approveSeen(name, previewSHA, reviewer) })
+	return b.Steady(func() error { return b.approveSeen(name, previewSHA, reviewer, reviewer) })
 }
 
-func (b *Inbox) approveSeen(name, previewSHA, reviewer string) error {
+// ApproveAs is ApproveSeen for a plan that may need its owners' approvals: who (the OS user on
+// the command line) is recorded as one of them, and the plan is renamed approved only once they
+// are complete; until then it stays pending, and its record says whose approvals are missing.
+func (b *Inbox) ApproveAs(name, previewSHA, reviewer, who string) error {
+	return b.Steady(func() error { return b.approveSeen(name, previewSHA, reviewer, who) })
+}
+
+func (b *Inbox) approveSeen(name, previewSHA, reviewer, who string) error {
 	rec, err := b.Record(name)
 	if err != nil {
 		return err
@@ -370,8 +381,15 @@ func (b *Inbox) approveSeen(name, previewSHA, reviewer string) error {
 	if len(rec.Reviewer) > 100 {
 		rec.Reviewer = rec.Reviewer[:100]
 	}
+	complete, err := b.approveAs(rec, previewSHA, who)
+	if err != nil {
+		return err
+	}
 	if err := b.writeRecord(rec); err != nil {
 		return err
+	}
+	if !complete {
+		return nil // waits for the other owners
 	}
 	return b.Approve(name)
 }

@@ -106,6 +106,14 @@ func (l *Ledger) Approve(ctx context.Context, e inbox.Entry) (*Result, error) {
 		l.log.Info("approval withdrawn: previewed again", "plan", e.File, "changed", what)
 		return res, fmt.Errorf("%w: %s changed since the preview of %s", ErrRepreview, what, e.Name)
 	}
+	if missing := inbox.Missing(rec.Needs, rec.Approvals); len(missing) > 0 {
+		// renamed by hand: whose approval it was cannot be told; the owners approve with archiplan approve
+		if err := b.Withdraw(e); err != nil {
+			return l.rejectEntry(e, l.outcomeOf(raw), VerdictRejected, "approvals missing: "+inbox.MissingWords(missing))
+		}
+		l.log.Info("approval withdrawn: approvals missing", "plan", e.File, "missing", inbox.MissingWords(missing))
+		return res, fmt.Errorf("%w: %s needs more approvals (archiplan approve %s): %s", ErrRepreview, e.Name, e.Name, inbox.MissingWords(missing))
+	}
 	req := Request{Name: e.Name, File: e.File, Raw: raw, Record: rec, Approved: files, Context: cx}
 	if rec.Reviewer != "" {
 		by := l.cfg.ApprovedBy
@@ -301,6 +309,10 @@ func (l *Ledger) apply(ctx context.Context, req Request) (*Result, error) {
 		undo()
 		return refuse(nil, VerdictStale, fmt.Sprintf("stale: on HEAD %s the plan would make other changes than its preview (made at %s) shows",
 			short(head.Commit), short(rec.Commit)))
+	}
+	if reason := missingApprovals(rec, o); reason != "" {
+		undo()
+		return refuse(o, VerdictRejected, reason)
 	}
 	env := map[string]string{
 		"ARCHIPLAN_PLAN": req.File, "ARCHIPLAN_PLAN_ID": res.PlanID, "ARCHIPLAN_PLAN_SHA256": digest,
@@ -508,9 +520,32 @@ func applyMessage(o *plans.Outcome, id, digest, base string, by store.Signature,
 		fmt.Fprintf(&b, "\nPreviewed at %s; HEAD moved since only through commits that touched nothing this plan reads or changes, so it was validated again on %s and shows the same changes.\n",
 			short(rec.Commit), short(base))
 	}
-	fmt.Fprintf(&b, "\n%s: %s\n%s: %s\n%s: %s\n%s: %s\n", store.TrailerPlanID, id, store.TrailerPlanSHA256, digest,
-		store.TrailerBaseCommit, base, store.TrailerApprovedBy, signature(by))
+	fmt.Fprintf(&b, "\n%s: %s\n%s: %s\n%s: %s\n", store.TrailerPlanID, id, store.TrailerPlanSHA256, digest,
+		store.TrailerBaseCommit, base)
+	if rec != nil {
+		for _, a := range rec.Approvals { // the owners', before the one who applies (read last)
+			fmt.Fprintf(&b, "%s: %s (owner, preview sha256 %s)\n", store.TrailerApprovedBy, oneLine(a.By), short(a.Preview))
+		}
+	}
+	fmt.Fprintf(&b, "%s: %s\n", store.TrailerApprovedBy, signature(by))
 	return b.String()
+}
+
+// missingApprovals says why a plan cannot apply yet when the owners and rules ask for approvals
+// its record does not hold ("" when they are complete).
+func missingApprovals(rec *inbox.Record, o *plans.Outcome) string {
+	needs := needsOf(o)
+	if len(needs) == 0 {
+		return ""
+	}
+	var given []inbox.Approval
+	if rec != nil {
+		given = rec.Approvals
+	}
+	if missing := inbox.Missing(needs, given); len(missing) > 0 {
+		return "approvals missing: " + inbox.MissingWords(missing) + "; the owners approve with archiplan approve NAME"
+	}
+	return ""
 }
 
 // oneLine is text as one line of a commit message: line breaks and tabs become spaces, a leading

@@ -149,10 +149,15 @@ func (l *Ledger) Options() plans.Options {
 
 // PolicyHash is what a record keeps of a policy: it changes when any of it changes.
 func PolicyHash(o plans.Options) string {
+	rules := ""
+	if o.Rules != nil {
+		rules = o.Rules.Hash()
+	}
 	b, _ := json.Marshal(struct {
 		Policy plans.Policy
 		Strict bool
-	}{o.Policy, o.Strict})
+		Rules  string `json:",omitempty"`
+	}{o.Policy, o.Strict, rules})
 	s := sha256.Sum256(b)
 	return hex.EncodeToString(s[:])
 }

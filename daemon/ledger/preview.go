@@ -198,7 +198,17 @@ func recordOf(c *Checked, file string) *inbox.Record {
 		Policy: c.Policy, Scope: c.Scope, Verdict: c.Outcome.Verdict}
 	rec.Created, rec.Changes, rec.Reads = bound(c.Outcome)
 	rec.Summary = summaryOf(c.Outcome)
+	rec.Needs = needsOf(c.Outcome)
 	return rec
+}
+
+// needsOf are the approvals a checked plan needs by the owners and rules.
+func needsOf(o *plans.Outcome) []inbox.Need {
+	var out []inbox.Need
+	for _, a := range o.Approvals {
+		out = append(out, inbox.Need{Rule: a.Rule, Count: a.Count, From: a.From, Message: a.Message})
+	}
+	return out
 }
 
 // bound is what a preview shows and an apply must make again: the created ids, each action in
