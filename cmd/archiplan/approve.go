@@ -83,7 +83,7 @@ func approvable(box *inbox.Inbox, name, seen string) (*inbox.Record, error) {
 	case inbox.Rejected:
 		return nil, refuse("%s is rejected (%s says why): archiplan resubmit %s writes it under a new name and previews it", name, inbox.PreviewFile(name), name)
 	case inbox.Approved:
-		return nil, refuse("%s is approved already", name)
+		return nil, refuse("%s is approved already: a daemon applies it when it runs, or now: archiplan apply %s", name, box.Path(e.File))
 	}
 	rec, err := box.Record(name)
 	if err != nil {
@@ -97,14 +97,20 @@ func approvable(box *inbox.Inbox, name, seen string) (*inbox.Record, error) {
 	if inbox.Hash(raw) != rec.PlanSHA256 {
 		return nil, refuse("%s changed since its preview: nothing is approved that was not previewed (archiplan validate %s previews it now)", e.File, box.Path(e.File))
 	}
-	if fx, err := box.Fixed(name); err != nil || fx != nil && fx.PlanSHA256 != rec.PlanSHA256 {
+	fx, err := box.Fixed(name)
+	if err != nil || fx != nil && fx.PlanSHA256 != rec.PlanSHA256 {
 		return nil, refuse("%s changed after it was previewed valid (%s): archiplan resubmit %s writes it under a new name and previews it", e.File, plans.PlanChangedAfterPreview, name)
 	}
 	if rec.Verdict != plans.VerdictValid {
-		return nil, refuse("the preview of %s says %s: only a plan previewed valid is approved (%s says why)", name, rec.Verdict, inbox.PreviewFile(name))
+		step := "fix in " + box.Path(e.File) + " what it lists; it is previewed again"
+		if fx != nil {
+			// once previewed valid, NAME holds those bytes: they are fixed under a new name
+			step = "archiplan resubmit " + name + " writes it under a new name and previews it"
+		}
+		return nil, refuse("the preview of %s says %s: only a plan previewed valid is approved (%s says why): %s", name, rec.Verdict, inbox.PreviewFile(name), step)
 	}
 	if _, err := box.Verify(rec); err != nil {
-		return nil, refuse("the preview on disk is not the one archiplan wrote, so what was read may be a forgery: %v", err)
+		return nil, refuse("the preview on disk is not the one archiplan wrote, so what was read may be a forgery (%v): archiplan validate %s writes it again; read that one", err, box.Path(e.File))
 	}
 	sum := rec.Outputs[inbox.PreviewFile(name)]
 	if seen != "" {
