@@ -138,6 +138,37 @@ func TestRevert_AnyOrder(t *testing.T) {
 					t.Fatal("reverting B then A does not give back the model")
 				}
 			})
+			// an element of every layer: a model of Archi 2 lacks the strategy, motivation and other
+			// folders, which are made as Archi makes them when it opens such a model (issue 33:
+			// "the model has no motivation folder")
+			layers := []byte(`{"schema_version":"2.0","status":"ready","summary":"every layer","actions":[` +
+				`{"op":"create_element","type":"Capability","name":"Journey capability"},` +
+				`{"op":"create_element","type":"Business Actor","name":"Journey actor"},` +
+				`{"op":"create_element","type":"Application Component","name":"Journey component"},` +
+				`{"op":"create_element","type":"Node","name":"Journey node"},` +
+				`{"op":"create_element","type":"Goal","name":"Journey goal"},` +
+				`{"op":"create_element","type":"Work Package","name":"Journey work"},` +
+				`{"op":"create_element","type":"Location","name":"Journey place"}]}`)
+			for _, order := range []string{"A then B", "B then A"} {
+				t.Run("every layer, "+order, func(t *testing.T) {
+					ws := workspaceWith(t, data)
+					l := lt.Ledger(ws)
+					res, err := l.Apply(ctx, ledger.Request{Name: "a", File: "a.json", Raw: layers})
+					if err != nil {
+						t.Fatalf("apply a: %v", err)
+					}
+					b := apply(t, l, "b", document)
+					first, second := res.PlanID, b
+					if order == "B then A" {
+						first, second = b, res.PlanID
+					}
+					revert(t, l, first)
+					revert(t, l, second)
+					if !sameModel(t, ws, data) {
+						t.Fatalf("reverting %s does not give back the model", order)
+					}
+				})
+			}
 			t.Run("same field, A then B", func(t *testing.T) {
 				ws := workspaceWith(t, data)
 				l := lt.Ledger(ws)
