@@ -75,8 +75,9 @@ func (m *Model) SetSpecialization(id, name string) (string, bool, error) {
 }
 
 // ChangeType changes an element's type in place, as Archi's "Change type" does: the id,
-// relationships, appearances on views, properties and documentation stay; the element moves to
-// the top-level folder of its new layer when that differs; a specialization of the old type goes.
+// relationships, appearances on views, properties and documentation stay; the element stays in
+// its folder when that lies under its new layer's top-level folder, and moves to that top-level
+// folder otherwise; a specialization of the old type goes.
 // Every relationship of the element must be allowed with the new type.
 func (m *Model) ChangeType(id, typ string) error {
 	e, err := m.get(id, KindElement)
@@ -101,12 +102,13 @@ func (m *Model) ChangeType(id, typ string) error {
 				rel.SelectAttrValue("id", ""), relationshipByClass[rc].Label, sc, tc, ErrNotAllowed)
 		}
 	}
-	old := (Object{m, e}).Class()
 	if p := e.SelectAttrValue("profiles", ""); p != "" {
 		m.removeAttr(e, "profiles")
 	}
 	m.setAttr(e, "xsi:type", "archimate:"+t.Class)
-	if FolderFor(old) != t.Folder {
+	// Archi keeps the element in its folder when that folder lies under the new type's top-level
+	// folder (SetConceptTypeCommandFactory.getFolderForNewConcept), else puts it at the top
+	if (Object{m, e}).TopFolderType() != t.Folder {
 		f, err := m.folderIn(t.Folder, "")
 		if err != nil {
 			return err

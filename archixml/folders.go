@@ -11,11 +11,7 @@ import (
 // must lie under the top-level folder of that type), else the top-level folder.
 func (m *Model) folderIn(ft, folderID string) (*etree.Element, error) {
 	if folderID == "" {
-		top, ok := m.TopFolder(ft)
-		if !ok {
-			return nil, fmt.Errorf("the model has no %s folder: %w", ft, ErrNotModel)
-		}
-		return top.e, nil
+		return m.topFolderFor(ft)
 	}
 	f, err := m.get(folderID, KindFolder)
 	if err != nil {
@@ -24,6 +20,53 @@ func (m *Model) folderIn(ft, folderID string) (*etree.Element, error) {
 	if got := (Object{m, f}).TopFolderType(); got != ft {
 		return nil, fmt.Errorf("folder %q is in the %s folder, not %s: %w", folderID, got, ft, ErrWrongFolder)
 	}
+	return f, nil
+}
+
+// TopFolderName is the name of the top-level folder of type ft: the model's, or the name Archi
+// gives the one an edit would create (topFolderFor).
+func (m *Model) TopFolderName(ft string) string {
+	if top, ok := m.TopFolder(ft); ok {
+		return top.Name()
+	}
+	return topFolderNames[ft]
+}
+
+// topFolderFor returns the top-level folder of type ft, creating it when the model has none, as
+// Archi does when it opens such a model (ArchimateModel.addDefaultFolders: a model of Archi 2 has
+// no strategy, motivation or other folder, say): of the type, with Archi's name for it, among the
+// top-level folders where Archi's order puts it. Only the folder an edit needs is created.
+func (m *Model) topFolderFor(ft string) (*etree.Element, error) {
+	if top, ok := m.TopFolder(ft); ok {
+		return top.e, nil
+	}
+	name, ok := topFolderNames[ft]
+	if !ok {
+		return nil, fmt.Errorf("the model has no %s folder: %w", ft, ErrNotModel)
+	}
+	rank := map[string]int{}
+	for i, t := range TopFolderTypes {
+		rank[t] = i + 1
+	}
+	// after the last top-level folder Archi puts before it, else before the first one
+	index, first := -1, -1
+	for i, c := range m.root.ChildElements() {
+		if c.Tag != "folder" {
+			continue
+		}
+		if first < 0 {
+			first = i
+		}
+		if r := rank[c.SelectAttrValue("type", "")]; r > 0 && r < rank[ft] {
+			index = i + 1
+		}
+	}
+	if index < 0 {
+		index = max(first, 0)
+	}
+	f := newEl("folder", "name", name, "id", m.newID("folder", ft), "type", ft)
+	m.insertChildAt(m.root, f, index)
+	m.indexTree(f, KindFolder)
 	return f, nil
 }
 

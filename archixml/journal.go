@@ -1,7 +1,9 @@
 package archixml
 
 import (
+	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/beevik/etree"
 )
@@ -209,4 +211,167 @@ func (m *Model) insertChildAt(p, c *etree.Element, index int) {
 		id, path := m.ref(c)
 		m.record(Step{Op: "insert", ID: id, Path: path})
 	}
+}
+
+// ErrChangedSince means a step's node no longer holds what the edit that recorded it left there:
+// a later change touched the same field.
+var ErrChangedSince = errors.New("changed since")
+
+// ChangedError is the ErrChangedSince of one step: the object (its type, name and id, as the
+// edits left it) and how the field the step restores differs.
+type ChangedError struct {
+	Object string
+	How    string
+}
+
+func (e *ChangedError) Error() string { return e.Object + " changed since: " + e.How }
+
+func (e *ChangedError) Unwrap() error { return ErrChangedSince }
+
+// UndoAlong undoes steps on m, a model that may hold changes made after them, alongside made,
+// the model their edits made (made is undone with it, step by step, and left the model before the
+// edits). Before each step, the node it changes must hold on m what it holds on made: the
+// attribute or text it restores, the whole element it takes out; for an element it puts back, the
+// parent must be there and none of its ids. So what changed since elsewhere, or in other fields of
+// the same object, is kept, and a revert applies in any order. The first step whose node differs
+// stops it with an error that wraps ErrChangedSince and names the object and the field; m may
+// then be partly undone (callers undo on a copy they can throw away).
+func (m *Model) UndoAlong(made *Model, steps []Step) error {
+	if err := ValidateSteps(steps); err != nil {
+		return fmt.Errorf("undo: %w", err)
+	}
+	for i := len(steps) - 1; i >= 0; i-- {
+		s := steps[i]
+		want, err := made.resolve(s.ID, s.Path)
+		if err != nil {
+			return fmt.Errorf("undo: step %d (%s): %w", i, s.Op, err)
+		}
+		what := made.describe(s.ID)
+		have, err := m.resolve(s.ID, s.Path)
+		if err != nil {
+			return &ChangedError{Object: what, How: "it is gone"}
+		}
+		if err := m.sameForStep(s, have, want, made); err != nil {
+			return &ChangedError{Object: what, How: err.Error()}
+		}
+		one := []Step{s}
+		if err := made.Undo(one); err != nil {
+			return err
+		}
+		if err := m.Undo(one); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// describe names an object for a person: its type, name and id.
+func (m *Model) describe(id string) string {
+	if id == "" {
+		return "the model"
+	}
+	o, ok := m.Object(id)
+	if !ok {
+		return fmt.Sprintf("%q", id)
+	}
+	if o.Name() == "" {
+		return fmt.Sprintf("%s %s", TypeWords(o.Class()), id)
+	}
+	return fmt.Sprintf("%s %q (%s)", TypeWords(o.Class()), o.Name(), id)
+}
+
+// sameForStep says how have (the step's node on m) differs from want (on made) in what step s
+// changes, or nil.
+func (m *Model) sameForStep(s Step, have, want *etree.Element, made *Model) error {
+	field := func(name string) string {
+		if len(s.Path) > 0 {
+			return want.Tag + " " + name // bounds x, property value
+		}
+		return name
+	}
+	if have.Tag != want.Tag {
+		return fmt.Errorf("its <%s> is now a <%s>", want.Tag, have.Tag)
+	}
+	switch s.Op {
+	case "attr":
+		a, b := have.SelectAttr(s.Key), want.SelectAttr(s.Key)
+		switch {
+		case a == nil && b == nil:
+		case a == nil:
+			return fmt.Errorf("%s was removed (the revert expects %q)", field(s.Key), b.Value)
+		case b == nil:
+			return fmt.Errorf("%s is now %q (the revert expects none)", field(s.Key), a.Value)
+		case a.Value != b.Value:
+			return fmt.Errorf("%s is now %q (the revert expects %q)", field(s.Key), a.Value, b.Value)
+		}
+	case "text":
+		if a, b := have.Text(), want.Text(); a != b {
+			return fmt.Errorf("%s is now %q (the revert expects %q)", field(want.Tag), a, b)
+		}
+	case "insert":
+		// the revert takes the element out: what it takes must be what the edit put in
+		if m.fragment(have) != made.fragment(want) {
+			why := firstDifference(have, want)
+			if why == "" {
+				why = "its layout"
+			}
+			return fmt.Errorf("the %s it added was changed since: %s", want.Tag, why)
+		}
+	case "remove":
+		node, err := removedNode(s.XML)
+		if err != nil {
+			return err
+		}
+		var back error
+		var walk func(*etree.Element)
+		walk = func(c *etree.Element) {
+			if id := c.SelectAttrValue("id", ""); id != "" && back == nil {
+				if _, ok := m.byID[id]; ok {
+					back = fmt.Errorf("the %s it would bring back (%s) is in the model again", c.Tag, m.describe(id))
+				}
+			}
+			for _, k := range c.ChildElements() {
+				walk(k)
+			}
+		}
+		walk(node)
+		return back
+	}
+	return nil
+}
+
+// firstDifference names the first attribute, text or child in which two elements of one tag
+// differ ("" when none does).
+func firstDifference(a, b *etree.Element) string {
+	for _, x := range b.Attr {
+		if y := a.SelectAttr(x.FullKey()); y == nil {
+			return fmt.Sprintf("%s %s removed", b.Tag, x.FullKey())
+		} else if y.Value != x.Value {
+			return fmt.Sprintf("%s %s is now %q, was %q", b.Tag, x.FullKey(), y.Value, x.Value)
+		}
+	}
+	for _, y := range a.Attr {
+		if b.SelectAttr(y.FullKey()) == nil {
+			return fmt.Sprintf("%s %s is now %q", a.Tag, y.FullKey(), y.Value)
+		}
+	}
+	ac, bc := a.ChildElements(), b.ChildElements()
+	for i := range bc {
+		if i >= len(ac) {
+			return "a " + bc[i].Tag + " in " + b.Tag + " removed"
+		}
+		if ac[i].Tag != bc[i].Tag {
+			return "a " + ac[i].Tag + " in " + b.Tag + " where a " + bc[i].Tag + " was"
+		}
+		if d := firstDifference(ac[i], bc[i]); d != "" {
+			return d
+		}
+	}
+	if len(ac) > len(bc) {
+		return "a " + ac[len(bc)].Tag + " added in " + a.Tag
+	}
+	if len(bc) == 0 && strings.TrimSpace(a.Text()) != strings.TrimSpace(b.Text()) {
+		return fmt.Sprintf("%s is now %q, was %q", b.Tag, a.Text(), b.Text())
+	}
+	return ""
 }

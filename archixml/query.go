@@ -176,6 +176,50 @@ func conceptType(c string) *ConceptType {
 func (o Object) Name() string { return o.e.SelectAttrValue("name", "") }
 
 // Attr returns any attribute of the object as written ("viewpoint", "accessType", "type").
+// namingAttrs are the attributes that say what an object is and where (its id, name, type, ends,
+// the concept it shows, the connections that end at it): Settings leaves them out.
+var namingAttrs = set("id", "name", "xsi:type", "source", "target", "archimateElement", "archimateRelationship",
+	"relationship", "targetConnections")
+
+// hasSettings reports whether objects of kind k have Settings: concepts, views and what they draw.
+func hasSettings(k Kind) bool {
+	return k == KindElement || k == KindRelationship || k == KindView || k == KindDiagramObject || k == KindConnection
+}
+
+// Settings returns, for an element, relationship, view, diagram object or connection, its
+// attributes but those that name it (fill colour, font, alpha, figure, router, viewpoint, access
+// type...), in file order, then, for a connection, each bendpoint as "bendpoint" =
+// "startX,startY,endX,endY": what a restyle, reroute or viewpoint change alters, for words that
+// show it (textconv).
+func (o Object) Settings() []Property {
+	if !hasSettings(o.Kind()) {
+		return nil
+	}
+	var out []Property
+	for _, a := range o.e.Attr {
+		if k := a.FullKey(); !namingAttrs[k] {
+			out = append(out, Property{k, a.Value})
+		}
+	}
+	if o.Kind() == KindConnection {
+		for _, b := range o.e.SelectElements("bendpoint") {
+			out = append(out, bendpoint(func(k string) string { return b.SelectAttrValue(k, "") }))
+		}
+	}
+	return out
+}
+
+// bendpoint is a bendpoint's setting, from its attributes.
+func bendpoint(value func(string) string) Property {
+	v := func(k string) string {
+		if s := value(k); s != "" {
+			return s
+		}
+		return "0"
+	}
+	return Property{"bendpoint", v("startX") + "," + v("startY") + "," + v("endX") + "," + v("endY")}
+}
+
 func (o Object) Attr(key string) string {
 	if !strings.Contains(key, ":") {
 		// etree's lookup ignores prefixes: "type" would find xsi:type (a junction's class) before a

@@ -201,7 +201,9 @@ func (m *Model) checkUndoTarget(s Step, e *etree.Element) error {
 			return fmt.Errorf("text of <%s>, which holds none", e.FullTag())
 		}
 	case "insert":
-		if e == m.root || !journalTags[e.Tag] || (e.Tag == "folder" && e.Parent() == m.root) {
+		// a top-level folder is inserted only when an edit needs one the model lacks
+		// (topFolderFor), and taken out only once it is empty again
+		if e == m.root || !journalTags[e.Tag] || (e.Tag == "folder" && e.Parent() == m.root && len(e.ChildElements()) > 0) {
 			return fmt.Errorf("removing <%s>, which no edit inserts", e.FullTag())
 		}
 	case "attr":

@@ -77,7 +77,7 @@ func TestUndo_CraftedSteps(t *testing.T) {
 		{"text of an element", Step{Op: "text", ID: el, Old: strp("text inside an element")}},
 		{"unknown op", Step{Op: "exec", ID: el}},
 		{"remove the model", Step{Op: "insert"}},
-		{"remove a top-level folder", Step{Op: "insert", ID: "", Path: []int{0}}},
+		{"remove a top-level folder that holds something", Step{Op: "insert", ID: "", Path: []int{1}}},
 		{"malformed removed XML", Step{Op: "remove", ID: view, Index: 0, XML: `<child id="x"`}},
 		{"DOCTYPE in removed XML", Step{Op: "remove", ID: view, Index: 0, XML: `<!DOCTYPE x [<!ENTITY a "b">]><child/>`}},
 		{"foreign element", Step{Op: "remove", ID: view, Index: 0, XML: `<script>alert(1)</script>`}},

@@ -56,6 +56,7 @@ type Scanned struct {
 	source, target, concept string
 	doc                     string
 	props                   []Property
+	settings                []Property
 	bounds                  Bounds
 	folder                  string // FolderPath
 	flags                   uint8
@@ -117,6 +118,10 @@ func (o *Scanned) Documentation() string { return o.doc }
 
 // Properties returns the object's properties in file order.
 func (o *Scanned) Properties() []Property { return o.props }
+
+// Settings returns what Object.Settings returns: its attributes but those that name it, then, for
+// a connection, its bendpoints.
+func (o *Scanned) Settings() []Property { return o.settings }
 
 // Bounds returns a diagram object's bounds.
 func (o *Scanned) Bounds() (Bounds, bool) { return o.bounds, o.flags&scannedBounds != 0 }
@@ -250,6 +255,13 @@ func (s *scanner) object(k Kind, parent *Scanned) *Scanned {
 			o.concept = s.value("relationship") // Archi 2.x
 		}
 	}
+	if hasSettings(k) {
+		for _, a := range s.attrs {
+			if !namingAttrs[a.key] {
+				o.settings = append(o.settings, Property{a.key, a.value})
+			}
+		}
+	}
 	folder := ""
 	if parent != nil && parent.kind == KindFolder {
 		folder = parent.folder
@@ -279,6 +291,10 @@ func (s *scanner) part(f *frame, o *Scanned) {
 		}
 	case "property":
 		o.props = append(o.props, Property{s.value("key"), s.value("value")})
+	case "bendpoint":
+		if o.kind == KindConnection {
+			o.settings = append(o.settings, bendpoint(s.value))
+		}
 	case "bounds":
 		if o.flags&scannedBounds == 0 {
 			o.flags |= scannedBounds

@@ -468,10 +468,9 @@ func (e *engine) changeType(i int, a Action, r *ActionResult) {
 	if len(o.ProfileIDs()) > 0 {
 		r.Description += ", dropping its specialization"
 	}
-	if archixml.FolderFor(o.Class()) != t.Folder {
+	if o.TopFolderType() != t.Folder {
 		// the element leaves its folder for the top of its new layer's (archixml.ChangeType)
-		top, _ := e.m.TopFolder(t.Folder)
-		r.Description += fmt.Sprintf(", moving it from folder %s to folder %s", o.FolderPath(), top.Name())
+		r.Description += fmt.Sprintf(", moving it from folder %s to folder %s", o.FolderPath(), e.m.TopFolderName(t.Folder))
 	}
 	e.edit(i, "type", e.m.ChangeType(o.ID(), t.Class))
 }

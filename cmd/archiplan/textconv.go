@@ -118,7 +118,22 @@ func words(b []byte, o *archixml.Scanned) []byte {
 			b = append(b, p...)
 		}
 	}
+	b = appendSettings(b, o.Settings())
 	b = append(append(append(b, " ("...), o.ID()...), ")\n"...)
+	return b
+}
+
+// appendSettings appends an object's settings (archixml.Object.Settings), so that a restyle, a
+// reroute or a viewpoint shows in `git log -p` too.
+func appendSettings(b []byte, settings []archixml.Property) []byte {
+	for i, p := range settings {
+		if i == 0 {
+			b = append(b, "; "...)
+		} else {
+			b = append(b, ", "...)
+		}
+		b = appendQuote(append(append(b, p.Key...), '='), p.Value)
+	}
 	return b
 }
 

@@ -75,6 +75,13 @@ func treeWords(w io.Writer, m *archixml.Model) {
 		if len(props) > 0 {
 			line += "; properties " + strings.Join(props, ", ")
 		}
+		var settings []string
+		for _, p := range o.Settings() {
+			settings = append(settings, p.Key+"="+strconv.Quote(p.Value))
+		}
+		if len(settings) > 0 {
+			line += "; " + strings.Join(settings, ", ")
+		}
 		fmt.Fprintf(w, "%s (%s)\n", line, o.ID())
 		for _, c := range o.Children() {
 			walk(c, view)

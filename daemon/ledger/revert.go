@@ -14,7 +14,8 @@ import (
 var (
 	// ErrNoSuchPlan means no apply commit has the id or hash given.
 	ErrNoSuchPlan = errors.New("no applied plan")
-	// ErrConflict means a later commit changed what the plan changed; revert names it.
+	// ErrConflict means a later commit changed what the plan's inverse restores, so it cannot
+	// apply to the model at HEAD; revert names the object and the field.
 	ErrConflict = errors.New("a later commit changed the same objects")
 	// ErrBadInverse means an archived inverse is not one an apply writes: never used.
 	ErrBadInverse = errors.New("the archived inverse is not one archiplan wrote")
@@ -32,7 +33,8 @@ type RevertResult struct {
 // Revert undoes one applied plan, named by its id or its apply commit, in a new commit, using the
 // inverse archived with it, proved first: on the apply commit's model it must give back the
 // parent's (proveInverse), else it is refused as not archiplan's (ErrBadInverse). Later plans and commits are kept; when
-// one of them changed an object the plan changed, the revert is refused and that commit named.
+// one of them changed a field the inverse restores (and it is not as the apply left it), the
+// revert is refused, naming the object and the field (undoAtHead).
 // The model it makes is read again before it is committed, and it removes from the archive only
 // the files the apply added.
 func (l *Ledger) Revert(ctx context.Context, target string) (*RevertResult, error) {
@@ -72,10 +74,14 @@ func (l *Ledger) revert(target string) (*RevertResult, error) {
 	}
 	id := apply.Trailers[store.TrailerPlanID]
 	later := hist[:len(hist)-1] // newest first, all after the apply
-	for _, c := range later {
-		if c.Trailers[store.TrailerRevertsPlan] == id || c.GitReverts == apply.Hash {
-			return nil, fmt.Errorf("%w: %s by commit %s", ErrAlreadyReverted, id, short(c.Hash))
+	// which later commit reverted it is words for a refusal the models make (below), not a reason
+	reverted := func() *store.CommitInfo {
+		for i, c := range later {
+			if c.Trailers[store.TrailerRevertsPlan] == id || c.GitReverts == apply.Hash {
+				return &later[i]
+			}
 		}
+		return nil
 	}
 	a, err := ReadArchive(ws, apply.Hash, id)
 	if err != nil {
@@ -102,12 +108,6 @@ func (l *Ledger) revert(target string) (*RevertResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	if c, err := conflicting(ws, later, *apply, a.Inverse.Touched); err != nil {
-		return nil, err
-	} else if c != nil {
-		return nil, fmt.Errorf("%w: commit %s (%s) changed what %s changed; revert it first, or undo by hand",
-			ErrConflict, short(c.Hash), oneLine(c.Subject), id)
-	}
 	if dirty, err := l.dirty(head.Blob); err != nil {
 		return nil, err
 	} else if dirty {
@@ -115,8 +115,16 @@ func (l *Ledger) revert(target string) (*RevertResult, error) {
 	}
 	m := head.Model
 	problem := l.problem // a model Archi could not open before is not the revert's fault
-	if err := plans.Revert(m, a.Inverse); err != nil {
+	if err := undoAtHead(ws, *apply, head.Blob, m, a.Inverse); err != nil {
 		l.forget()
+		var changed *archixml.ChangedError
+		if errors.As(err, &changed) {
+			if c := reverted(); c != nil {
+				return nil, fmt.Errorf("%w: %s by commit %s", ErrAlreadyReverted, id, short(c.Hash))
+			}
+			return nil, fmt.Errorf("%w: %s changed since %s applied it: %s; revert what changed it first, or undo it by hand",
+				ErrConflict, changed.Object, id, changed.How)
+		}
 		if errors.Is(err, archixml.ErrBadStep) {
 			return nil, fmt.Errorf("%w: %v: nothing was committed", ErrBadInverse, err)
 		}
@@ -158,57 +166,25 @@ func (l *Ledger) revert(target string) (*RevertResult, error) {
 	return &RevertResult{PlanID: id, RevertsCommit: apply.Hash, Commit: commit}, err
 }
 
-// conflicting finds the oldest later commit that changed an object the plan changed, by
-// comparing those objects' XML before and after it, whoever made it: archiplan's commits too, as
-// a commit's trailers and archive are only what it says about itself.
-func conflicting(ws *store.Workspace, later []store.CommitInfo, apply store.CommitInfo, ids []string) (*store.CommitInfo, error) {
-	touched := map[string]bool{}
-	for _, id := range ids {
-		touched[id] = true
+// undoAtHead undoes the proved inverse of the plan applied in apply on m, the model at HEAD (its
+// blob headBlob). When HEAD's model is the one the apply made, the steps are undone as they are;
+// otherwise alongside that model (archixml.Model.UndoAlong): each step must find at HEAD what the
+// apply left there, so later commits that changed other objects or other fields, or that were
+// reverted themselves, keep their changes and do not stand in the way; one that changed what the
+// revert restores stops it (archixml.ErrChangedSince, naming the object and the field).
+func undoAtHead(ws *store.Workspace, apply store.CommitInfo, headBlob string, m *archixml.Model, inv *plans.Inverse) error {
+	if headBlob == apply.ModelBlob {
+		return plans.Revert(m, inv)
 	}
-	models := map[string]*archixml.Model{} // by blob
-	load := func(commit, blob string) (*archixml.Model, error) {
-		if m, ok := models[blob]; ok {
-			return m, nil
-		}
-		data, ok, err := ws.ModelAt(commit)
-		if err != nil || !ok {
-			return nil, err
-		}
-		m, err := archixml.Load(data)
-		if err != nil {
-			return nil, err
-		}
-		models[blob] = m
-		return m, nil
+	data, ok, err := ws.ModelAt(apply.Hash)
+	if err != nil || !ok {
+		return fmt.Errorf("the model at %s: %v", short(apply.Hash), err)
 	}
-	blobOf := map[string]string{apply.Hash: apply.ModelBlob}
-	for _, c := range later {
-		blobOf[c.Hash] = c.ModelBlob
+	made, err := archixml.Load(data)
+	if err != nil {
+		return fmt.Errorf("the model at %s: %v", short(apply.Hash), err)
 	}
-	for i := len(later) - 1; i >= 0; i-- { // oldest first
-		c := later[i]
-		parentBlob := blobOf[c.Parent]
-		if c.ModelBlob == parentBlob {
-			continue
-		}
-		before, err := load(c.Parent, parentBlob)
-		if err != nil {
-			return nil, err
-		}
-		after, err := load(c.Hash, c.ModelBlob)
-		if err != nil {
-			return nil, err
-		}
-		for id := range touched {
-			a, okA := objectXML(before, id)
-			b, okB := objectXML(after, id)
-			if okA != okB || a != b {
-				return &later[i], nil
-			}
-		}
-	}
-	return nil, nil
+	return m.UndoAlong(made, inv.Steps)
 }
 
 func objectXML(m *archixml.Model, id string) (string, bool) {

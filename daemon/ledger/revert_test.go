@@ -19,13 +19,7 @@ import (
 
 // corpusModels are the example model and every corpus model archiplan reads.
 func corpusModels(t *testing.T) []string {
-	files := []string{filepath.Join("..", "..", "testdata", "models", "example.archimate")}
-	for _, f := range testenv.CorpusModelsIfSet(t) {
-		if !strings.Contains(f, "zipped") {
-			files = append(files, f)
-		}
-	}
-	return files
+	return append([]string{filepath.Join("..", "..", "testdata", "models", "example.archimate")}, testenv.CorpusModelsIfSet(t)...)
 }
 
 // workspaceWith makes a workspace whose model at HEAD is data, byte for byte.
@@ -63,14 +57,16 @@ func TestRevert_EveryOpOnEveryCorpusModel(t *testing.T) {
 				if err != nil {
 					t.Fatalf("%s: apply: %v", s.Name(), err)
 				}
-				if bytes.Equal(lt.Model(t, ws), data) {
+				// on a model without elements (the zipped one of the corpus), a sample that deletes
+				// one creates it first, and its plan as a whole changes nothing
+				if bytes.Equal(lt.Model(t, ws), data) && len(m.Elements()) > 0 {
 					t.Fatalf("%s: the apply changed nothing", s.Name())
 				}
 				if _, err := l.Revert(context.Background(), res.PlanID); err != nil {
 					t.Fatalf("%s: revert: %v", s.Name(), err)
 				}
-				if got := lt.Model(t, ws); !bytes.Equal(got, data) {
-					t.Fatalf("%s: the revert does not give back the model's bytes", s.Name())
+				if !sameModel(t, ws, data) {
+					t.Fatalf("%s: the revert does not give back the model's bytes (for a zipped model, its entries)", s.Name())
 				}
 			}
 		})

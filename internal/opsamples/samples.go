@@ -345,7 +345,7 @@ func (b *builder) samples(op schemas.OpName) []Sample {
 	case schemas.MoveViewObject:
 		d, setup := b.shown()
 		// into a group: an object the model has where it has one (with its connections)
-		view := "sv"
+		view, _ := b.view("sv") // the view shown's setup put it on
 		if o, ok := b.m.Object(d); ok {
 			v, _ := o.View()
 			view = v.ID()
@@ -399,9 +399,9 @@ func (b *builder) samples(op schemas.OpName) []Sample {
 				return one(acts{act(op, "view_id", v.ID(), "name", t("name"), "ref_id", "copy")})
 			}
 		}
-		d, setup := b.shown()
-		_ = d
-		return one(append(setup, act(op, "view_id", "sv", "name", t("name"), "ref_id", "copy")))
+		_, setup := b.shown()
+		v, _ := b.view("sv") // the view shown's setup put it on
+		return one(append(setup, act(op, "view_id", v, "name", t("name"), "ref_id", "copy")))
 	case schemas.SetConnectionRouter:
 		v, setup := b.view("v")
 		return one(append(setup, act(op, "view_id", v, "router", "manhattan")))

@@ -156,8 +156,15 @@ type CheckResult struct {
 	Checks        []plans.ArchiCheck   `json:"checks"`
 }
 
-// Check runs Archi's checks on the model.
+// Check runs Archi's checks on the model. A model Archi cannot open at all (a duplicate id, a
+// dangling reference: archixml.Check) is one error, MODEL_INVALID, as a plan's check reports it
+// (plans.CheckModel), and no checker runs.
 func Check(m *archixml.Model) *CheckResult {
+	if err := archixml.Check(m); err != nil {
+		return &CheckResult{FormatVersion: FormatVersion, Errors: 1, Checks: plans.ArchiChecks, Findings: []plans.ModelFinding{{
+			Code: plans.ModelInvalid, Severity: plans.Error, Object: m.ID(), Name: m.Name(),
+			Message: "the model cannot be opened by Archi: " + err.Error()}}}
+	}
 	res := &CheckResult{FormatVersion: FormatVersion, Findings: nonNil(plans.ValidateModel(m)), Checks: plans.ArchiChecks}
 	for _, f := range res.Findings {
 		switch f.Severity {
