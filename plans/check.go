@@ -31,7 +31,10 @@ type Outcome struct {
 	// NullsDropped counts the nulls of the flat form dropped before the schema check
 	NullsDropped int
 	// Refs maps each ref_id the plan declares to the id it names, when its action succeeded
-	Refs  map[string]string
+	Refs map[string]string
+	// Views are the changes the actions make to what views draw, in action order: what the
+	// preview's pictures show
+	Views []ViewChange
 	names map[string]string // for the diagram: names of what the actions touch
 }
 
@@ -89,8 +92,9 @@ func run(raw []byte, m *archixml.Model, opts Options) (*Outcome, *engine) {
 	eng.run()
 	o.Findings = append(o.Findings, eng.findings...)
 	o.Results = eng.results
+	o.Views = eng.viewChanges()
 	if !hasErrors(eng.findings) {
-		o.Findings = append(o.Findings, eng.archiFindings()...)
+		o.Findings = append(o.Findings, eng.archiFindings(o.Views)...)
 	}
 	for ref, id := range eng.refs {
 		if id != "" {
