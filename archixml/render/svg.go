@@ -593,6 +593,7 @@ func orJunction(c archixml.Object) bool {
 	n, err := diagram.Parse(c.XML())
 	return err == nil && n.Attr("type") == "or"
 }
+
 // openLink opens an SVG link to what link makes of target, and returns what closes it ("" when
 // there is no link).
 func openLink(b *bytes.Buffer, link func(string) string, target string) string {
@@ -623,4 +624,3 @@ func boxOf(p []pt) rect {
 	}
 	return rect{int(x0) - 40, int(y0) - 20, int(x1-x0) + 80, int(y1-y0) + 40}
 }
-
