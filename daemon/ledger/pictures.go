@@ -41,6 +41,7 @@ type pictures struct {
 	focus  map[string][]string      // view -> the ids it marks, for the frame
 	legend map[string][]*legendLine // view -> a line per changed object, in order
 	labels map[string]string        // diagram object or connection -> how the legend names it
+	direct map[string]bool          // views the plan changes itself, not only what they show
 }
 
 // legendLine names one changed object of a view and what changed.
@@ -53,7 +54,7 @@ type legendLine struct {
 func newPictures(name string) *pictures {
 	return &pictures{name: name, after: map[string]*render.Picture{}, before: map[string]*render.Picture{}, titles: map[string]string{},
 		marks: map[string]render.Mark{}, rank: map[string]int{}, focus: map[string][]string{}, legend: map[string][]*legendLine{},
-		labels: map[string]string{}}
+		labels: map[string]string{}, direct: map[string]bool{}}
 }
 
 // markOf is how a change marks its object: added and removed ones as such, renamed ones tagged,
@@ -104,6 +105,9 @@ func (p *pictures) changedViews(o *plans.Outcome, m *archixml.Model) {
 		}
 		if !add(c.View, rank) {
 			continue
+		}
+		if !c.Shown {
+			p.direct[c.View] = true
 		}
 		line := p.line(c.View, c.Object)
 		if !contains(line.words, c.What) {
@@ -299,8 +303,8 @@ func (p *pictures) files() (map[string][]byte, string) {
 		if hasA {
 			sides[1] = a.Write(opts)
 		}
-		if hasA && hasB && bytes.Equal(sides[0], sides[1]) {
-			same++ // drawn the same before and after: nothing to see
+		if hasA && hasB && bytes.Equal(sides[0], sides[1]) && !p.direct[id] {
+			same++ // it only shows what changes, drawn the same before and after: nothing to see
 			continue
 		}
 		if len(shown) >= MaxPictures {
@@ -334,6 +338,9 @@ func (p *pictures) files() (map[string][]byte, string) {
 			// a reference, defined below: the preview holds no inline link syntax at all
 			fmt.Fprintf(&b, "- %s: ![%s][%s]\n", side.label, side.label, f)
 			refs = append(refs, fmt.Sprintf("[%s]: %s\n", f, f))
+		}
+		if x, y := cropped[id][0], cropped[id][1]; x != nil && bytes.Equal(x, y) {
+			b.WriteString("- before and after look alike here: archiplan's drawing does not show this change (Archi's may)\n")
 		}
 		for _, l := range p.legend[id] {
 			what := "the view"
