@@ -192,4 +192,3 @@ func waitPreview(t *testing.T, inbox, name string) string {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
-
