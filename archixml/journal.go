@@ -35,7 +35,7 @@ func (m *Model) Steps() int {
 }
 
 // Record starts recording the steps of every edit; Recorded returns them.
-func (m *Model) Record() { m.rec = &[]Step{} }
+func (m *Model) Record() { m.rec, m.touches = &[]Step{}, nil }
 
 // Recorded stops recording and returns the steps recorded since Record, in the order made.
 func (m *Model) Recorded() []Step {
@@ -43,7 +43,7 @@ func (m *Model) Recorded() []Step {
 		return nil
 	}
 	s := *m.rec
-	m.rec = nil
+	m.rec, m.touches = nil, nil
 	return s
 }
 
@@ -51,9 +51,38 @@ func (m *Model) Recorded() []Step {
 // Resume, which must leave the model as it was, are not kept.
 func (m *Model) Resume(steps []Step) { m.rec = &steps }
 
-func (m *Model) record(s Step) {
+// Touch is what one recorded step changed, for what a change is shown as (its pictures): the step,
+// the tag of the element it changed (whose attribute or text it set, that it inserted or that it
+// removed), and the id of the object it inserted or removed ("" for a node that is no object).
+type Touch struct {
+	Step
+	Tag  string
+	Node string
+	Kind Kind // of the object inserted or removed
+}
+
+// Touches returns what the steps from..to recorded so far changed (while recording).
+func (m *Model) Touches(from, to int) []Touch {
+	if m.rec == nil || from < 0 || to > len(m.touches) || from > to {
+		return nil
+	}
+	out := make([]Touch, 0, to-from)
+	for i := from; i < to; i++ {
+		t := m.touches[i]
+		t.Step = (*m.rec)[i]
+		out = append(out, t)
+	}
+	return out
+}
+
+func (m *Model) record(s Step, e *etree.Element) {
 	if m.rec != nil {
 		*m.rec = append(*m.rec, s)
+		t := Touch{Tag: e.Tag}
+		if k := kindOf(e); (s.Op == "insert" || s.Op == "remove") && k != kindNone {
+			t.Node, t.Kind = e.SelectAttrValue("id", ""), k
+		}
+		m.touches = append(m.touches, t)
 	}
 }
 
@@ -209,7 +238,7 @@ func (m *Model) insertChildAt(p, c *etree.Element, index int) {
 	m.markDirty(p)
 	if m.rec != nil {
 		id, path := m.ref(c)
-		m.record(Step{Op: "insert", ID: id, Path: path})
+		m.record(Step{Op: "insert", ID: id, Path: path}, c)
 	}
 }
 

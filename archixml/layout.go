@@ -3,6 +3,7 @@ package archixml
 import (
 	"fmt"
 	"sort"
+	"strconv"
 
 	"github.com/beevik/etree"
 )
@@ -142,6 +143,71 @@ func (m *Model) placeInHolder(v *etree.Element, elementID string, size Bounds) (
 		}
 	})
 	return holder, at, found
+}
+
+// Inside a diagram object or group, what a new object keeps clear of: the margin around it, and
+// the room of the holder's label or tab above it.
+const (
+	insideMargin = 12
+	insideTop    = 24
+)
+
+// placeInside finds where a new object of the size goes in a diagram object or group (parent)
+// when the plan gives no place: beside what it is related to there (elementID; "" for a note or
+// group), else on the first free cell of a grid as wide as the parent, below its label. When the
+// parent is too small for it, the parent grows to hold it, and what holds the parent grows in
+// turn, as a person makes room: a new object is never put outside its parent, where Archi would
+// clip it out of sight.
+func (m *Model) placeInside(parent *etree.Element, elementID string, size Bounds) Bounds {
+	pb, _ := (Object{m, parent}).Bounds()
+	pb = sized(pb)
+	inner := Bounds{X: 0, Y: insideTop - insideMargin, Width: pb.Width, Height: pb.Height - insideTop + insideMargin}
+	if elementID != "" {
+		if b, ok := m.placeNear(parent, elementID, size, &inner); ok {
+			return b
+		}
+	}
+	taken := m.siblings(parent)
+	cellW, cellH := size.Width+insideMargin, size.Height+insideMargin
+	cols := max(1, (pb.Width-insideMargin)/cellW)
+	var b Bounds
+	for i := 0; ; i++ {
+		b = Bounds{X: insideMargin + (i%cols)*cellW, Y: insideTop + (i/cols)*cellH, Width: size.Width, Height: size.Height}
+		free := true
+		for _, t := range taken {
+			if overlaps(b, t) {
+				free = false
+				break
+			}
+		}
+		if free {
+			break
+		}
+	}
+	m.grow(parent, b)
+	return b
+}
+
+// grow makes a diagram object or group large enough to hold b (relative to it) with a margin,
+// and what holds it large enough to hold it, in turn.
+func (m *Model) grow(e *etree.Element, b Bounds) {
+	for kindOf(e) == KindDiagramObject {
+		cur, _ := (Object{m, e}).Bounds()
+		have := sized(cur)
+		w, h := max(have.Width, b.X+b.Width+insideMargin), max(have.Height, b.Y+b.Height+insideMargin)
+		if w == have.Width && h == have.Height {
+			return
+		}
+		be := e.SelectElement("bounds")
+		if be == nil {
+			be = boundsEl(Bounds{Width: -1, Height: -1})
+			m.insertChild(e, be)
+		}
+		m.setAttr(be, "width", strconv.Itoa(w))
+		m.setAttr(be, "height", strconv.Itoa(h))
+		b = Bounds{X: cur.X, Y: cur.Y, Width: w, Height: h}
+		e = e.Parent()
+	}
 }
 
 // PlacedIn says where a diagram object sits when it is nested: ` inside "NAME" (ID)`, its

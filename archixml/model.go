@@ -118,7 +118,8 @@ type Model struct {
 	idSeed string
 	idSeq  int
 
-	rec *[]Step // the journal, while recording
+	rec     *[]Step // the journal, while recording
+	touches []Touch // what each step of the journal changed (the step itself left out)
 
 	gen   int        // counts edits of the tree and its source spans (markDirty, forgetSource)
 	saved *saveSpans // where the last Save put every element, for Rebase

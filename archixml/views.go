@@ -162,11 +162,7 @@ func (m *Model) addToView(viewID, parentID, elementID string, bounds *Bounds, co
 			b = m.freeCellSized(parent, b)
 		}
 	default:
-		if near, ok := m.placeNear(parent, elementID, b, nil); ok {
-			b = near
-		} else {
-			b = m.freeCellSized(parent, b)
-		}
+		b = m.placeInside(parent, elementID, b)
 	}
 	id := m.newID("diagram-object", viewID, elementID)
 	obj := newEl("child", "xsi:type", "archimate:DiagramObject", "id", id, "archimateElement", elementID)
@@ -450,9 +446,12 @@ func (m *Model) addBox(viewID, parentID, cls string, bounds *Bounds, size Bounds
 		return "", err
 	}
 	b := size
-	if bounds != nil {
+	switch {
+	case bounds != nil:
 		b = *bounds
-	} else {
+	case parent != v:
+		b = m.placeInside(parent, "", size)
+	default:
 		b = m.freeCell(parent)
 		b.Width, b.Height = size.Width, size.Height
 	}

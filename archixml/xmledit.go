@@ -146,7 +146,7 @@ func (m *Model) setAttr(e *etree.Element, key, value string) {
 			old := a.Value
 			s.Old = &old
 		}
-		m.record(s)
+		m.record(s, e)
 	}
 	if a != nil {
 		a.Value = value
@@ -184,7 +184,7 @@ func (m *Model) removeAttr(e *etree.Element, key string) {
 			id, path := m.ref(e)
 			old := a.Value
 			pos := attrIndex(e, key)
-			m.record(Step{Op: "attr", ID: id, Path: path, Key: key, Old: &old, Pos: &pos})
+			m.record(Step{Op: "attr", ID: id, Path: path, Key: key, Old: &old, Pos: &pos}, e)
 		}
 		e.RemoveAttr(key)
 		m.markDirty(e)
@@ -245,7 +245,7 @@ func (m *Model) insertChild(p, c *etree.Element) {
 	m.markDirty(p)
 	if m.rec != nil {
 		id, path := m.ref(c)
-		m.record(Step{Op: "insert", ID: id, Path: path})
+		m.record(Step{Op: "insert", ID: id, Path: path}, c)
 	}
 }
 
@@ -254,7 +254,7 @@ func (m *Model) setText(e *etree.Element, text string) {
 	if m.rec != nil {
 		id, path := m.ref(e)
 		old := e.Text()
-		m.record(Step{Op: "text", ID: id, Path: path, Old: &old})
+		m.record(Step{Op: "text", ID: id, Path: path, Old: &old}, e)
 	}
 	e.SetText(text)
 	m.markDirty(e)
@@ -264,7 +264,7 @@ func (m *Model) removeChild(e *etree.Element) {
 	p := e.Parent()
 	if m.rec != nil {
 		id, path := m.ref(p)
-		m.record(Step{Op: "remove", ID: id, Path: path, Index: elementIndex(e), XML: m.fragment(e)})
+		m.record(Step{Op: "remove", ID: id, Path: path, Index: elementIndex(e), XML: m.fragment(e)}, e)
 	}
 	m.unindex(e)
 	p.RemoveChild(e)

@@ -257,8 +257,9 @@ func nestedWithoutRelation(m *archixml.Model, parent, child archixml.Object, dra
 // archiFindings are the warnings Archi's validator would give about what the plan adds, run on
 // the model as the plan leaves it: a new element or relationship on no view, a new view left
 // empty, an element put on a view whose viewpoint does not allow it, a nesting without a
-// relationship.
-func (e *engine) archiFindings() []Finding {
+// relationship. An object the plan moves into another parent is judged as one it adds there
+// (views: what the plan changes on views).
+func (e *engine) archiFindings(views []ViewChange) []Finding {
 	m := e.m
 	var out []Finding
 	warn := func(i int, mf ModelFinding) {
@@ -323,6 +324,20 @@ func (e *engine) archiFindings() []Finding {
 				warn(r.Index, finding(ArchiUnusedRelationship, o, "", "'%s' is not used in a View (this action takes it off the last view that showed it)", relLabel(m, o)))
 			}
 		}
+	}
+	for _, c := range views {
+		if c.What != ViewRenested {
+			continue
+		}
+		if o, ok := m.Object(c.Object); !ok || o.Kind() != archixml.KindDiagramObject {
+			continue
+		}
+		if added[c.View] == nil {
+			added[c.View] = map[string]bool{}
+			viewOrder = append(viewOrder, c.View)
+		}
+		added[c.View][c.Object] = true
+		actionOf[c.Object] = c.Action
 	}
 	for _, vid := range viewOrder {
 		v, _ := m.Object(vid)

@@ -34,7 +34,10 @@ type Outcome struct {
 	Refs map[string]string
 	// Approvals are who must approve the plan, by the workspace's owners and rules (none: anyone, once)
 	Approvals []Approval
-	names     map[string]string // for the diagram: names of what the actions touch
+	// Views are the changes the actions make to what views draw, in action order: what the
+	// preview's pictures show
+	Views []ViewChange
+	names map[string]string // for the diagram: names of what the actions touch
 }
 
 // Errors returns the findings that stop the plan.
@@ -94,8 +97,9 @@ func run(raw []byte, m *archixml.Model, opts Options) (*Outcome, *engine) {
 	eng.run()
 	o.Findings = append(o.Findings, eng.findings...)
 	o.Results = eng.results
+	o.Views = eng.viewChanges()
 	if !hasErrors(eng.findings) {
-		o.Findings = append(o.Findings, eng.archiFindings()...)
+		o.Findings = append(o.Findings, eng.archiFindings(o.Views)...)
 		if opts.Rules != nil && p.Status == StatusReady {
 			eng.collect() // judged once the model is as it was before the plan (see judge)
 		}

@@ -122,6 +122,37 @@ func (e *engine) placement(i int, a Action, v archixml.Object, size archixml.Bou
 	return parent, &b, true
 }
 
+// holders are the bounds of a diagram object or group and of what holds it, up to the view: an
+// object put inside it without a place may grow them (grown says how).
+func (e *engine) holders(parent string) []archixml.Object {
+	var out []archixml.Object
+	for o, ok := e.m.Object(parent); ok && o.Kind() == archixml.KindDiagramObject; o, ok = o.Parent() {
+		out = append(out, o)
+	}
+	return out
+}
+
+// grown says which holders an edit made larger, as ", NAME grown from 277x150 to 288x160"; before
+// are their bounds before it.
+func grown(hs []archixml.Object, before []archixml.Bounds) string {
+	var b strings.Builder
+	for i, h := range hs {
+		now, _ := h.Bounds()
+		if now != before[i] {
+			fmt.Fprintf(&b, ", %s grown from %dx%d to %dx%d to hold it", diagramLabel(h), before[i].Width, before[i].Height, now.Width, now.Height)
+		}
+	}
+	return b.String()
+}
+
+func boundsOf(hs []archixml.Object) []archixml.Bounds {
+	out := make([]archixml.Bounds, len(hs))
+	for i, h := range hs {
+		out[i], _ = h.Bounds()
+	}
+	return out
+}
+
 // resolveDiagram resolves a diagram object, note, group (or, with conns, a connection) on a view;
 // v may be invalid when any view will do. The scope of a context holds views, not what they show:
 // a diagram component is in scope when its view is.

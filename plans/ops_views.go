@@ -182,6 +182,8 @@ func (e *engine) addToView(i int, a Action, r *ActionResult) {
 	var obj string
 	var conns []string
 	var err error
+	hs := e.holders(parent)
+	was := boundsOf(hs)
 	if a.Connect != nil && !*a.Connect {
 		// the plan draws its own: none now, none after the last action on this view
 		obj, err = e.m.AddToViewAlone(v.ID(), parent, el.ID(), b)
@@ -199,8 +201,8 @@ func (e *engine) addToView(i int, a Action, r *ActionResult) {
 		e.refFor(i, a, obj)
 		if o, ok := e.m.Object(obj); ok && b == nil {
 			bb, _ := o.Bounds()
-			r.After = fmt.Sprintf("at %d,%d size %dx%d%s (beside what it is related to on the view, else on the first free grid cell)",
-				bb.X, bb.Y, bb.Width, bb.Height, archixml.PlacedIn(o))
+			r.After = fmt.Sprintf("at %d,%d size %dx%d%s (beside what it is related to on the view, else on the first free grid cell)%s",
+				bb.X, bb.Y, bb.Width, bb.Height, archixml.PlacedIn(o), grown(hs, was))
 		}
 		r.Created = append([]string{obj}, conns...)
 		if len(conns) > 0 {
@@ -464,12 +466,20 @@ func (e *engine) createBox(i int, a Action, r *ActionResult, what string, size a
 	if !placed {
 		return
 	}
-	if b == nil {
-		r.After = "on the first free grid cell"
-	}
+	hs := e.holders(parent)
+	was := boundsOf(hs)
 	id, err := create(v.ID(), parent, b)
 	if !e.edit(i, "view_id", err) {
 		return
+	}
+	if b == nil {
+		r.After = "on the first free grid cell"
+		if parent != "" {
+			nb, _ := e.m.Object(id)
+			bb, _ := nb.Bounds()
+			r.After = fmt.Sprintf("at %d,%d size %dx%d%s (on the first free cell inside it)%s", bb.X, bb.Y, bb.Width, bb.Height,
+				archixml.PlacedIn(nb), grown(hs, was))
+		}
 	}
 	e.refFor(i, a, id)
 	e.touchView(v.ID())

@@ -98,6 +98,31 @@ type Effect struct {
 	Texts []string
 }
 
+// Pictured says how a change of each attribute, node and text an Effect may list shows on a
+// view: the word a picture's legend gives it, or "" for what no view draws (a folder, the
+// bookkeeping of connections). The previews' pictures are made from what each action's edits
+// recorded, read through this table, never from the op's name: every entry of every op's Effect
+// is here (the table test checks), so a field added to an op is pictured from the day it is added.
+// PictureObject marks the nodes that are drawn objects themselves: their insert is an addition,
+// their removal a removal, both at once a move into another parent.
+var Pictured = map[string]string{
+	// attributes
+	"name": "renamed", "value": "properties", "accessType": "relationship changed", "strength": "relationship changed",
+	"directed": "relationship changed", "targetConnections": "", "profiles": "specialization",
+	"x": "moved", "y": "moved", "width": "resized", "height": "resized",
+	"fillColor": "restyled", "lineColor": "restyled", "fontColor": "restyled", "font": "restyled",
+	"textAlignment": "restyled", "textPosition": "restyled", "alpha": "restyled", "lineWidth": "restyled",
+	"xsi:type": "type changed", "source": "reconnected", "target": "reconnected",
+	"archimateElement": "shows another element", "connectionRouterType": "rerouted",
+	// nodes (and texts)
+	"child": PictureObject, "sourceConnection": PictureObject, "element": "", "folder": "", "profile": "",
+	"property": "properties", "documentation": "documentation", "bendpoint": "bendpoints", "bounds": "moved",
+	"content": "text", "feature": "label",
+}
+
+// PictureObject is Pictured's word for a node that is a drawn object.
+const PictureObject = "(object)"
+
 // OpName names an op of the vocabulary.
 type OpName string
 
@@ -267,7 +292,9 @@ var (
 	relAttrs     = []string{"accessType", "strength", "directed"}
 	styleAttrs   = []string{"fillColor", "lineColor", "fontColor", "font", "textAlignment", "textPosition", "alpha", "lineWidth"}
 	boundsAttrs  = []string{"x", "y", "width", "height"}
-	docTexts     = []string{"documentation"}
+	// what an object put inside another without a place may set: the holders grow to hold it
+	growAttrs = []string{"width", "height"}
+	docTexts  = []string{"documentation"}
 )
 
 func join(lists ...[]string) []string {
@@ -348,7 +375,7 @@ var Ops = []Op{
 		refID("a name later actions may use for the new diagram object"),
 	), since("3.1",
 		headline(Field{Name: "connect", Kind: Boolean, Doc: "false: draw no connection to it, now or after the last action (for plans that draw their own with add_connection_to_view); default true"}),
-	)), Effect: Effect{Attrs: []string{"targetConnections"}, Nodes: diagramNodes}},
+	)), Effect: Effect{Attrs: join([]string{"targetConnections"}, growAttrs), Nodes: diagramNodes}},
 	{Name: DeleteElement, Since: "2.0", Doc: "Delete an element with its relationships and its appearances on views.", Fields: []Field{
 		id("element_id", "id of the element (or of a view, which is deleted)"),
 	}, Effect: Effect{Changes: true, Attrs: []string{"targetConnections"}, Nodes: join(conceptNodes, diagramNodes)}},
@@ -426,7 +453,7 @@ var Ops = []Op{
 		optID("parent_id", "a group or diagram object to put the note in"),
 	}, box(), []Field{
 		refID("a name later actions may use for the note"),
-	}), Effect: Effect{Nodes: []string{"child", "bounds", "content"}}},
+	}), Effect: Effect{Attrs: growAttrs, Nodes: []string{"child", "bounds", "content"}}},
 	{Name: CreateGroup, Since: "3.0", Doc: "Put a group (a visual box, not an ArchiMate Grouping) on a view.", Fields: fields([]Field{
 		id("view_id", "id of the view, or a ref_id"),
 		name("name", MaxName, "the group's name"),
@@ -435,7 +462,7 @@ var Ops = []Op{
 		refID("a name later actions may use for the group"),
 	}, since("3.1",
 		text("documentation", false, MaxDoc, "documentation of the group"),
-	)), Effect: Effect{Nodes: []string{"child", "bounds", "documentation"}, Texts: docTexts}},
+	)), Effect: Effect{Attrs: growAttrs, Nodes: []string{"child", "bounds", "documentation"}, Texts: docTexts}},
 	{Name: SetSpecialization, Since: "3.0", Doc: "Give an element or relationship a specialization (an Archi profile of its type, created when missing), or take it away.", Fields: []Field{
 		id("element_id", "id of the element or relationship, or a ref_id"),
 		headline(text("specialization", true, MaxName, "the specialization's name; empty removes the one it has")),

@@ -95,18 +95,31 @@ func (d *drawing) styleOfConn(c *conn) lineStyle {
 	return ls
 }
 
-func (d *drawing) writeConn(b *bytes.Buffer, c *conn, mark Mark) {
+// connPiece draws a connection once, without a mark: a mark is added as it is written.
+func (d *drawing) connPiece(c *conn) piece {
 	kind := "connection"
-	fmt.Fprintf(b, `<g data-id="%s" data-kind="%s" data-type="%s" data-source="%s" data-target="%s"`,
+	p := piece{id: c.id, conn: true, meet: boxOf(c.pts)}
+	if c.concept.Valid() {
+		p.target = c.concept.ID()
+	}
+	for _, q := range c.pts {
+		r := rect{int(math.Floor(q.x)), int(math.Floor(q.y)), 0, 0}
+		r.w, r.h = int(math.Ceil(q.x))-r.x, int(math.Ceil(q.y))-r.y
+		if !p.hasExt {
+			p.ext, p.hasExt = r, true
+		} else {
+			p.ext = union(p.ext, r)
+		}
+	}
+	p.head = fmt.Sprintf(`<g data-id="%s" data-kind="%s" data-type="%s" data-source="%s" data-target="%s"`,
 		esc(c.id), kind, esc(c.class), esc(c.src), esc(c.tgt))
-	if mark == MarkRemoved {
-		b.WriteString(` opacity="0.35"`)
-	}
-	if mark != MarkNone {
-		fmt.Fprintf(b, ` data-mark="%s"`, mark)
-	}
-	b.WriteString(">\n")
-	defer b.WriteString("</g>\n")
+	var body bytes.Buffer
+	d.connBody(&body, c, &p)
+	p.body = body.Bytes()
+	return p
+}
+
+func (d *drawing) connBody(b *bytes.Buffer, c *conn, pc *piece) {
 	if len(c.pts) < 2 {
 		return // an end is missing from the view: nothing to draw, the id stays findable
 	}
@@ -122,13 +135,7 @@ func (d *drawing) writeConn(b *bytes.Buffer, c *conn, mark Mark) {
 		}
 		p.WriteString(f2(q.x) + " " + f2(q.y))
 	}
-	if mark != MarkNone {
-		mc := markColour
-		if mark == MarkRemoved {
-			mc = removedColour
-		}
-		fmt.Fprintf(b, `<path class="mark" d="%s" fill="none" stroke="%s" stroke-width="6" stroke-opacity="0.5"/>`+"\n", p.String(), mc)
-	}
+	pc.path = p.String()
 	fmt.Fprintf(b, `<path d="%s" fill="none" stroke="%s" stroke-width="%d"`, p.String(), line, width)
 	if ls.dash != "" {
 		fmt.Fprintf(b, ` stroke-dasharray="%s"`, ls.dash)

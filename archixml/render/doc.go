@@ -38,8 +38,9 @@
 //   - Images on objects (Archi's iconic delegate), gradients and the legend figure are not drawn;
 //     label expressions are expanded for the common forms only (${name}, ${type},
 //     ${documentation}, ${property:key}).
-//   - Connections are straight segments through their bendpoints; Archi's "rounded" and
-//     Manhattan routers and line jumps are not applied.
+//   - Connections are straight segments through their bendpoints; on a view whose router is
+//     Manhattan, right angles without bendpoints, but without Archi's spreading of lines that
+//     would run along one another. Archi's "rounded" corners and line jumps are not applied.
 //
 // The drawing is made for people and tools alike: each drawn object is an SVG group carrying its
 // diagram object's id (data-id), its kind (data-kind) and its absolute bounds (data-x, data-y,

@@ -134,13 +134,142 @@ func scaled(c string, f float64) string {
 	return fmt.Sprintf("#%02x%02x%02x", int(float64(r)*f), int(float64(g)*f), int(float64(b)*f))
 }
 
-// write emits the SVG document.
+// piece is one diagram object or connection, drawn without a mark: a picture is written from its
+// pieces, marked and framed as the writer asks, without the model at hand.
+type piece struct {
+	id     string
+	conn   bool
+	target string // the concept (or, for a view reference, the view) a link leads to
+	meet   rect   // what must meet the frame for the piece to be written in a cropped picture
+	ext    rect   // what the piece takes of the view: a crop around it holds it whole
+	hasExt bool
+	head   string // the opening tag, unclosed
+	body   []byte
+	path   string // a connection's line, for its mark
+}
+
+// write writes the piece with its mark.
+func (p *piece) write(b *bytes.Buffer, mark Mark) {
+	b.WriteString(p.head)
+	if mark == MarkRemoved {
+		b.WriteString(` opacity="0.35"`)
+	}
+	if mark != MarkNone {
+		fmt.Fprintf(b, ` data-mark="%s"`, mark)
+	}
+	b.WriteString(">\n")
+	c := markColour
+	if mark == MarkRemoved {
+		c = removedColour
+	}
+	if p.conn && mark != MarkNone && p.path != "" {
+		fmt.Fprintf(b, `<path class="mark" d="%s" fill="none" stroke="%s" stroke-width="6" stroke-opacity="0.5"/>`+"\n", p.path, c)
+	}
+	b.Write(p.body)
+	if !p.conn && mark != MarkNone {
+		r := p.ext
+		fmt.Fprintf(b, `<rect class="mark" x="%d" y="%d" width="%d" height="%d" fill="none" stroke="%s" stroke-width="3" stroke-dasharray="6 3"/>`+"\n",
+			r.x-3, r.y-3, r.w+6, r.h+6, c)
+		if mark == MarkRenamed {
+			fmt.Fprintf(b, `<text class="mark" x="%d" y="%d" font-size="10" fill="%s">renamed</text>`+"\n", r.x, r.y-6, c)
+		}
+	}
+	b.WriteString("</g>\n")
+}
+
+// Picture is a view laid out and drawn, not yet framed nor marked: two pictures of one view (before
+// and after a change) are framed alike once both are drawn, and each is written without the model
+// (which may have changed in between).
+type Picture struct {
+	view, title string
+	objs, conns []piece
+}
+
+// Box is a rectangle of a view's plane, in Archi's absolute coordinates.
+type Box struct{ X, Y, W, H int }
+
+// Union is the box around both.
+func (b Box) Union(o Box) Box {
+	r := union(rect{b.X, b.Y, b.W, b.H}, rect{o.X, o.Y, o.W, o.H})
+	return Box{r.x, r.y, r.w, r.h}
+}
+
+func union(a, b rect) rect {
+	x0, y0 := min(a.x, b.x), min(a.y, b.y)
+	x1, y1 := max(a.x+a.w, b.x+b.w), max(a.y+a.h, b.y+b.h)
+	return rect{x0, y0, x1 - x0, y1 - y0}
+}
+
+// Draw lays a view out and draws it, for Picture.Write.
+func Draw(m *archixml.Model, viewID string) (*Picture, error) {
+	v, ok := m.Object(viewID)
+	if !ok || v.Kind() != archixml.KindView {
+		return nil, fmt.Errorf("render %q: %w", viewID, ErrNoView)
+	}
+	root, err := parseView(v)
+	if err != nil {
+		return nil, fmt.Errorf("render %q: %v: %w", viewID, err, ErrMalformed)
+	}
+	return layout(m, root).picture(v), nil
+}
+
+func (d *drawing) picture(v archixml.Object) *Picture {
+	p := &Picture{view: v.ID(), title: v.Name()}
+	for _, ob := range d.objs {
+		p.objs = append(p.objs, d.objectPiece(ob))
+	}
+	for _, c := range d.conns {
+		if !d.hiddenConn(c) {
+			p.conns = append(p.conns, d.connPiece(c))
+		}
+	}
+	return p
+}
+
+// Extent is the box around the objects and connections with the given ids (all when ids is nil);
+// ok is false when none of them is drawn.
+func (p *Picture) Extent(ids []string) (Box, bool) {
+	r, ok := p.extent(ids)
+	return Box{r.x, r.y, r.w, r.h}, ok
+}
+
+func (p *Picture) extent(ids []string) (rect, bool) {
+	var set map[string]bool
+	if ids != nil {
+		set = map[string]bool{}
+		for _, id := range ids {
+			set[id] = true
+		}
+	}
+	var box rect
+	found := false
+	for _, list := range [][]piece{p.objs, p.conns} {
+		for _, pc := range list {
+			if !pc.hasExt || (set != nil && !set[pc.id]) {
+				continue
+			}
+			if !found {
+				box, found = pc.ext, true
+			} else {
+				box = union(box, pc.ext)
+			}
+		}
+	}
+	if !found {
+		return rect{0, 0, 100, 100}, false
+	}
+	return box, true
+}
+
 // frame is the part of the view's plane a drawing with these options shows, and whether it is
-// cropped to o.Focus (some of the ids were found).
-func (d *drawing) frame(o Options) (view rect, cropped bool) {
-	box, ok := d.extent(o.Focus)
+// cropped (to o.Frame, or to o.Focus when some of its ids were found).
+func (p *Picture) frame(o Options) (view rect, cropped bool) {
+	if o.Frame != nil {
+		return rect{o.Frame.X, o.Frame.Y, o.Frame.W, o.Frame.H}, true
+	}
+	box, ok := p.extent(o.Focus)
 	if !ok {
-		box, _ = d.extent(nil)
+		box, _ = p.extent(nil)
 	}
 	margin := 10
 	if len(o.Marks) > 0 {
@@ -155,118 +284,48 @@ func (d *drawing) frame(o Options) (view rect, cropped bool) {
 	return rect{box.x - margin, box.y - margin, box.w + 2*margin, box.h + 2*margin}, len(o.Focus) > 0 && ok
 }
 
-func (d *drawing) write(b *bytes.Buffer, v archixml.Object, o Options) {
-	view, cropped := d.frame(o)
+// Write writes the picture as an SVG document, marked, linked and framed as o says.
+func (p *Picture) Write(o Options) []byte {
+	var b bytes.Buffer
+	p.write(&b, o)
+	return b.Bytes()
+}
+
+func (p *Picture) write(b *bytes.Buffer, o Options) {
+	view, cropped := p.frame(o)
 	x0, y0, w, h := view.x, view.y, view.w, view.h
 	fmt.Fprintf(b, `<svg xmlns="http://www.w3.org/2000/svg" version="1.1" width="%d" height="%d" viewBox="%d %d %d %d" font-family="%s" font-size="%s" data-view="%s">`+"\n",
-		w, h, x0, y0, w, h, esc(defaultFont), f2(defaultFontSize), esc(v.ID()))
-	fmt.Fprintf(b, "<title>%s</title>\n", esc(v.Name()))
+		w, h, x0, y0, w, h, esc(defaultFont), f2(defaultFontSize), esc(p.view))
+	fmt.Fprintf(b, "<title>%s</title>\n", esc(p.title))
 	fmt.Fprintf(b, `<rect class="background" x="%d" y="%d" width="%d" height="%d" fill="#ffffff"/>`+"\n", x0, y0, w, h)
 	// a cropped picture leaves out what lies wholly outside it
-	for _, ob := range d.objs {
-		if !cropped || meets(ob.r, view) {
-			target := ""
-			if ob.kind == "reference" {
-				target = ob.n.Attr("model")
-			} else if ob.concept.Valid() {
-				target = ob.concept.ID()
+	for _, list := range [][]piece{p.objs, p.conns} {
+		for i := range list {
+			pc := &list[i]
+			if !cropped || meets(pc.meet, view) {
+				end := openLink(b, o.Link, pc.target)
+				pc.write(b, o.Marks[pc.id])
+				b.WriteString(end)
 			}
-			end := openLink(b, o.Link, target)
-			d.writeObject(b, ob, o.Marks[ob.id])
-			b.WriteString(end)
-		}
-	}
-	for _, c := range d.conns {
-		if !d.hiddenConn(c) && (!cropped || meets(boxOf(c.pts), view)) {
-			target := ""
-			if c.concept.Valid() {
-				target = c.concept.ID()
-			}
-			end := openLink(b, o.Link, target)
-			d.writeConn(b, c, o.Marks[c.id])
-			b.WriteString(end)
 		}
 	}
 	b.WriteString("</svg>\n")
 }
 
-// openLink opens an SVG link to what link makes of target, and returns what closes it ("" when
-// there is no link).
-func openLink(b *bytes.Buffer, link func(string) string, target string) string {
-	if link == nil || target == "" {
-		return ""
-	}
-	href := link(target)
-	if href == "" {
-		return ""
-	}
-	fmt.Fprintf(b, `<a href="%s">`, esc(href))
-	return "</a>\n"
-}
-
-// meets reports whether two rectangles overlap or touch.
-func meets(a, b rect) bool {
-	return a.x <= b.x+b.w && b.x <= a.x+a.w && a.y <= b.y+b.h && b.y <= a.y+a.h
-}
-
-// boxOf is the box around a polyline (a label may reach a little beyond it).
-func boxOf(p []pt) rect {
-	if len(p) == 0 {
-		return rect{math.MinInt / 4, math.MinInt / 4, 0, 0}
-	}
-	x0, y0, x1, y1 := p[0].x, p[0].y, p[0].x, p[0].y
-	for _, q := range p[1:] {
-		x0, y0, x1, y1 = math.Min(x0, q.x), math.Min(y0, q.y), math.Max(x1, q.x), math.Max(y1, q.y)
-	}
-	return rect{int(x0) - 40, int(y0) - 20, int(x1-x0) + 80, int(y1-y0) + 40}
-}
-
-// extent is the box around the objects and connections with the given ids (all when ids is nil).
-func (d *drawing) extent(ids []string) (rect, bool) {
-	minX, minY, maxX, maxY := math.MaxInt, math.MaxInt, math.MinInt, math.MinInt
-	add := func(x, y int) {
-		minX, minY, maxX, maxY = min(minX, x), min(minY, y), max(maxX, x), max(maxY, y)
-	}
-	want := func(id string) bool { return true }
-	if ids != nil {
-		set := map[string]bool{}
-		for _, id := range ids {
-			set[id] = true
-		}
-		want = func(id string) bool { return set[id] }
-	}
-	for _, ob := range d.objs {
-		if want(ob.id) {
-			add(ob.r.x, ob.r.y)
-			add(ob.r.x+ob.r.w, ob.r.y+ob.r.h)
-		}
-	}
-	for _, c := range d.conns {
-		if want(c.id) && !d.hiddenConn(c) {
-			for _, p := range c.pts {
-				add(int(math.Floor(p.x)), int(math.Floor(p.y)))
-				add(int(math.Ceil(p.x)), int(math.Ceil(p.y)))
-			}
-		}
-	}
-	if minX > maxX {
-		return rect{0, 0, 100, 100}, false
-	}
-	return rect{minX, minY, maxX - minX, maxY - minY}, true
-}
-
-func (d *drawing) writeObject(b *bytes.Buffer, o *obj, mark Mark) {
+// objectPiece draws a diagram object once, without a mark: a mark is added as it is written.
+func (d *drawing) objectPiece(o *obj) piece {
 	s := d.styleOf(o)
 	r := o.r
-	fmt.Fprintf(b, `<g data-id="%s" data-kind="%s" data-type="%s" data-x="%d" data-y="%d" data-w="%d" data-h="%d"`,
+	p := piece{id: o.id, meet: o.r, ext: o.r, hasExt: true}
+	p.head = fmt.Sprintf(`<g data-id="%s" data-kind="%s" data-type="%s" data-x="%d" data-y="%d" data-w="%d" data-h="%d"`,
 		esc(o.id), o.kind, esc(o.class), r.x, r.y, r.w, r.h)
-	if mark == MarkRemoved {
-		b.WriteString(` opacity="0.35"`)
+	if o.kind == "reference" {
+		p.target = o.n.Attr("model")
+	} else if o.concept.Valid() {
+		p.target = o.concept.ID()
 	}
-	if mark != MarkNone {
-		fmt.Fprintf(b, ` data-mark="%s"`, mark)
-	}
-	b.WriteString(">\n")
+	var body bytes.Buffer
+	b := &body
 	paint := fmt.Sprintf(`fill="%s" stroke="%s" stroke-width="%d"`, s.fill, s.line, s.lineWidth)
 	if s.noLine {
 		paint = fmt.Sprintf(`fill="%s" stroke="none"`, s.fill)
@@ -330,18 +389,8 @@ func (d *drawing) writeObject(b *bytes.Buffer, o *obj, mark Mark) {
 	if o.label != "" {
 		writeText(b, o.label, text, s, margin, o.kind == "note" || o.kind == "canvas")
 	}
-	if mark != MarkNone {
-		c := markColour
-		if mark == MarkRemoved {
-			c = removedColour
-		}
-		fmt.Fprintf(b, `<rect class="mark" x="%d" y="%d" width="%d" height="%d" fill="none" stroke="%s" stroke-width="3" stroke-dasharray="6 3"/>`+"\n",
-			r.x-3, r.y-3, r.w+6, r.h+6, c)
-		if mark == MarkRenamed {
-			fmt.Fprintf(b, `<text class="mark" x="%d" y="%d" font-size="10" fill="%s">renamed</text>`+"\n", r.x, r.y-6, c)
-		}
-	}
-	b.WriteString("</g>\n")
+	p.body = body.Bytes()
+	return p
 }
 
 // tabbed draws a group or a Grouping and returns where its label goes: tabbed (a tab as wide as
@@ -543,4 +592,35 @@ func orJunction(c archixml.Object) bool {
 	}
 	n, err := diagram.Parse(c.XML())
 	return err == nil && n.Attr("type") == "or"
+}
+
+// openLink opens an SVG link to what link makes of target, and returns what closes it ("" when
+// there is no link).
+func openLink(b *bytes.Buffer, link func(string) string, target string) string {
+	if link == nil || target == "" {
+		return ""
+	}
+	href := link(target)
+	if href == "" {
+		return ""
+	}
+	fmt.Fprintf(b, `<a href="%s">`, esc(href))
+	return "</a>\n"
+}
+
+// meets reports whether two rectangles overlap or touch.
+func meets(a, b rect) bool {
+	return a.x <= b.x+b.w && b.x <= a.x+a.w && a.y <= b.y+b.h && b.y <= a.y+a.h
+}
+
+// boxOf is the box around a polyline (a label may reach a little beyond it).
+func boxOf(p []pt) rect {
+	if len(p) == 0 {
+		return rect{math.MinInt / 4, math.MinInt / 4, 0, 0}
+	}
+	x0, y0, x1, y1 := p[0].x, p[0].y, p[0].x, p[0].y
+	for _, q := range p[1:] {
+		x0, y0, x1, y1 = math.Min(x0, q.x), math.Min(y0, q.y), math.Max(x1, q.x), math.Max(y1, q.y)
+	}
+	return rect{int(x0) - 40, int(y0) - 20, int(x1-x0) + 80, int(y1-y0) + 40}
 }

@@ -10,7 +10,6 @@ import (
 	"github.com/archiplan/archiplan/archixml/render"
 	"github.com/archiplan/archiplan/daemon/inbox"
 	"github.com/archiplan/archiplan/plans"
-	"github.com/archiplan/archiplan/schemas"
 )
 
 // MaxPictures is how many views a preview draws; a plan that changes more says how many it did
@@ -23,57 +22,118 @@ const maxCandidates = 4 * MaxPictures
 // cropMargin is the context kept around the changed objects in a cropped picture.
 const cropMargin = 60
 
-// pictures draws, before and after, the views a plan changes: views it creates or edits, and
-// views that show what it renames, deletes or connects. It is made in two halves around a
-// check: after (while the model is as the plan leaves it) and before (once it is put back).
-// Each view is drawn whole and cropped to what changed on it; a view whose two pictures are the
-// same is left out, and the views the plan names itself come first.
+// pictures draws, before and after, the views a plan changes, from what its actions' edits
+// changed on them (plans.Outcome.Views, read from the journal through the op table): objects
+// added, removed, moved into another parent, moved, resized, restyled, renamed, bendpoints, a
+// view's router. It is made in two halves around a check: after (while the model is as the plan
+// leaves it) and before (once it is put back); both sides of a view are framed alike, around what
+// changes on either side, with the same context. A view whose two pictures are the same is left
+// out, and the views the plan changes itself come before those that only show what it changes.
 type pictures struct {
 	name   string
-	views  []string // ids, the views the plan names first, then in the order found
+	views  []string // ids, the views the plan changes itself first, then in the order found
 	rank   map[string]int
 	more   int // candidate views not drawn at all
-	after  map[string]drawnView
-	before map[string]drawnView
+	after  map[string]*render.Picture
+	before map[string]*render.Picture
 	titles map[string]string
-	marks  map[string]render.Mark // diagram objects and connections, by id
-	focus  []string               // the marked ids, for cropping
+	marks  map[string]render.Mark   // diagram objects and connections, by id
+	focus  map[string][]string      // view -> the ids it marks, for the frame
+	legend map[string][]*legendLine // view -> a line per changed object, in order
+	labels map[string]string        // diagram object or connection -> how the legend names it
+	direct map[string]bool          // views the plan changes itself, not only what they show
 }
 
-// drawnView is one side of a view: cropped to the change, and whole on the side linked. Every
-// change is marked, so the crop holds all of them: two crops that are the same mean a view that
-// looks the same.
-type drawnView struct{ whole, cropped []byte }
+// legendLine names one changed object of a view and what changed.
+type legendLine struct {
+	object  string // "" for the view itself
+	words   []string
+	actions []int
+}
 
 func newPictures(name string) *pictures {
-	return &pictures{name: name, after: map[string]drawnView{}, before: map[string]drawnView{}, titles: map[string]string{},
-		marks: map[string]render.Mark{}, rank: map[string]int{}}
+	return &pictures{name: name, after: map[string]*render.Picture{}, before: map[string]*render.Picture{}, titles: map[string]string{},
+		marks: map[string]render.Mark{}, rank: map[string]int{}, focus: map[string][]string{}, legend: map[string][]*legendLine{},
+		labels: map[string]string{}, direct: map[string]bool{}}
+}
+
+// markOf is how a change marks its object: added and removed ones as such, renamed ones tagged,
+// any other change outlined.
+func markOf(what string) render.Mark {
+	switch what {
+	case plans.ViewAdded:
+		return render.MarkAdded
+	case plans.ViewRemoved:
+		return render.MarkRemoved
+	case "renamed":
+		return render.MarkRenamed
+	}
+	return render.MarkChanged
 }
 
 // changedViews finds the views an outcome changes, in the model as the plan leaves it.
 func (p *pictures) changedViews(o *plans.Outcome, m *archixml.Model) {
-	add := func(v archixml.Object, rank int) {
-		id := v.ID()
-		if id == "" {
-			return
-		}
+	add := func(id string, rank int) bool {
 		if r, seen := p.rank[id]; seen {
 			p.rank[id] = min(r, rank)
-			return
+			return true
 		}
 		if len(p.views) >= maxCandidates {
 			p.more++
-			return
+			return false
 		}
 		p.rank[id] = rank
 		p.views = append(p.views, id)
-		p.titles[id] = v.Name()
+		if v, ok := m.Object(id); ok {
+			p.titles[id] = v.Name()
+		}
+		return true
+	}
+	mark := func(view, id string, k render.Mark) {
+		if old, ok := p.marks[id]; ok && (old == render.MarkAdded || old == render.MarkRemoved) {
+			return // what is new or gone is shown as such, whatever else changed on it
+		}
+		if _, ok := p.marks[id]; !ok {
+			p.focus[view] = append(p.focus[view], id)
+		}
+		p.marks[id] = k
+	}
+	for _, c := range o.Views {
+		rank := 0
+		if c.Shown {
+			rank = 1
+		}
+		if !add(c.View, rank) {
+			continue
+		}
+		if !c.Shown {
+			p.direct[c.View] = true
+		}
+		line := p.line(c.View, c.Object)
+		if !contains(line.words, c.What) {
+			line.words = append(line.words, c.What)
+		}
+		if n := len(line.actions); n == 0 || line.actions[n-1] != c.Action {
+			line.actions = append(line.actions, c.Action)
+		}
+		if c.Object != "" {
+			mark(c.View, c.Object, markOf(c.What))
+			p.label(m, c.Object)
+			continue
+		}
+		if c.What == plans.ViewAdded || c.What == plans.ViewRemoved {
+			continue // a whole view: it has one side only, drawn whole
+		}
+		// the view itself (its router): every connection on it is drawn anew
+		if v, ok := m.Object(c.View); ok {
+			for _, conn := range v.Connections() {
+				mark(c.View, conn.ID(), render.MarkChanged)
+			}
+		}
 	}
 	for _, r := range o.Results {
-		for _, id := range r.Created {
-			p.marks[id] = render.MarkAdded
-		}
 		if r.Deleted != nil {
+			// what a delete takes with it, nested in what it removes: faint on the before side
 			for _, ids := range [][]string{r.Deleted.DiagramObjects, r.Deleted.Connections} {
 				for _, id := range ids {
 					p.marks[id] = render.MarkRemoved
@@ -81,54 +141,76 @@ func (p *pictures) changedViews(o *plans.Outcome, m *archixml.Model) {
 			}
 		}
 	}
-	for _, id := range o.Reads() {
-		obj, ok := m.Object(id)
-		if !ok {
-			continue
-		}
-		switch obj.Kind() {
-		case archixml.KindView:
-			add(obj, 0)
-		case archixml.KindDiagramObject, archixml.KindConnection:
-			if v, ok := obj.View(); ok {
-				add(v, 0)
-			}
-		case archixml.KindElement, archixml.KindRelationship:
-			for _, ref := range m.ReferencesTo(id) {
-				if _, marked := p.marks[ref.ID()]; !marked && changes(o, id) {
-					p.marks[ref.ID()] = render.MarkChanged
-				}
-				if v, ok := ref.View(); ok {
-					add(v, 1)
-				}
-			}
-		}
-	}
 	sort.SliceStable(p.views, func(i, j int) bool { return p.rank[p.views[i]] < p.rank[p.views[j]] })
-	for id := range p.marks {
-		p.focus = append(p.focus, id)
-	}
-	sort.Strings(p.focus)
 }
 
-// changes says whether an outcome changes an object itself (not only reads it).
-func changes(o *plans.Outcome, id string) bool {
-	for _, r := range o.Results {
-		if op, _ := schemas.OpByName(schemas.Newest, r.Op); !op.Effect.Changes {
-			continue // it changes only what it creates (the op table says so, for every op)
-		}
-		if r.Before != "" || r.After != "" {
-			for _, c := range r.Created {
-				if c == id {
-					return true
-				}
-			}
-			if strings.Contains(r.Description, id) {
-				return true
-			}
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
 		}
 	}
 	return false
+}
+
+// line is the legend line of an object of a view ("" the view itself), made when first asked.
+func (p *pictures) line(view, object string) *legendLine {
+	for _, l := range p.legend[view] {
+		if l.object == object {
+			return l
+		}
+	}
+	l := &legendLine{object: object}
+	p.legend[view] = append(p.legend[view], l)
+	return l
+}
+
+// label names a diagram object or connection for the legend, as the model is now (once named, it
+// keeps the name it had after the plan: a removed one is named from the before side).
+func (p *pictures) label(m *archixml.Model, id string) {
+	if _, done := p.labels[id]; done {
+		return
+	}
+	o, ok := m.Object(id)
+	if !ok {
+		return
+	}
+	name := func(x archixml.Object) string {
+		if c, ok := x.Concept(); ok {
+			t := archixml.TypeWords(c.Class())
+			if ct := c.Type(); ct != nil && ct.Label != "" {
+				t = ct.Label
+			}
+			return fmt.Sprintf("%s “%s”", t, plans.MDEscape(c.Name()))
+		}
+		switch x.Class() {
+		case "Note":
+			return "a note"
+		case "Group":
+			return fmt.Sprintf("group “%s”", plans.MDEscape(x.Name()))
+		}
+		return plans.MDEscape(archixml.TypeWords(x.Class()))
+	}
+	if o.Kind() != archixml.KindConnection {
+		p.labels[id] = name(o)
+		return
+	}
+	l := "a connection"
+	if c, ok := o.Concept(); ok {
+		l = name(o)
+		if c.Name() == "" {
+			l = archixml.TypeWords(c.Class())
+			if ct := c.Type(); ct != nil && ct.Label != "" {
+				l = ct.Label
+			}
+		}
+	}
+	s, ok1 := m.Object(o.SourceID())
+	t, ok2 := m.Object(o.TargetID())
+	if ok1 && ok2 {
+		l += fmt.Sprintf(" from %s to %s", name(s), name(t))
+	}
+	p.labels[id] = l
 }
 
 // draw draws the changed views as the model is now, into after or before.
@@ -138,39 +220,98 @@ func (p *pictures) draw(m *archixml.Model, after bool) {
 		into = p.after
 	}
 	for _, id := range p.views {
-		if _, ok := m.Object(id); !ok {
+		v, ok := m.Object(id)
+		if !ok {
 			continue // a view the plan creates has no before, one it deletes no after
 		}
-		// the whole view is linked from the after side (the before side when the plan deletes it)
-		_, hasAfter := p.after[id]
-		cropped, whole, err := render.ViewAndCrop(m, id, render.Options{Marks: p.marks, Focus: p.focus, Margin: cropMargin}, after || !hasAfter)
+		if p.titles[id] == "" {
+			p.titles[id] = v.Name()
+		}
+		if !after {
+			for _, l := range p.legend[id] {
+				if l.object != "" {
+					p.label(m, l.object)
+				}
+			}
+		}
+		pic, err := render.Draw(m, id)
 		if err != nil {
 			continue
 		}
-		into[id] = drawnView{whole, cropped}
+		into[id] = pic
 	}
 }
 
+// frame is the one frame of a view's two pictures: the box around what it marks on either side,
+// with cropMargin around it; nil when neither side draws any of it (the whole view is shown).
+func (p *pictures) frame(id string) *render.Box {
+	var box render.Box
+	found := false
+	for _, side := range []map[string]*render.Picture{p.before, p.after} {
+		pic, ok := side[id]
+		if !ok {
+			continue
+		}
+		if b, ok := pic.Extent(p.focus[id]); ok && len(p.focus[id]) > 0 {
+			if found {
+				box = box.Union(b)
+			} else {
+				box, found = b, true
+			}
+		}
+	}
+	if !found {
+		// nothing marked is drawn (a whole view added or removed, a change no object shows):
+		// the whole of both sides
+		for _, side := range []map[string]*render.Picture{p.before, p.after} {
+			if pic, ok := side[id]; ok {
+				if b, ok := pic.Extent(nil); ok {
+					if found {
+						box = box.Union(b)
+					} else {
+						box, found = b, true
+					}
+				}
+			}
+		}
+		if !found {
+			return nil
+		}
+	}
+	return &render.Box{X: box.X - cropMargin, Y: box.Y - cropMargin, W: box.W + 2*cropMargin, H: box.H + 2*cropMargin}
+}
+
 // files are the pictures as inbox files, and the preview's section showing them: for each view
-// whose picture changed, the change cropped with some context, before and after, and a link to
-// the whole view.
+// whose picture changed, the change before and after in one frame, with some context, a legend
+// naming each change, and a link to the whole view.
 func (p *pictures) files() (map[string][]byte, string) {
 	var shown []string
 	same, more := 0, p.more
+	cropped := map[string][2][]byte{}
 	for _, id := range p.views {
 		b, hasB := p.before[id]
 		a, hasA := p.after[id]
-		switch {
-		case !hasA && !hasB:
+		if !hasA && !hasB {
 			continue
-		case hasA && hasB && bytes.Equal(a.cropped, b.cropped):
-			same++ // drawn the same before and after: nothing to see
+		}
+		fr := p.frame(id)
+		opts := render.Options{Marks: p.marks, Frame: fr}
+		var sides [2][]byte
+		if hasB {
+			sides[0] = b.Write(opts)
+		}
+		if hasA {
+			sides[1] = a.Write(opts)
+		}
+		if hasA && hasB && bytes.Equal(sides[0], sides[1]) && !p.direct[id] {
+			same++ // it only shows what changes, drawn the same before and after: nothing to see
 			continue
 		}
 		if len(shown) >= MaxPictures {
 			more++
 			continue
 		}
+		cropped[id] = sides
 		shown = append(shown, id)
 	}
 	if len(shown) == 0 {
@@ -179,32 +320,52 @@ func (p *pictures) files() (map[string][]byte, string) {
 	files := map[string][]byte{}
 	var refs []string
 	var b strings.Builder
-	b.WriteString("\n## Views\n\nThe views this plan changes, before and after, cropped to what changes " +
-		"(changed objects outlined, removed ones faint), each with a link to the whole view.\n\n")
+	b.WriteString("\n## Views\n\nThe views this plan changes, before and after in one frame around what changes " +
+		"(changed objects outlined, removed ones faint), each with what changes on it and a link to the whole view.\n\n")
 	for i, id := range shown {
 		fmt.Fprintf(&b, "### %s\n\n", plans.MDEscape(p.titles[id]))
-		whole, hasWhole := p.after[id]
-		if !hasWhole {
-			whole = p.before[id]
-		}
-		for _, side := range []struct {
+		for k, side := range []struct {
 			after bool
-			svg   map[string]drawnView
 			label string
-		}{{false, p.before, "before"}, {true, p.after, "after"}} {
-			data, ok := side.svg[id]
-			if !ok {
+		}{{false, "before"}, {true, "after"}} {
+			data := cropped[id][k]
+			if data == nil {
 				fmt.Fprintf(&b, "- %s: (none)\n", side.label)
 				continue
 			}
 			f := inbox.PictureFile(p.name, i+1, side.after)
-			files[f] = data.cropped
+			files[f] = data
 			// a reference, defined below: the preview holds no inline link syntax at all
 			fmt.Fprintf(&b, "- %s: ![%s][%s]\n", side.label, side.label, f)
 			refs = append(refs, fmt.Sprintf("[%s]: %s\n", f, f))
 		}
+		if x, y := cropped[id][0], cropped[id][1]; x != nil && bytes.Equal(x, y) {
+			b.WriteString("- before and after look alike here: archiplan's drawing does not show this change (Archi's may)\n")
+		}
+		for _, l := range p.legend[id] {
+			what := "the view"
+			if l.object != "" {
+				what = p.labels[l.object]
+				if what == "" {
+					what = "an object"
+				}
+			}
+			acts := make([]string, len(l.actions))
+			for k, a := range l.actions {
+				acts[k] = fmt.Sprint(a)
+			}
+			n := "action"
+			if len(acts) > 1 {
+				n = "actions"
+			}
+			fmt.Fprintf(&b, "- %s: %s (%s %s)\n", what, strings.Join(l.words, ", "), n, strings.Join(acts, ", "))
+		}
+		whole, hasWhole := p.after[id]
+		if !hasWhole {
+			whole = p.before[id]
+		}
 		f := inbox.WholePictureFile(p.name, i+1)
-		files[f] = whole.whole
+		files[f] = whole.Write(render.Options{Marks: p.marks})
 		fmt.Fprintf(&b, "- the whole view: [%s][%s]\n", f, f)
 		refs = append(refs, fmt.Sprintf("[%s]: %s\n", f, f))
 		b.WriteString("\n")

@@ -1,6 +1,7 @@
 package ledger_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -8,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/archiplan/archiplan/archixml"
 	"github.com/archiplan/archiplan/daemon/inbox"
 	lt "github.com/archiplan/archiplan/daemon/ledger/ledgertest"
 )
@@ -73,5 +75,52 @@ func TestPreview_Pictures(t *testing.T) {
 	}
 	if strings.Contains(md, "](") {
 		t.Error("an inline link in the preview")
+	}
+}
+
+// A plan that renames one object and restyles and moves others pictures all three, in one frame
+// before and after, each outlined and named in the legend (issue 33: the pictures showed the
+// rename only).
+func TestPreview_PicturesOfEveryChange(t *testing.T) {
+	_, w := lt.Team(t, 1)
+	l := lt.Ledger(w[0])
+	m, err := archixml.Load(lt.Model(t, w[0]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var objs []archixml.Object
+	for _, v := range m.Views() {
+		for _, d := range v.DiagramObjects() {
+			if c, ok := d.Concept(); ok && c.Kind() == archixml.KindElement && len(objs) < 3 {
+				objs = append(objs, d)
+			}
+		}
+	}
+	renamed, _ := objs[0].Concept()
+	lt.Preview(t, l, "mixed", []byte(fmt.Sprintf(`{"schema_version":"3.1","status":"ready","summary":"mixed","actions":[`+
+		`{"op":"rename_element","element_id":%q,"new_name":"Renamed"},`+
+		`{"op":"style_view_object","object_id":%q,"fill_color":"#ffcc00"},`+
+		`{"op":"move_view_object","object_id":%q,"x":900,"y":400}]}`, renamed.ID(), objs[1].ID(), objs[2].ID())))
+	dir := filepath.Join(w[0].Root, "plans")
+	md, err := os.ReadFile(filepath.Join(dir, inbox.PreviewFile("mixed")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, _ := os.ReadFile(filepath.Join(dir, inbox.PictureFile("mixed", 1, false)))
+	after, _ := os.ReadFile(filepath.Join(dir, inbox.PictureFile("mixed", 1, true)))
+	if vb0, vb1 := viewBoxRE.Find(before), viewBoxRE.Find(after); vb0 == nil || string(vb0) != string(vb1) {
+		t.Errorf("before and after are framed differently: %s, %s", vb0, vb1)
+	}
+	for _, o := range objs {
+		for side, svg := range map[string][]byte{"before": before, "after": after} {
+			if !regexp.MustCompile(`data-id="` + o.ID() + `"[^>]*data-mark="`).Match(svg) {
+				t.Errorf("%s is not outlined %s", o.ID(), side)
+			}
+		}
+	}
+	for _, want := range []string{"renamed (action 0)", "restyled (action 1)", "moved (action 2)"} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("the legend does not say %q:\n%s", want, md)
+		}
 	}
 }

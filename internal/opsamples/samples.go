@@ -245,6 +245,11 @@ func (b *builder) samples(op schemas.OpName) []Sample {
 		out := []Sample{
 			{Actions: append(setup, common(act(op, "source_id", "proc", "target_id", "obj", "relationship_type", "Association", "directed", true)))},
 			{Variant: "access_type", Actions: append(setup, act(op, "source_id", "proc", "target_id", "obj", "relationship_type", "Access", "access_type", "readwrite"))},
+			// between two elements a view of the plan shows: drawn there after the last action
+			{Variant: "on_view", Actions: append(append(acts{act(schemas.CreateView, "name", "Setup view", "ref_id", "v")}, setup...),
+				act(schemas.AddToView, "view_id", "v", "element_id", "proc", "x", 10, "y", 10),
+				act(schemas.AddToView, "view_id", "v", "element_id", "obj", "x", 300, "y", 10),
+				act(op, "source_id", "proc", "target_id", "obj", "relationship_type", "Access"))},
 		}
 		if b.has("motivation") { // Archi 2.6 models may have no motivation folder
 			out = append(out, Sample{Variant: "influence_strength", Actions: append(motivation,
@@ -392,7 +397,17 @@ func (b *builder) samples(op schemas.OpName) []Sample {
 			act(op, "view_id", "v", "algorithm", "layers", "direction", "LR", "node_spacing", 30, "rank_spacing", 90)})
 	case schemas.MergeElements:
 		keep, gone, setup := b.pair()
-		return one(append(setup, act(op, "element_id", keep, "merged_id", gone)))
+		out := []Sample{{Actions: append(setup, act(op, "element_id", keep, "merged_id", gone))}}
+		// an element a view of the model shows, merged into a new one: the view shows the survivor
+		d, _ := b.shown()
+		if o, ok := b.m.Object(d); ok {
+			if c, ok := o.Concept(); ok && c.Type() != nil {
+				out = append(out, Sample{Variant: "on_view", Actions: acts{
+					act(schemas.CreateElement, "type", c.Type().Label, "name", "Setup keep", "ref_id", "keep"),
+					act(op, "element_id", "keep", "merged_id", c.ID())}})
+			}
+		}
+		return out
 	case schemas.DuplicateView:
 		for _, v := range b.m.Views() {
 			if len(v.DiagramObjects()) > 0 {
