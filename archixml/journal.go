@@ -43,7 +43,7 @@ func (m *Model) Recorded() []Step {
 		return nil
 	}
 	s := *m.rec
-	m.rec, m.touches = nil, nil
+	m.rec = nil // the touches stay, so that Resume takes up the journal with them
 	return s
 }
 
