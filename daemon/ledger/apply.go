@@ -143,13 +143,14 @@ func (l *Ledger) Approve(ctx context.Context, e inbox.Entry) (*Result, error) {
 }
 
 // Reject rejects a plan of the inbox by hand, with a reason: NAME.rejected, its preview keeping
-// the plan's summary and actions with the reason on top.
+// the plan's summary and actions with the reason on top. The person's reason is kept as written:
+// they said what is wrong with the plan, so no step to submit it again is added.
 func (l *Ledger) Reject(e inbox.Entry, reason string) (*Result, error) {
 	raw, err := l.cfg.Inbox.ReadPlan(e)
 	if err != nil {
-		return l.rejectEntry(e, unreadable(raw, err), VerdictRejected, reason)
+		return l.rejectAs(e, unreadable(raw, err), VerdictRejected, reason)
 	}
-	return l.rejectEntry(e, l.outcomeOf(raw), VerdictRejected, reason)
+	return l.rejectAs(e, l.outcomeOf(raw), VerdictRejected, reason)
 }
 
 // outcomeOf checks plan bytes against HEAD, for what a rejection shows; nil when HEAD cannot be
@@ -164,8 +165,13 @@ func (l *Ledger) outcomeOf(raw []byte) *plans.Outcome {
 	return plans.Check(raw, head.Model, l.cfg.Options)
 }
 
+// rejectEntry rejects a plan that archiplan refused, the reason followed by the step that leads
+// to a preview that can be approved.
 func (l *Ledger) rejectEntry(e inbox.Entry, o *plans.Outcome, verdict, reason string) (*Result, error) {
-	reason = withStep(reason, NextStep(e.Name, o))
+	return l.rejectAs(e, o, verdict, withStep(reason, NextStep(e.Name, o)))
+}
+
+func (l *Ledger) rejectAs(e inbox.Entry, o *plans.Outcome, verdict, reason string) (*Result, error) {
 	res := &Result{Outcome: o, Verdict: verdict, Reason: reason}
 	if o.SHA256 != "" {
 		res.PlanID = PlanID(e.Name, o.SHA256)
