@@ -86,6 +86,7 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 	root.AddCommand(publishCmd())
 	root.AddCommand(readCmds()...)
 	root.AddCommand(convertCmd())
+	root.AddCommand(mergeDriverCmd(), setupGitCmd(), resolveCmd())
 	return root
 }
 
