@@ -108,16 +108,13 @@ func Init(dir string, o InitOptions) (*Workspace, string, error) {
 	if head != "" {
 		attrs, _, _ = ws.FileAt(head, ".gitattributes")
 	}
-	if !strings.Contains(string(attrs), "diff="+DiffDriver) {
-		if len(attrs) > 0 && !strings.HasSuffix(string(attrs), "\n") {
-			attrs = append(attrs, '\n')
-		}
-		files[".gitattributes"] = append(attrs, []byte("# git log -p shows changes to the model in words (archiplan textconv)\n*.archimate diff="+DiffDriver+"\n")...)
+	if a, changed := GitAttributes(attrs); changed {
+		files[".gitattributes"] = a
 	}
 	if err := os.MkdirAll(filepath.Join(ws.Root, filepath.FromSlash(o.Inbox)), 0o755); err != nil {
 		return nil, "", err
 	}
-	if err := ws.setDiffDriver(); err != nil {
+	if err := ws.SetGitDrivers(); err != nil {
 		return nil, "", err
 	}
 	if len(files) == 0 {

@@ -588,3 +588,6 @@ func label(o archixml.Object) string {
 func sameXML(x, y string) bool {
 	return x == y || strings.Join(strings.Fields(x), " ") == strings.Join(strings.Fields(y), " ")
 }
+
+// Label is how people call an object: its type and its name (`Business Actor "Customer"`).
+func Label(o archixml.Object) string { return label(o) }

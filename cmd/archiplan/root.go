@@ -88,6 +88,7 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 	root.AddCommand(readCmds()...)
 	root.AddCommand(convertCmd())
 	root.AddCommand(policyCmd())
+	root.AddCommand(mergeDriverCmd(), setupGitCmd(), resolveCmd())
 	return root
 }
 

@@ -266,9 +266,10 @@ func revertCmd() *cobra.Command {
 
 func logCmd() *cobra.Command {
 	var asJSON, all bool
+	var object string
 	c := &cobra.Command{
-		Use:   "log [--all] [--json]",
-		Short: "Applied and reverted plans, read back from git; --all: every plan's events from the audit",
+		Use:   "log [--all] [--object ID] [--json]",
+		Short: "Applied and reverted plans, read back from git; --all: every plan's events from the audit; --object: one object's history",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			_, ws, err := openWorkspace(cmd)
@@ -277,6 +278,9 @@ func logCmd() *cobra.Command {
 			}
 			if all {
 				return printAudit(cmd, ws, asJSON)
+			}
+			if object != "" {
+				return printObjectLog(cmd, ws, object, asJSON)
 			}
 			entries, err := ledger.Log(ws)
 			if err != nil {
@@ -300,7 +304,40 @@ func logCmd() *cobra.Command {
 	}
 	c.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	c.Flags().BoolVar(&all, "all", false, "every event of every plan (received, previewed, answered, approved, rejected, withdrawn, applied, reverted), from refs/archiplan/audit")
+	c.Flags().StringVar(&object, "object", "", "every commit that created, changed or deleted the object with this id, and how (from the models)")
 	return c
+}
+
+// printObjectLog prints the history of one object, newest first.
+func printObjectLog(cmd *cobra.Command, ws *store.Workspace, id string, asJSON bool) error {
+	entries, err := ledger.ObjectLog(ws, id)
+	if err != nil {
+		return codedError{exitNoUsable, err}
+	}
+	out := cmd.OutOrStdout()
+	if asJSON {
+		b, _ := json.MarshalIndent(map[string]any{"format_version": "1", "object": id, "entries": entries}, "", "  ")
+		fmt.Fprintln(out, string(b))
+		return nil
+	}
+	if len(entries) == 0 {
+		fmt.Fprintf(out, "no commit on this branch changed %s\n", plans.ShowHidden(id))
+		return nil
+	}
+	for _, e := range entries {
+		fmt.Fprintf(out, "%s %s %s\n", short(e.Commit), e.Date, plans.ShowHidden(e.Author))
+		if e.PlanID != "" {
+			fmt.Fprintf(out, "    plan %s: %s", plans.ShowHidden(e.PlanID), plans.ShowHidden(e.Summary))
+			if e.ApprovedBy != "" {
+				fmt.Fprintf(out, " (approved by %s)", plans.ShowHidden(e.ApprovedBy))
+			}
+			fmt.Fprintln(out)
+		}
+		for _, l := range e.Changes {
+			fmt.Fprintf(out, "    %s\n", plans.ShowHidden(l))
+		}
+	}
+	return nil
 }
 
 func syncCmd() *cobra.Command {
