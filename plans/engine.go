@@ -46,6 +46,7 @@ type ActionResult struct {
 	changed []string // diagram components and folders the action changes (for revert's conflict check)
 	reused  bool     // on_duplicate reuse: nothing is created, nothing it gives reaches the model
 	steps   [][2]int // the ranges of the journal its edits recorded (the table test holds them to its op's Effect)
+	objects string   // every object those edits create, change or delete (objectsOf): bound by an approval
 }
 
 type edge struct {
