@@ -34,6 +34,15 @@ func (m *Model) Steps() int {
 	return len(*m.rec)
 }
 
+// StepsBetween returns the steps recorded in [from, to) while recording, without stopping it:
+// what one edit, or one action of a plan, did.
+func (m *Model) StepsBetween(from, to int) []Step {
+	if m.rec == nil || from < 0 || to > len(*m.rec) || from > to {
+		return nil
+	}
+	return (*m.rec)[from:to]
+}
+
 // Record starts recording the steps of every edit; Recorded returns them.
 func (m *Model) Record() { m.rec, m.touches = &[]Step{}, nil }
 

@@ -124,6 +124,12 @@ const elementBlock, attrBlock, tokenBlock = 512, 2048, 1024
 
 func (t *tree) attr(key, value string) bool {
 	n := len(t.cur.Attr)
+	if n >= smallTag {
+		// the reader has checked the name is new: appended without etree's scan of the others
+		space, local := splitName(key)
+		t.cur.Attr = append(t.cur.Attr, etree.Attr{Space: space, Key: local, Value: value})
+		return true
+	}
 	t.cur.CreateAttr(key, value)
 	return len(t.cur.Attr) != n
 }
@@ -146,11 +152,19 @@ func (t *tree) procInst(target, inst string) { t.cur.CreateProcInst(target, inst
 // maxDepth bounds element nesting; Archi's deepest real diagrams nest a few dozen levels.
 const maxDepth = 1000
 
+// MaxAttributes bounds the attributes of one element (Archi writes at most about twenty): with
+// the duplicate check linear, a start tag costs time in proportion to its bytes.
+const MaxAttributes = 200
+
+// smallTag is how many attributes a tag may have before its duplicate check uses a set.
+const smallTag = 8
+
 type reader struct {
 	src   string
 	pos   int
 	sink  sink
-	depth int // elements open around where reading starts (a piece of a document)
+	depth int                 // elements open around where reading starts (a piece of a document)
+	keys  map[string]struct{} // the attribute names of the start tag being read, past smallTag
 }
 
 func (r *reader) errorf(format string, args ...any) error {
@@ -385,6 +399,8 @@ func (r *reader) startTag() (string, bool, error) {
 		return "", false, err
 	}
 	r.sink.start(name, r.attrsAhead())
+	var small [smallTag]string
+	n := 0
 	for {
 		sp := r.pos
 		r.skipSpace()
@@ -433,7 +449,30 @@ func (r *reader) startTag() (string, bool, error) {
 			return "", false, err
 		}
 		r.pos += end + 2
-		if !r.sink.attr(key, value) {
+		// the duplicate check is linear: a scan of the first few, then a set
+		if n++; n > MaxAttributes {
+			return "", false, r.errorf("more than %d attributes in <%s>", MaxAttributes, name)
+		}
+		twice := false
+		if n <= smallTag {
+			for _, k := range small[:n-1] {
+				twice = twice || k == key
+			}
+			small[n-1] = key
+		} else {
+			if n == smallTag+1 {
+				if r.keys == nil {
+					r.keys = map[string]struct{}{}
+				}
+				clear(r.keys)
+				for _, k := range small {
+					r.keys[k] = struct{}{}
+				}
+			}
+			_, twice = r.keys[key]
+			r.keys[key] = struct{}{}
+		}
+		if twice || !r.sink.attr(key, value) {
 			return "", false, r.errorf("attribute %s twice in <%s>", key, name)
 		}
 	}

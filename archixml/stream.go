@@ -166,6 +166,10 @@ func (s *scanner) start(name string, _ int) {
 }
 
 func (s *scanner) attr(key, value string) bool {
+	if len(s.attrs) >= smallTag { // the reader has checked the name is new
+		s.attrs = append(s.attrs, attr{key, value})
+		return true
+	}
 	for _, a := range s.attrs {
 		if a.key == key {
 			return false

@@ -98,6 +98,14 @@ func run(raw []byte, m *archixml.Model, opts Options) (*Outcome, *engine) {
 	o.Findings = append(o.Findings, eng.findings...)
 	o.Results = eng.results
 	o.Views = eng.viewChanges()
+	for i := range o.Results {
+		r := &o.Results[i]
+		var steps []archixml.Step
+		for _, rg := range r.steps {
+			steps = append(steps, m.StepsBetween(rg[0], rg[1])...)
+		}
+		r.objects = objectsOf(steps)
+	}
 	if !hasErrors(eng.findings) {
 		o.Findings = append(o.Findings, eng.archiFindings(o.Views)...)
 		if opts.Rules != nil && p.Status == StatusReady {

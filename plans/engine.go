@@ -54,6 +54,7 @@ type ActionResult struct {
 	changed []string // diagram components and folders the action changes (for revert's conflict check)
 	reused  bool     // on_duplicate reuse: nothing is created, nothing it gives reaches the model
 	steps   [][2]int // the ranges of the journal its edits recorded (the table test holds them to its op's Effect)
+	objects string   // every object those edits create, change or delete (objectsOf): bound by an approval
 }
 
 type edge struct {
@@ -71,9 +72,10 @@ type engine struct {
 	findings []Finding
 	results  []ActionResult
 
-	refs       map[string]string // ref_id -> created id ("" when its action failed)
-	declaredAt map[string]int    // ref_id -> index of the action that declares it
-	deleted    map[string]int    // id -> index of the action that deleted it
+	refs       map[string]string   // ref_id -> created id ("" when its action failed)
+	skeletons  map[string][]string // class and UTS #39 skeleton of a name -> ids (confusable), made on first need
+	declaredAt map[string]int      // ref_id -> index of the action that declares it
+	deleted    map[string]int      // id -> index of the action that deleted it
 	scope      map[string]bool
 	created    map[string]bool // ids this plan creates
 	set        map[string]int  // "what|id[|key]" -> index of the action that set it

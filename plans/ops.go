@@ -2,7 +2,10 @@ package plans
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
+
+	"github.com/mtibben/confusables"
 
 	"github.com/archiplan/archiplan/archixml"
 	"github.com/archiplan/archiplan/schemas"
@@ -71,7 +74,33 @@ func (e *engine) duplicateName(i int, class, name, what string, warn bool) (arch
 		}
 		return o, true
 	}
+	if warn {
+		e.confusable(i, class, name, what)
+	}
 	return archixml.Object{}, false
+}
+
+// confusable warns (DUPLICATE_NAME) when a created element or view takes a name that reads like
+// the name of an existing object of its type: equal after Unicode's confusable folding (UTS #39
+// skeletons: "Сustomer" with a Cyrillic С beside "Customer"). It is never taken for that object
+// (on_duplicate reuses only an equal name). The skeletons are made once per check, on first need.
+func (e *engine) confusable(i int, class, name, what string) {
+	if e.skeletons == nil {
+		e.skeletons = map[string][]string{}
+		for _, o := range append(e.m.Elements(), e.m.Views()...) {
+			k := o.Class() + "\x00" + confusables.Skeleton(o.Name())
+			e.skeletons[k] = append(e.skeletons[k], o.ID())
+		}
+	}
+	for _, id := range e.skeletons[class+"\x00"+confusables.Skeleton(name)] {
+		o, ok := e.m.Object(id)
+		if _, gone := e.deleted[id]; gone || !ok || o.Name() == name {
+			continue
+		}
+		e.errorf(i, "name", DuplicateName, name, "%s has a name that looks the same (%s beside %s); this makes a second %s that reads alike",
+			label(o), strconv.QuoteToASCII(name), strconv.QuoteToASCII(o.Name()), what)
+		return
+	}
 }
 
 // onDuplicate handles a create whose object exists already (existing): with on_duplicate error

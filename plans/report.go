@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"unicode"
 )
 
 // ReportFormat is the report's format_version. Consumers ignore fields they do not know.
@@ -299,7 +300,6 @@ func MDEscape(s string) string {
 			b.WriteString("&gt;")
 		case r == '&':
 			b.WriteString("&amp;")
-		case r == '\r':
 		case r == '\n':
 			b.WriteString(" ↵ ")
 		case r == '\t':
@@ -399,8 +399,8 @@ func mermaidText(s string) string {
 	return ShowHidden(s)
 }
 
-// ShowHidden writes every character that could hide or reorder text (controls, line and
-// paragraph separators, bidirectional overrides and isolates) as its code, \u{202e}, the way a
+// ShowHidden writes every character that could hide or reorder text (hidden: controls, format
+// characters, separators, the tag block, variation selectors) as its code, \u{202e}, the way a
 // preview shows it: for plain text a person reads outside the preview (a commit message, the
 // log), where the character would otherwise be obeyed.
 func ShowHidden(s string) string {
@@ -418,8 +418,16 @@ func ShowHidden(s string) string {
 	return b.String()
 }
 
-// hidden says whether a character could hide or reorder text (controls, line and paragraph
-// separators, bidirectional overrides and isolates): a preview shows its code instead.
+// hidden is the one rule of what a person cannot see: a character that could hide or reorder
+// text, shown as its code wherever a planner's text is shown. Every control (Cc), format (Cf:
+// bidirectional marks, overrides and isolates, zero-width characters, the Arabic letter mark, the
+// tag block's letters that spell a hidden sentence), private-use (Co), line and paragraph separator
+// (Zl, Zp), the whole tag block U+E0000-E007F, and the variation selectors.
 func hidden(r rune) bool {
-	return r < 0x20 || r == 0x7f || r >= 0x80 && r < 0xa0 || r == 0x2028 || r == 0x2029 || r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069
+	if r < 0x80 {
+		return r < 0x20 || r == 0x7f
+	}
+	return unicode.In(r, unicode.Cc, unicode.Cf, unicode.Co, unicode.Zl, unicode.Zp) ||
+		r >= 0xe0000 && r <= 0xe007f || // the tag block, its unassigned points too
+		r >= 0xfe00 && r <= 0xfe0f || r >= 0xe0100 && r <= 0xe01ef || r >= 0x180b && r <= 0x180f // variation selectors
 }

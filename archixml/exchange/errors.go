@@ -16,6 +16,7 @@ const (
 	CodeWrongRef     = "EXCHANGE_REF_WRONG_KIND" // a reference to the wrong kind of thing (a node's elementRef to a relationship, ...)
 	CodeDuplicateID  = "EXCHANGE_DUPLICATE_ID"   // an identifier used twice
 	CodeRelForbidden = "EXCHANGE_REL_NOT_ALLOWED"
+	CodeLimit        = "EXCHANGE_LIMIT"       // over a bound every import keeps: elements nested deeper than MaxDepth, more than MaxElements elements, more attributes on one element than a model may have
 	CodeUnsupported  = "EXCHANGE_UNSUPPORTED" // what Archi cannot hold (a line joining two ArchiMate nodes, a connection whose ends do not show its relationship's ends, ...)
 )
 

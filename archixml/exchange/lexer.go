@@ -7,6 +7,8 @@ import (
 	"io"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/archiplan/archiplan/archixml"
 )
 
 // lexer reads XML 1.0 from bytes in memory as encoding/xml's Decoder reads it from a stream
@@ -26,6 +28,29 @@ type lexer struct {
 	ns    []binding // namespace bindings in scope, innermost last
 	// pendingEnd: the element just started was empty (<x/>): its end is the next token
 	pendingEnd bool
+	elements   int                 // start tags read
+	keys       map[string]struct{} // the attribute names of a start tag with many
+}
+
+// The bounds of an import, so that any file costs time and memory in proportion to its bytes and
+// gives a model archiplan can load (its reader nests at most 1,000 levels; what the exchange
+// format nests, organizations and nodes, becomes as many levels of folders and diagram objects).
+const (
+	MaxDepth    = 500
+	MaxElements = 2_000_000
+)
+
+// limitError is a file over one of the import's bounds (CodeLimit), at a line.
+type limitError struct {
+	line int
+	msg  string
+}
+
+func (e *limitError) Error() string { return fmt.Sprintf("line %d: %s", e.line, e.msg) }
+
+func (l *lexer) limitf(format string, args ...any) error {
+	line, _ := l.InputPos()
+	return &limitError{line: line, msg: fmt.Sprintf(format, args...)}
 }
 
 type frame struct {
@@ -148,6 +173,9 @@ func (l *lexer) Token() (xml.Token, error) {
 		}
 	}
 }
+
+// smallTag is how many attributes a tag may have before its duplicate check uses a set.
+const smallTag = 8
 
 // chars checks that bytes are UTF-8 XML characters.
 func (l *lexer) chars(b []byte) error {
@@ -339,6 +367,12 @@ func (l *lexer) start() (xml.Token, error) {
 	if len(l.stack) == 0 && l.root {
 		return nil, l.errorf("a second root element")
 	}
+	if len(l.stack) >= MaxDepth {
+		return nil, l.limitf("elements nested deeper than %d", MaxDepth)
+	}
+	if l.elements++; l.elements > MaxElements {
+		return nil, l.limitf("more than %d elements", MaxElements)
+	}
 	l.pos++ // <
 	raw, err := l.name()
 	if err != nil {
@@ -409,10 +443,30 @@ func (l *lexer) start() (xml.Token, error) {
 		}
 		p, loc := split(an)
 		a := rawAttr{l.intern(p), l.intern(loc), value}
-		for _, b := range attrs {
-			if b.prefix == a.prefix && b.local == a.local {
-				return nil, l.errorf("attribute %s given twice", an)
+		// the duplicate check is linear: a scan of the first few, then a set
+		if len(attrs) >= archixml.MaxAttributes {
+			return nil, l.limitf("more than %d attributes on one element", archixml.MaxAttributes)
+		}
+		twice := false
+		if len(attrs) < smallTag {
+			for _, b := range attrs {
+				twice = twice || b.prefix == a.prefix && b.local == a.local
 			}
+		} else {
+			if len(attrs) == smallTag {
+				if l.keys == nil {
+					l.keys = map[string]struct{}{}
+				}
+				clear(l.keys)
+				for _, b := range attrs {
+					l.keys[b.prefix+":"+b.local] = struct{}{}
+				}
+			}
+			_, twice = l.keys[a.prefix+":"+a.local]
+			l.keys[a.prefix+":"+a.local] = struct{}{}
+		}
+		if twice {
+			return nil, l.errorf("attribute %s given twice", an)
 		}
 		switch {
 		case a.prefix == "" && a.local == "xmlns":

@@ -152,6 +152,11 @@ func (p *parser) fail(err error) {
 		return
 	}
 	p.fatal = true
+	var le *limitError
+	if errors.As(err, &le) {
+		p.add(CodeLimit, le.line, "%s", le.msg)
+		return
+	}
 	var se *xml.SyntaxError
 	if errors.As(err, &se) {
 		p.add(CodeMalformed, se.Line, "%s", se.Msg)

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/archiplan/archiplan/daemon/ledger"
+	"github.com/archiplan/archiplan/plans"
 	"github.com/archiplan/archiplan/store"
 )
 
@@ -56,12 +57,12 @@ func printEvents(out io.Writer, events []ledger.Event) {
 			line += "  " + e.Verdict
 		}
 		if e.Summary != "" {
-			line += "  " + strconv.Quote(e.Summary)
+			line += "  " + quoted(e.Summary)
 		}
 		fmt.Fprintln(out, line)
 		var more []string
 		if e.Intent != "" {
-			more = append(more, "intent "+strconv.Quote(e.Intent))
+			more = append(more, "intent "+quoted(e.Intent))
 		}
 		if e.Planner != "" {
 			p := "planner " + e.Planner
@@ -80,18 +81,22 @@ func printEvents(out io.Writer, events []ledger.Event) {
 			more = append(more, "commit "+short(e.Commit))
 		}
 		if e.By != "" {
-			more = append(more, "by "+strconv.Quote(e.By))
+			more = append(more, "by "+quoted(e.By))
 		}
 		if e.Reason != "" {
-			more = append(more, "reason "+strconv.Quote(firstLine(e.Reason)))
+			more = append(more, "reason "+quoted(firstLine(e.Reason)))
 		}
 		if len(more) > 0 {
 			fmt.Fprintln(out, "    "+strings.Join(more, "; "))
 		}
 		for i, q := range e.Questions {
 			if i < len(e.Answers) {
-				fmt.Fprintf(out, "    Q: %s  A: %s\n", strconv.Quote(q), strconv.Quote(e.Answers[i]))
+				fmt.Fprintf(out, "    Q: %s  A: %s\n", quoted(q), quoted(e.Answers[i]))
 			}
 		}
 	}
 }
+
+// quoted is a planner's text on one line of the audit: quoted, and every character a person
+// cannot see shown as its code (strconv.Quote leaves variation selectors as they are).
+func quoted(s string) string { return plans.ShowHidden(strconv.Quote(s)) }

@@ -16,6 +16,7 @@ import (
 
 func convertCmd() *cobra.Command {
 	var from, out string
+	var anywhere bool
 	c := &cobra.Command{
 		Use:   "convert --from archicli FILE...",
 		Short: "Turn the peer's BOM files into plans for review (written to the inbox; never applied)",
@@ -43,7 +44,7 @@ that name applied earlier (the archive keeps them): convert and apply the BOMs i
 				if err := inbox.CheckName(name); err != nil {
 					return usageError{fmt.Errorf("%s: %w", f, err)}
 				}
-				plan, err := archicli.Convert(f, archicli.Options{Applied: applied})
+				plan, err := archicli.Convert(f, archicli.Options{Applied: applied, IncludesAnywhere: anywhere})
 				if err != nil {
 					if errors.Is(err, archicli.ErrConvert) {
 						return codedError{exitRefused, err}
@@ -73,6 +74,7 @@ that name applied earlier (the archive keeps them): convert and apply the BOMs i
 		},
 	}
 	c.Flags().StringVar(&from, "from", "", "the format of the files: archicli")
+	c.Flags().BoolVar(&anywhere, "includes-anywhere", false, "let a BOM include files outside its own folder")
 	c.Flags().StringVar(&out, "out", "", "write the plans into this folder instead of the inbox (- for standard output)")
 	return c
 }

@@ -135,4 +135,41 @@ func TestTwoUsers_PlannerCannotApproveItsOwnPlans(t *testing.T) {
 	if !strings.Contains(string(model), `name="Client"`) || strings.Contains(string(model), `name="Buyer"`) {
 		t.Fatal("the model is not what the person approved")
 	}
+
+	// issue 35: the planner can block nothing of the person's. Its own p.approved beside the
+	// adopted p.json never outranks it (on old code it became p.rejected, and "approve p"
+	// answered "p is rejected")
+	const desk = `{"schema_version":"2.0","status":"ready","summary":"Rename the desk","actions":[{"op":"rename_element","element_id":"id-37914ef915915bd2606e2c7216356e27","new_name":"Front Desk"}]}`
+	if err := planner("printf '%s' '" + desk + "' > plans/p.json"); err != nil {
+		t.Fatal(err)
+	}
+	waitFor("p previewed", exists("p.preview.md"))
+	if err := planner("printf '%s' '" + strings.Replace(desk, "Front Desk", "Back Office", 1) + "' > plans/p.approved"); err != nil {
+		t.Fatal(err)
+	}
+	before = head()
+	run("approve", "p", "--repo", ws)
+	waitFor("p applied", func() bool { return head() != before && !exists("p.approved")() })
+	model, _ = os.ReadFile(filepath.Join(ws, "model.archimate"))
+	if !strings.Contains(string(model), `name="Front Desk"`) || strings.Contains(string(model), "Back Office") {
+		t.Fatal("the model is not what the person approved")
+	}
+
+	// an approval with two links is refused whatever fs.protected_hardlinks says: root links for
+	// a planner on a kernel that lets it link an adopted plan it does not own
+	if err := planner("printf '%s' '" + strings.Replace(desk, "Front Desk", "Reception", 1) + "' > plans/q.json"); err != nil {
+		t.Fatal(err)
+	}
+	waitFor("q previewed", exists("q.preview.md"))
+	before = head()
+	if err := os.Link(filepath.Join(plans, "q.json"), filepath.Join(plans, "q.approved")); err != nil {
+		t.Fatal(err)
+	}
+	waitFor("q rejected", exists("q.rejected"))
+	if report, _ := os.ReadFile(filepath.Join(plans, "q.report.json")); !strings.Contains(string(report), "more than one link") {
+		t.Errorf("q's report does not say why: %s", report)
+	}
+	if head() != before {
+		t.Fatal("a hard link to an adopted plan was applied")
+	}
 }

@@ -60,6 +60,10 @@ var (
 	ErrNotRegular = errors.New("not a regular file")
 	// ErrTooLarge means a file is over its cap.
 	ErrTooLarge = errors.New("over the size limit")
+	// ErrNotAdopted means an approval is a file another user than archiplan's wrote.
+	ErrNotAdopted = errors.New("a file archiplan did not adopt")
+	// ErrLinked means an approval's file has more than one name (a hard link).
+	ErrLinked = errors.New("a file with more than one link")
 	// ErrExists means a file with that name is already there.
 	ErrExists = errors.New("already in the inbox")
 	// ErrNoPlan means no plan file has that NAME.
@@ -200,6 +204,18 @@ type Listing struct {
 
 var rank = map[State]int{Pending: 0, Rejected: 1, Approved: 2}
 
+// outranks says whether p decides its NAME over cur: a file archiplan's user owns (one it adopted,
+// or renamed for the person) over one another user wrote, so that a planner's rejected
+// self-approval never hides the person's plan; then an approval over a rejection over a pending
+// plan; then the first name.
+func outranks(p, cur Entry) bool {
+	uid := os.Getuid()
+	if po, co := Owner(p) == uid, Owner(cur) == uid; po != co {
+		return po
+	}
+	return rank[p.State] > rank[cur.State] || rank[p.State] == rank[cur.State] && p.File < cur.File
+}
+
 // Inbox is the inbox folder and the folder under .git/ where archiplan records what it wrote.
 type Inbox struct {
 	Dir      string // the inbox, absolute
@@ -234,7 +250,7 @@ func (b *Inbox) List() (*Listing, error) {
 				continue // gone since the listing
 			}
 			p := Entry{Name: name, File: n, State: state, Info: info}
-			if cur, ok := top[name]; !ok || rank[state] > rank[cur.State] || rank[state] == rank[cur.State] && n < cur.File {
+			if cur, ok := top[name]; !ok || outranks(p, cur) {
 				top[name] = p
 			}
 		}
@@ -279,39 +295,65 @@ func (b *Inbox) ReadContext(name string) ([]byte, error) {
 // not followed, a pipe, socket or device not opened for long (the open does not block, and the
 // file is refused once opened), and no more than max bytes are read.
 func ReadFile(path string, max int64) ([]byte, error) {
+	data, _, err := readFile(path, max)
+	return data, err
+}
+
+// ReadApproval reads an approved plan as ReadFile does, and refuses it unless the file opened has
+// one link and, when owner is not -1, that owner: whatever the kernel's fs.protected_hardlinks, a
+// planner's link to a plan archiplan adopted is no approval.
+func (b *Inbox) ReadApproval(e Entry, owner int) ([]byte, error) {
+	data, fi, err := readFile(b.Path(e.File), MaxPlanBytes)
+	if err != nil {
+		return data, err
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return nil, fmt.Errorf("%s: %w (its owner and links cannot be read)", e.File, ErrNotAdopted)
+	}
+	if st.Nlink != 1 {
+		return nil, fmt.Errorf("%s has %d links: %w", e.File, st.Nlink, ErrLinked)
+	}
+	if owner != -1 && int(st.Uid) != owner {
+		return nil, fmt.Errorf("%s is owned by user %d: %w", e.File, st.Uid, ErrNotAdopted)
+	}
+	return data, nil
+}
+
+func readFile(path string, max int64) ([]byte, fs.FileInfo, error) {
 	fi, err := os.Lstat(path)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is a %s: %w (archiplan never follows or reads those)", filepath.Base(path), KindOfMode(fi.Mode()), ErrNotRegular)
+		return nil, nil, fmt.Errorf("%s is a %s: %w (archiplan never follows or reads those)", filepath.Base(path), KindOfMode(fi.Mode()), ErrNotRegular)
 	}
 	if fi.Size() > max {
-		return nil, fmt.Errorf("%s is %d bytes: %w of %d", filepath.Base(path), fi.Size(), ErrTooLarge, max)
+		return nil, nil, fmt.Errorf("%s is %d bytes: %w of %d", filepath.Base(path), fi.Size(), ErrTooLarge, max)
 	}
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
 	if err != nil {
 		if errors.Is(err, syscall.ELOOP) {
-			return nil, fmt.Errorf("%s is a symbolic link: %w", filepath.Base(path), ErrNotRegular)
+			return nil, nil, fmt.Errorf("%s is a symbolic link: %w", filepath.Base(path), ErrNotRegular)
 		}
-		return nil, err
+		return nil, nil, err
 	}
 	defer f.Close()
 	// what was opened may not be what was listed: ask the open file
 	if fi, err = f.Stat(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is a %s: %w", filepath.Base(path), KindOfMode(fi.Mode()), ErrNotRegular)
+		return nil, nil, fmt.Errorf("%s is a %s: %w", filepath.Base(path), KindOfMode(fi.Mode()), ErrNotRegular)
 	}
 	data, err := io.ReadAll(io.LimitReader(f, max+1))
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", filepath.Base(path), err)
+		return nil, nil, fmt.Errorf("read %s: %w", filepath.Base(path), err)
 	}
 	if int64(len(data)) > max {
-		return nil, fmt.Errorf("%s grew while being read: %w of %d", filepath.Base(path), ErrTooLarge, max)
+		return nil, nil, fmt.Errorf("%s grew while being read: %w of %d", filepath.Base(path), ErrTooLarge, max)
 	}
-	return data, nil
+	return data, fi, nil
 }
 
 // KindOfMode names a file mode for people.

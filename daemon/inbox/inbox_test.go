@@ -304,3 +304,48 @@ func TestInbox_ApproveSeenOnlyValid(t *testing.T) {
 		t.Fatalf("renamed: %+v", e)
 	}
 }
+
+// issue 35: a file another user wrote (a planner's rejected self-approval) never outranks the
+// plan archiplan's user owns (the one it adopted), whatever their states.
+func TestList_AdoptedOutranksAPlannersFile(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Skip("needs root to write a file as another user")
+	}
+	b := newInbox(t)
+	for f, owner := range map[string]int{"p.json": os.Getuid(), "p.rejected": 65534, "q.json": 65534, "q.approved": 65534} {
+		path := filepath.Join(b.Dir, f)
+		if err := os.WriteFile(path, []byte("{}"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chown(path, owner, -1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, want := range map[string]string{"p": "p.json", "q": "q.approved"} {
+		if e, err := b.Find(name); err != nil || e.File != want {
+			t.Errorf("%s decides %s, want %s (%v)", name, e.File, want, err)
+		}
+	}
+}
+
+// issue 35: an approval is read only from a file with one link and, where asked, archiplan's
+// user as its owner: judged on the file opened, whatever fs.protected_hardlinks lets a planner do.
+func TestReadApproval_OneLinkOneOwner(t *testing.T) {
+	b := newInbox(t)
+	if err := os.WriteFile(filepath.Join(b.Dir, "p.approved"), []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e := Entry{Name: "p", File: "p.approved", State: Approved}
+	if _, err := b.ReadApproval(e, os.Getuid()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.ReadApproval(e, os.Getuid()+1); !errors.Is(err, ErrNotAdopted) {
+		t.Fatalf("another owner: %v", err)
+	}
+	if err := os.Link(filepath.Join(b.Dir, "p.approved"), filepath.Join(b.Dir, "q.json")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.ReadApproval(e, -1); !errors.Is(err, ErrLinked) {
+		t.Fatalf("two links: %v", err)
+	}
+}

@@ -49,8 +49,11 @@ type Record struct {
 	Outputs map[string]string `json:"outputs"`
 	Created []string          `json:"created,omitempty"` // ids the plan creates
 	Changes []string          `json:"changes,omitempty"` // what each action does, in words
-	Reads   []string          `json:"reads,omitempty"`   // ids the plan reads or changes
-	At      time.Time         `json:"at"`
+	// Objects are, for each action, every object its edits create, change or delete, by id (the
+	// cascades of a delete, what a merge moves, the folders made): bound like the words
+	Objects []string  `json:"objects,omitempty"`
+	Reads   []string  `json:"reads,omitempty"` // ids the plan reads or changes
+	At      time.Time `json:"at"`
 	// Fixed is what the NAME's first valid preview fixed; every record of the NAME carries it
 	// on, and it outlives the record (see Fixed)
 	Fixed *Fixed `json:"fixed,omitempty"`
@@ -83,6 +86,7 @@ type Fixed struct {
 	PlanSHA256 string    `json:"plan_sha256"`
 	Created    []string  `json:"created,omitempty"`
 	Changes    []string  `json:"changes,omitempty"`
+	Objects    []string  `json:"objects,omitempty"`
 	At         time.Time `json:"at"`
 }
 

@@ -52,13 +52,23 @@ type Result struct {
 // is withdrawn (renamed back to NAME.json) and previewed again (ErrRepreview).
 func (l *Ledger) Approve(ctx context.Context, e inbox.Entry) (*Result, error) {
 	b := l.cfg.Inbox
-	if l.cfg.Adopted && inbox.Owner(e) != os.Getuid() {
+	owner := -1
+	if l.cfg.Adopted {
+		owner = os.Getuid()
+	}
+	// the file opened is judged, not its listing: one link, and in a workspace that adopts plans
+	// archiplan's user as its owner, whatever the kernel lets a planner link
+	raw, err := b.ReadApproval(e, owner)
+	switch {
+	case errors.Is(err, inbox.ErrNotAdopted):
 		raw, _ := b.ReadPlan(e)
 		return l.rejectEntry(e, l.outcomeOf(raw), VerdictRejected,
 			"this approval is a file archiplan did not adopt (a planner wrote it): in this workspace only a previewed plan, renamed by archiplan's user, is applied")
-	}
-	raw, err := b.ReadPlan(e)
-	if err != nil {
+	case errors.Is(err, inbox.ErrLinked):
+		raw, _ := b.ReadPlan(e)
+		return l.rejectEntry(e, l.outcomeOf(raw), VerdictRejected,
+			"this approval has more than one link ("+err.Error()+"): a hard link to a previewed plan is no approval; only a previewed plan renamed by archiplan's user is applied")
+	case err != nil:
 		return l.rejectEntry(e, unreadable(raw, err), VerdictRejected, err.Error())
 	}
 	res := &Result{PlanID: PlanID(e.Name, plans.SHA256(raw))}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"time"
+	"unicode/utf8"
 
 	"github.com/archiplan/archiplan/daemon/inbox"
 	"github.com/archiplan/archiplan/plans"
@@ -97,17 +98,68 @@ func Audit(ws *store.Workspace, box *inbox.Inbox, e Event) error {
 			e.Intent, e.Planner, e.Model, e.Thread, e.Turn, e.Follows = c.Intent, c.Planner, c.Model, c.Thread, c.Turn, c.Follows
 		}
 	}
-	data, err := json.MarshalIndent(e, "", "  ")
+	data, err := json.MarshalIndent(e.bounded(), "", "  ")
 	if err == nil && len(data) >= store.MaxAuditRecord && e.Plan != "" {
 		// a plan within its bound can still escape to more than a record may hold: the archive
 		// keeps an applied plan's bytes; the event keeps its digest
 		e.Plan = ""
-		data, err = json.MarshalIndent(e, "", "  ")
+		data, err = json.MarshalIndent(e.bounded(), "", "  ")
 	}
 	if err != nil {
 		return err
 	}
+	if len(data) > MaxAuditEvent {
+		// escaped, the texts still outgrow the record: its facts are kept, its texts are not
+		data, err = json.MarshalIndent(Event{FormatVersion: e.FormatVersion, Event: e.Event, Time: e.Time, Name: clipAudit(e.Name),
+			PlanID: clipAudit(e.PlanID), SHA256: clipAudit(e.SHA256), Verdict: clipAudit(e.Verdict), Commit: clipAudit(e.Commit),
+			Reason: fmt.Sprintf("(an event of %d bytes, over the audit's %d: its texts are not kept)", len(data), MaxAuditEvent)}, "", "  ")
+		if err != nil {
+			return err
+		}
+	}
 	return ws.AppendAudit(append(data, '\n'), now)
+}
+
+// The audit's bounds: an event is at most MaxAuditEvent bytes, whatever a planner wrote. A plan
+// over MaxAuditPlan is recorded by its sha256 only (its bytes are the inbox's and, applied, the
+// archive's), each other text is cut at MaxAuditText bytes, and a list at MaxAuditItems items,
+// each cut said in the text.
+const (
+	MaxAuditEvent = 1 << 20
+	MaxAuditPlan  = 256 << 10
+	MaxAuditText  = 8 << 10
+	MaxAuditItems = 100
+)
+
+// bounded is the event as the audit records it: within MaxAuditEvent.
+func (e Event) bounded() Event {
+	if len(e.Plan) > MaxAuditPlan {
+		e.Plan = fmt.Sprintf("(a plan of %d bytes, over the audit's %d: kept by its sha256 %s only)", len(e.Plan), MaxAuditPlan, e.SHA256)
+	}
+	for _, f := range []*string{&e.Name, &e.PlanID, &e.SHA256, &e.Summary, &e.Status, &e.Intent, &e.Planner, &e.Model, &e.Thread,
+		&e.Turn, &e.Follows, &e.Verdict, &e.Reason, &e.Commit, &e.By} {
+		*f = clipAudit(*f)
+	}
+	for _, l := range []*[]string{&e.Errors, &e.Warnings, &e.Questions, &e.Answers} {
+		if len(*l) > MaxAuditItems {
+			*l = append((*l)[:MaxAuditItems:MaxAuditItems], fmt.Sprintf("(and %d more, not kept)", len(*l)-MaxAuditItems))
+		}
+		for i := range *l {
+			(*l)[i] = clipAudit((*l)[i])
+		}
+	}
+	return e
+}
+
+func clipAudit(s string) string {
+	if len(s) <= MaxAuditText {
+		return s
+	}
+	cut := MaxAuditText
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + fmt.Sprintf("… (%d bytes more, not kept)", len(s)-cut)
 }
 
 // audit records an event of the ledger's; a failure is logged, never the plan's fault.

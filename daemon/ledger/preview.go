@@ -118,8 +118,7 @@ func (c *Checked) bind() {
 	case o.Verdict == plans.VerdictValid:
 		// stays in the inbox, not approvable: valid again only if HEAD comes back to words
 		// identical to those first read
-		created, changes, _ := bound(o)
-		if !equal(created, fx.Created) || !equal(changes, fx.Changes) {
+		if !o.Bound().Same(plans.Bound{Created: fx.Created, Words: fx.Changes, Objects: fx.Objects}) {
 			finding(plans.PlanWordsChanged, fmt.Sprintf(
 				"stale: on HEAD %s the plan would make changes that read otherwise than its first valid preview of %s said, so an approval of %s could apply what nobody read. Next: %s",
 				short(c.Head.Commit), fx.At.UTC().Format("2006-01-02 15:04:05 UTC"), name, step))
@@ -183,7 +182,7 @@ func (l *Ledger) Publish(c *Checked) (*inbox.Record, error) {
 	if c.fixed == nil && c.Outcome.Verdict == plans.VerdictValid {
 		// the NAME's first valid preview: its bytes and words are fixed from now on
 		rec.Fixed = &inbox.Fixed{Name: c.Entry.Name, PlanSHA256: c.Outcome.SHA256, Created: rec.Created, Changes: rec.Changes,
-			At: l.cfg.Now().UTC()}
+			Objects: rec.Objects, At: l.cfg.Now().UTC()}
 	}
 	prev, _ := l.cfg.Inbox.Record(c.Entry.Name)
 	if err := l.cfg.Inbox.Publish(c.Entry.Name, out, rec); err != nil {
@@ -196,7 +195,10 @@ func (l *Ledger) Publish(c *Checked) (*inbox.Record, error) {
 func recordOf(c *Checked, file string) *inbox.Record {
 	rec := &inbox.Record{File: file, PlanSHA256: c.Outcome.SHA256, Commit: c.Head.Commit, Blob: c.Head.Blob,
 		Policy: c.Policy, Scope: c.Scope, Verdict: c.Outcome.Verdict}
-	rec.Created, rec.Changes, rec.Reads = bound(c.Outcome)
+	// what the preview shows and an apply must make again (plans.Bound), and the objects the
+	// plan reads or changes
+	b := c.Outcome.Bound()
+	rec.Created, rec.Changes, rec.Objects, rec.Reads = b.Created, b.Words, b.Objects, c.Outcome.Reads()
 	rec.Summary = summaryOf(c.Outcome)
 	rec.Needs = needsOf(c.Outcome)
 	return rec
@@ -211,33 +213,9 @@ func needsOf(o *plans.Outcome) []inbox.Need {
 	return out
 }
 
-// bound is what a preview shows and an apply must make again: the created ids, each action in
-// the words its preview shows (its line, before and after, and every value it gives that reaches
-// the model), and the objects the plan reads or changes.
-func bound(o *plans.Outcome) (created, changes, reads []string) {
-	for _, r := range o.Results {
-		created = append(created, r.Created...)
-		changes = append(changes, r.Words())
-	}
-	return created, changes, o.Reads()
-}
-
 // sameChanges says whether an outcome shows what a record says its preview showed.
 func sameChanges(rec *inbox.Record, o *plans.Outcome) bool {
-	created, changes, _ := bound(o)
-	return equal(created, rec.Created) && equal(changes, rec.Changes)
-}
-
-func equal(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
+	return o.Bound().Same(plans.Bound{Created: rec.Created, Words: rec.Changes, Objects: rec.Objects})
 }
 
 // rejection is the preview and report of a plan that was not applied: its summary and actions

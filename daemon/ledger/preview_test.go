@@ -15,7 +15,7 @@ func TestSameChanges(t *testing.T) {
 		{Description: "add Serving from Desk to Client", Created: []string{"id-1"}},
 	}}
 	rec := func(created []string, changes ...string) *inbox.Record {
-		return &inbox.Record{Created: created, Changes: changes}
+		return &inbox.Record{Created: created, Changes: changes, Objects: make([]string, len(o.Results))}
 	}
 	if !sameChanges(rec([]string{"id-1"}, "rename Customer to Client", "add Serving from Desk to Client"), o) {
 		t.Fatal("the same changes are not the same")

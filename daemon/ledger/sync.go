@@ -534,9 +534,18 @@ func reapply(ws *store.Workspace, on string, c store.CommitInfo, a *Archived, op
 	if err != nil {
 		return "", "", err
 	}
+	// the changes the person approved are those the plan made on the apply commit's parent: made
+	// again on the remote, it must make the same (plans.Bound.Same), cascades included
+	was, err := approvedBound(ws, c.Parent, a.Plan, opts)
+	if err != nil {
+		return "", "", err
+	}
 	o, inv, err := plans.Apply(a.Plan, m, opts)
 	if err != nil {
 		return "", err.Error(), nil
+	}
+	if !o.Bound().Same(was) {
+		return "", fmt.Sprintf("on it the plan would make other changes than its approved preview shows (%s)", plans.PlanWordsChanged), nil
 	}
 	out, err := m.Save()
 	if err != nil {
@@ -563,6 +572,19 @@ func reapply(ws *store.Workspace, on string, c store.CommitInfo, a *Archived, op
 	hash, err := ws.WriteCommit(store.Change{Base: on, Files: files, Message: applyMessage(o, a.ID, plans.SHA256(a.Plan), on, by, "", nil),
 		Author: by, When: time.Now()})
 	return hash, "", err
+}
+
+// approvedBound is what a plan applied on parent made: what its approved preview showed.
+func approvedBound(ws *store.Workspace, parent string, plan []byte, opts plans.Options) (plans.Bound, error) {
+	data, ok, err := ws.ModelAt(parent)
+	if err != nil || !ok {
+		return plans.Bound{}, fmt.Errorf("the model at %s: %v", store.Short(parent), err)
+	}
+	m, err := archixml.Load(data)
+	if err != nil {
+		return plans.Bound{}, err
+	}
+	return plans.Check(plan, m, opts).Bound(), nil
 }
 
 // signatureOf reads "Name <email>".

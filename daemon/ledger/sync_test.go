@@ -603,3 +603,35 @@ func TestSync_PulledModelArchiCannotOpen(t *testing.T) {
 		t.Fatalf("a commit was made: %s", head)
 	}
 }
+
+// issue 35: a delete made again on top of the remote after a lost push race takes along what the
+// person's preview named, or nothing: a relationship the remote added to the deleted element is
+// one the preview never showed, so the plan is dropped (PLAN_WORDS_CHANGED), not pushed.
+func TestSync_ReapplyBindsTheCascade(t *testing.T) {
+	bare, w := lt.Team(t, 2)
+	a, b := lt.Ledger(w[0]), lt.Ledger(w[1])
+	els := lt.Elements(t, w[0])
+	desk, service := els[1], els[3] // Rental Desk, Bike Rental (with 3 relationships)
+	del := []byte(`{"schema_version":"2.0","status":"ready","summary":"drop the service","actions":[{"op":"delete_element","element_id":"` + service + `"}]}`)
+	lt.Preview(t, b, "del", del)
+	if _, err := lt.Approve(t, b, "del"); err != nil {
+		t.Fatal(err)
+	}
+	// a pushes first: a fourth relationship of the service
+	serve := []byte(`{"schema_version":"2.0","status":"ready","summary":"the service serves the desk","actions":[{"op":"create_relationship","relationship_type":"Serving","source_id":"` +
+		service + `","target_id":"` + desk + `"}]}`)
+	if res := applyAndSync(t, a, "serve", serve); !res.Pushed {
+		t.Fatal("not pushed")
+	}
+	theirs := lt.Git(t, bare, "rev-parse", "main")
+	res, err := b.Sync(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Rebased != 0 || len(res.Dropped) != 1 || !strings.Contains(res.Dropped[0].Reason, string(plans.PlanWordsChanged)) {
+		t.Fatalf("%d rebased, %d dropped: %+v", res.Rebased, len(res.Dropped), res.Dropped)
+	}
+	if got := lt.Git(t, bare, "rev-parse", "main"); got != theirs {
+		t.Fatalf("the delete reached the remote: %s", lt.Git(t, bare, "log", "-1", "--format=%B", "main"))
+	}
+}

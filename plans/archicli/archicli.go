@@ -16,6 +16,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -31,13 +32,15 @@ type Code string
 
 // The conversion error codes (README: "Converting the peer's BOM files").
 const (
-	CodeInvalid     Code = "CONVERT_INVALID"      // not a BOM: bad JSON, no version 1.0, a change that is no object
-	CodeUnknownOp   Code = "CONVERT_UNKNOWN_OP"   // an op archicli does not have
-	CodeUnsupported Code = "CONVERT_UNSUPPORTED"  // an op or field archiplan cannot express
-	CodeBadValue    Code = "CONVERT_BAD_VALUE"    // a field with a value the peer's schema refuses
-	CodeInclude     Code = "CONVERT_INCLUDE"      // an include missing, unreadable, or in a cycle
-	CodeIDFile      Code = "CONVERT_ID_FILE"      // an idFile neither beside the BOM nor applied before
-	CodeTempID      Code = "CONVERT_TEMPID_TWICE" // two changes declare one tempId
+	CodeInvalid     Code = "CONVERT_INVALID"         // not a BOM: bad JSON, no version 1.0, a change that is no object
+	CodeUnknownOp   Code = "CONVERT_UNKNOWN_OP"      // an op archicli does not have
+	CodeUnsupported Code = "CONVERT_UNSUPPORTED"     // an op or field archiplan cannot express
+	CodeBadValue    Code = "CONVERT_BAD_VALUE"       // a field with a value the peer's schema refuses
+	CodeInclude     Code = "CONVERT_INCLUDE"         // an include missing, unreadable, or in a cycle
+	CodeIDFile      Code = "CONVERT_ID_FILE"         // an idFile neither beside the BOM nor applied before
+	CodeTempID      Code = "CONVERT_TEMPID_TWICE"    // two changes declare one tempId
+	CodeOutside     Code = "CONVERT_INCLUDE_OUTSIDE" // an include outside the BOM's folder
+	CodeTooLarge    Code = "CONVERT_TOO_LARGE"       // a BOM with its includes over the files or bytes allowed
 )
 
 // Codes lists every code with its meaning, for the README.
@@ -49,9 +52,11 @@ var Codes = []struct {
 	{CodeUnknownOp, "a change's op is not one archicli knows"},
 	{CodeUnsupported, "a change archiplan cannot express (the message names the op and the field)"},
 	{CodeBadValue, "a field's value is one the peer's schema refuses (a type, an access type, ...)"},
-	{CodeInclude, "an include is missing, unreadable, or includes itself"},
+	{CodeInclude, "an include is missing, unreadable, includes itself, or is included a second time (each file is read once)"},
 	{CodeIDFile, "an idFile is neither beside the BOM nor the ids of a plan of that name applied earlier"},
 	{CodeTempID, "two changes declare the same tempId"},
+	{CodeOutside, "an include lies outside the folder of the BOM converted (`--includes-anywhere` allows it)"},
+	{CodeTooLarge, "a BOM with what it includes is more than 1,000 files or 32 MiB"},
 }
 
 // Error is a conversion error: its code, the file and change (index in the flattened BOM, -1 for
@@ -84,12 +89,36 @@ type IDs func(name string) (refs map[string]string, ok bool, err error)
 type Options struct {
 	// Applied resolves idFiles the BOM's folder does not hold (nil: only files beside it).
 	Applied IDs
-	// ReadFile reads the BOM and what it includes (nil: os.ReadFile).
+	// ReadFile reads the BOM and what it includes (nil: regular files only, at most MaxBOM+1
+	// bytes read).
 	ReadFile func(path string) ([]byte, error)
+	// IncludesAnywhere lets includes lie outside the folder of the BOM converted (links resolved).
+	IncludesAnywhere bool
 }
 
-// MaxBOM caps one BOM file (the peer's largest fixture is 57 KiB).
-const MaxBOM = 8 << 20
+// The bounds of one conversion: every input costs bounded time and memory. Each file is read
+// once (a file included a second time is refused), so a BOM and its includes read at most
+// MaxBOMFiles files and MaxBOMBytes bytes.
+const (
+	MaxBOM      = 8 << 20 // one BOM file (the peer's largest fixture is 57 KiB)
+	MaxBOMFiles = 1000
+	MaxBOMBytes = 32 << 20
+)
+
+// readCapped reads a regular file, at most MaxBOM+1 bytes of it: never a pipe or a device.
+func readCapped(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil {
+		return nil, err
+	} else if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file", path)
+	}
+	return io.ReadAll(io.LimitReader(f, MaxBOM+1))
+}
 
 // bom is a BOM file as archicli reads it.
 type bom struct {
@@ -112,9 +141,15 @@ type change struct {
 // JSON with a final newline.
 func Convert(path string, opts Options) ([]byte, error) {
 	if opts.ReadFile == nil {
-		opts.ReadFile = os.ReadFile
+		opts.ReadFile = readCapped
 	}
-	c := &converter{opts: opts, root: path}
+	c := &converter{opts: opts, root: path, read: map[string]string{}}
+	if abs, err := filepath.Abs(filepath.Dir(path)); err == nil {
+		c.rootDir = abs
+		if real, err := filepath.EvalSymlinks(abs); err == nil {
+			c.rootDir = real
+		}
+	}
 	top, err := c.load(path, nil)
 	if err != nil {
 		return nil, err
@@ -170,6 +205,9 @@ func Convert(path string, opts Options) ([]byte, error) {
 type converter struct {
 	opts     Options
 	root     string
+	rootDir  string            // the folder of the BOM converted, links resolved: includes stay under it
+	read     map[string]string // every file read (links resolved) -> the file that included it
+	bytes    int               // read so far
 	changes  []change
 	idFiles  []string // paths, as declared (relative to the declaring file)
 	ids      map[string]string
@@ -198,6 +236,25 @@ func (c *converter) load(path string, stack []string) (*bom, error) {
 			return nil, &Error{Code: CodeInclude, File: path, Change: -1, Message: "includes itself: " + strings.Join(append(stack, abs), " -> ")}
 		}
 	}
+	real := abs
+	if r, err := filepath.EvalSymlinks(abs); err == nil {
+		real = r
+	}
+	if len(stack) > 0 {
+		if rel, err := filepath.Rel(c.rootDir, real); !c.opts.IncludesAnywhere && (err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator))) {
+			return nil, &Error{Code: CodeOutside, File: path, Change: -1, Message: fmt.Sprintf("included by %s, it lies outside %s, the folder of the BOM converted (--includes-anywhere allows it)", stack[len(stack)-1], c.rootDir)}
+		}
+		if by, seen := c.read[real]; seen {
+			return nil, &Error{Code: CodeInclude, File: path, Change: -1, Message: fmt.Sprintf("included a second time (by %s, and before by %s): each file is read once", stack[len(stack)-1], by)}
+		}
+	}
+	if len(c.read) >= MaxBOMFiles {
+		return nil, &Error{Code: CodeTooLarge, File: path, Change: -1, Message: fmt.Sprintf("the BOM includes more than %d files", MaxBOMFiles)}
+	}
+	c.read[real] = c.root
+	if len(stack) > 0 {
+		c.read[real] = stack[len(stack)-1]
+	}
 	data, err := c.opts.ReadFile(path)
 	if err != nil {
 		code := CodeInclude
@@ -205,6 +262,9 @@ func (c *converter) load(path string, stack []string) (*bom, error) {
 			code = CodeInvalid
 		}
 		return nil, &Error{Code: code, File: path, Change: -1, Message: err.Error()}
+	}
+	if c.bytes += len(data); c.bytes > MaxBOMBytes {
+		return nil, &Error{Code: CodeTooLarge, File: path, Change: -1, Message: fmt.Sprintf("the BOM with its includes is more than %d bytes", MaxBOMBytes)}
 	}
 	if len(data) > MaxBOM {
 		return nil, &Error{Code: CodeInvalid, File: path, Change: -1, Message: fmt.Sprintf("larger than %d bytes", MaxBOM)}
