@@ -233,11 +233,7 @@ func shownValues(f schemas.Field, v any, refs map[string]string) []string {
 	case schemas.ID:
 		return []string{id(v.(string))}
 	case schemas.IDList:
-		var out []string
-		for _, s := range v.([]string) {
-			out = append(out, s)
-		}
-		return out
+		return append([]string(nil), v.([]string)...)
 	case schemas.TypeList:
 		var out []string
 		for _, s := range v.([]string) {

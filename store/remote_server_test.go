@@ -272,6 +272,19 @@ func TestResolveSSH(t *testing.T) {
 	if tg.port != 2201 || tg.strict != "no" || tg.identities[0] != "/keys/team" {
 		t.Errorf("GIT_SSH_COMMAND: %+v", tg)
 	}
+	// git runs the command through the shell: a quoted key path with a space is one word
+	t.Setenv("GIT_SSH_COMMAND", `ssh -i "/keys/my team/id_ed25519" -o 'StrictHostKeyChecking accept-new' -p2202`)
+	tg, err := resolveSSH("git@host.example:r.git")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tg.identities) == 0 || tg.identities[0] != "/keys/my team/id_ed25519" || tg.port != 2202 || tg.strict != "accept-new" {
+		t.Errorf("GIT_SSH_COMMAND with quoted words: %+v", tg)
+	}
+	t.Setenv("GIT_SSH_COMMAND", `ssh -i "/keys/unclosed`)
+	if _, err := resolveSSH("git@host.example:r.git"); err == nil || !strings.Contains(err.Error(), "GIT_SSH_COMMAND") {
+		t.Errorf("an unclosed quote in GIT_SSH_COMMAND: %v", err)
+	}
 }
 
 // A push to a path remote runs to its end even when its context ends: go-git, told to stop a

@@ -14,6 +14,7 @@ import (
 	"github.com/archiplan/archiplan/archixml"
 	"github.com/archiplan/archiplan/daemon/inbox"
 	"github.com/archiplan/archiplan/daemon/ledger"
+	"github.com/archiplan/archiplan/internal/settings"
 	"github.com/archiplan/archiplan/plans"
 	"github.com/archiplan/archiplan/schemas"
 	"github.com/archiplan/archiplan/store"
@@ -35,9 +36,7 @@ type config struct {
 }
 
 func newConfig(cmd *cobra.Command) (*config, error) {
-	v := viper.New()
-	v.SetDefault("model", "model.archimate")
-	v.SetDefault("inbox", "plans")
+	v := settings.New()
 	v.SetEnvPrefix("ARCHIPLAN")
 	v.SetEnvKeyReplacer(strings.NewReplacer(".", "_"))
 	for _, k := range envKeys {
@@ -53,7 +52,7 @@ func newConfig(cmd *cobra.Command) (*config, error) {
 	if file == "" {
 		abs, _ := filepath.Abs(repo)
 		if root, err := store.FindRoot(abs); err == nil {
-			candidate := filepath.Join(root, ".archiplan.yaml")
+			candidate := filepath.Join(root, settings.File)
 			if _, err := os.Stat(candidate); err == nil {
 				file = candidate
 			}
@@ -61,7 +60,11 @@ func newConfig(cmd *cobra.Command) (*config, error) {
 	}
 	if file != "" {
 		v.SetConfigFile(file)
-		if err := v.ReadInConfig(); err != nil {
+		data, err := os.ReadFile(file)
+		if err == nil {
+			err = settings.Read(v, data) // as a pulled commit's configuration is read
+		}
+		if err != nil {
 			return nil, usageError{fmt.Errorf("read config %s: %w", file, err)}
 		}
 	}

@@ -54,44 +54,44 @@ func (l *Ledger) Approve(ctx context.Context, e inbox.Entry) (*Result, error) {
 	b := l.cfg.Inbox
 	if l.cfg.Adopted && inbox.Owner(e) != os.Getuid() {
 		raw, _ := b.ReadPlan(e)
-		return l.rejectEntry(e, l.outcomeOf(raw), VerdictRejected,
+		return l.refuseEntry(e, l.outcomeOf(raw), VerdictRejected,
 			"this approval is a file archiplan did not adopt (a planner wrote it): in this workspace only a previewed plan, renamed by archiplan's user, is applied")
 	}
 	raw, err := b.ReadPlan(e)
 	if err != nil {
-		return l.rejectEntry(e, unreadable(raw, err), VerdictRejected, err.Error())
+		return l.refuseEntry(e, unreadable(raw, err), VerdictRejected, err.Error())
 	}
 	res := &Result{PlanID: PlanID(e.Name, plans.SHA256(raw))}
 	rec, err := b.Record(e.Name)
 	if err != nil {
-		return l.rejectEntry(e, l.outcomeOf(raw), VerdictRejected,
+		return l.refuseEntry(e, l.outcomeOf(raw), VerdictRejected,
 			"approved before archiplan previewed it: rename it back to .json, read the preview, then approve")
 	}
 	if plans.SHA256(raw) != rec.PlanSHA256 {
-		return l.rejectEntry(e, l.outcomeOf(raw), VerdictRejected,
+		return l.refuseEntry(e, l.outcomeOf(raw), VerdictRejected,
 			"the plan changed after its preview: approve only what was previewed (rename it back to .json to preview it again)")
 	}
 	if fx, err := b.Fixed(e.Name); err != nil || fx != nil && fx.PlanSHA256 != rec.PlanSHA256 {
 		// the record is of other bytes than the NAME's first valid preview showed
-		return l.rejectEntry(e, l.outcomeOf(raw), VerdictRejected,
+		return l.refuseEntry(e, l.outcomeOf(raw), VerdictRejected,
 			"the plan changed after "+e.Name+" was previewed valid ("+string(plans.PlanChangedAfterPreview)+"): submit it under a new name")
 	}
 	files, err := b.Verify(rec)
 	if err != nil {
-		return l.rejectEntry(e, l.outcomeOf(raw), VerdictRejected,
+		return l.refuseEntry(e, l.outcomeOf(raw), VerdictRejected,
 			"the preview on disk is not the one archiplan wrote, so what was read may have been a forgery ("+err.Error()+
 				"): rename it back to .json to preview it again, and read the new preview")
 	}
 	if rec.Verdict != plans.VerdictValid && rec.Verdict != plans.VerdictNotReady {
 		// the person was shown a plan that would not apply: what they approved is that refusal
 		// (a plan not ready is refused by the apply, with its own code)
-		return l.rejectEntry(e, l.outcomeOf(raw), VerdictRejected,
+		return l.refuseEntry(e, l.outcomeOf(raw), VerdictRejected,
 			"its preview said invalid: only a plan previewed as valid is applied (fix it, then read its new preview)")
 	}
 	cx, cerr := b.ReadContext(e.Name)
 	if cerr != nil {
 		// a scope that cannot be read is never taken for no scope
-		return l.rejectEntry(e, l.outcomeOf(raw), VerdictRejected,
+		return l.refuseEntry(e, l.outcomeOf(raw), VerdictRejected,
 			"its context "+inbox.ContextFile(e.Name)+" cannot be read ("+cerr.Error()+"): a scoped plan is never applied unscoped")
 	}
 	scope := scopeHash(cx)
@@ -101,7 +101,7 @@ func (l *Ledger) Approve(ctx context.Context, e inbox.Entry) (*Result, error) {
 			what = "its context (" + inbox.ContextFile(e.Name) + ")"
 		}
 		if err := b.Withdraw(e); err != nil {
-			return l.rejectEntry(e, l.outcomeOf(raw), VerdictRejected, what+" changed since the preview: preview it again")
+			return l.refuseEntry(e, l.outcomeOf(raw), VerdictRejected, what+" changed since the preview: preview it again")
 		}
 		l.log.Info("approval withdrawn: previewed again", "plan", e.File, "changed", what)
 		return res, fmt.Errorf("%w: %s changed since the preview of %s", ErrRepreview, what, e.Name)
@@ -134,7 +134,8 @@ func (l *Ledger) Approve(ctx context.Context, e inbox.Entry) (*Result, error) {
 }
 
 // Reject rejects a plan of the inbox by hand, with a reason: NAME.rejected, its preview keeping
-// the plan's summary and actions with the reason on top.
+// the plan's summary and actions with the reason on top. The error is nil when the plan was
+// rejected.
 func (l *Ledger) Reject(e inbox.Entry, reason string) (*Result, error) {
 	raw, err := l.cfg.Inbox.ReadPlan(e)
 	if err != nil {
@@ -155,6 +156,18 @@ func (l *Ledger) outcomeOf(raw []byte) *plans.Outcome {
 	return plans.Check(raw, head.Model, l.cfg.Options)
 }
 
+// refuseEntry rejects an approved plan that cannot be applied: the rejection, reported as the
+// refusal of the approval (ErrRefused, with the reason) when it is made.
+func (l *Ledger) refuseEntry(e inbox.Entry, o *plans.Outcome, verdict, reason string) (*Result, error) {
+	res, err := l.rejectEntry(e, o, verdict, reason)
+	if err != nil {
+		return res, err
+	}
+	return res, fmt.Errorf("%w: %s", ErrRefused, reason)
+}
+
+// rejectEntry makes e NAME.rejected with the reason on top of its preview, and audits it; the
+// error is nil when it is rejected.
 func (l *Ledger) rejectEntry(e inbox.Entry, o *plans.Outcome, verdict, reason string) (*Result, error) {
 	res := &Result{Outcome: o, Verdict: verdict, Reason: reason}
 	if o.SHA256 != "" {
@@ -172,7 +185,7 @@ func (l *Ledger) rejectEntry(e inbox.Entry, o *plans.Outcome, verdict, reason st
 	ev := Event{Event: EventRejected, Name: e.Name, PlanID: res.PlanID, Reason: reason}.WithOutcome(o)
 	ev.Verdict = verdict
 	l.audit(ev)
-	return res, fmt.Errorf("%w: %s", ErrRefused, reason)
+	return res, nil
 }
 
 func rejectRecord(e inbox.Entry, raw []byte, res *Result) *inbox.Record {
