@@ -26,7 +26,7 @@ import (
 // kind, command, base URL and key variable, the planner group and the remote are read from
 // .archiplan.yaml (and flags) only, so that an environment (a service unit's, a shell's) cannot
 // open the page beyond loopback, loosen the policy, or run another planner.
-var envKeys = []string{"planner.model", "planner.timeout", "planner.max_attempts", "planner.max_input", "hooks.timeout", "fetch_interval"}
+var envKeys = settings.EnvKeys()
 
 // config is the workspace's configuration: .archiplan.yaml at the repository's root (or
 // --config), the ARCHIPLAN_* environment variables of envKeys, then flags.
