@@ -32,7 +32,7 @@ type pictures struct {
 	name   string
 	views  []string // ids, the views the plan names first, then in the order found
 	rank   map[string]int
-	more   int // candidate views not drawn at all
+	more   []string // the names of candidate views not drawn at all
 	after  map[string]drawnView
 	before map[string]drawnView
 	titles map[string]string
@@ -62,7 +62,7 @@ func (p *pictures) changedViews(o *plans.Outcome, m *archixml.Model) {
 			return
 		}
 		if len(p.views) >= maxCandidates {
-			p.more++
+			p.more = append(p.more, v.Name())
 			return
 		}
 		p.rank[id] = rank
@@ -155,8 +155,8 @@ func (p *pictures) draw(m *archixml.Model, after bool) {
 // whose picture changed, the change cropped with some context, before and after, and a link to
 // the whole view.
 func (p *pictures) files() (map[string][]byte, string) {
-	var shown []string
-	same, more := 0, p.more
+	var shown, same []string
+	more := p.more
 	for _, id := range p.views {
 		b, hasB := p.before[id]
 		a, hasA := p.after[id]
@@ -164,11 +164,11 @@ func (p *pictures) files() (map[string][]byte, string) {
 		case !hasA && !hasB:
 			continue
 		case hasA && hasB && bytes.Equal(a.cropped, b.cropped):
-			same++ // drawn the same before and after: nothing to see
+			same = append(same, p.titles[id]) // drawn the same before and after: nothing to see
 			continue
 		}
 		if len(shown) >= MaxPictures {
-			more++
+			more = append(more, p.titles[id])
 			continue
 		}
 		shown = append(shown, id)
@@ -209,14 +209,30 @@ func (p *pictures) files() (map[string][]byte, string) {
 		refs = append(refs, fmt.Sprintf("[%s]: %s\n", f, f))
 		b.WriteString("\n")
 	}
-	if same > 0 {
-		fmt.Fprintf(&b, "%d more view(s) show what it changes but look the same before and after; not drawn.\n\n", same)
+	if len(same) > 0 {
+		fmt.Fprintf(&b, "%d more view(s) show what it changes but look the same before and after; not drawn: %s.\n\n", len(same), viewNames(same))
 	}
-	if more > 0 {
-		fmt.Fprintf(&b, "It changes %d more view(s), not drawn here.\n\n", more)
+	if len(more) > 0 {
+		fmt.Fprintf(&b, "It changes %d more view(s), not drawn here: %s.\n\n", len(more), viewNames(more))
 	}
 	for _, r := range refs {
 		b.WriteString(r)
 	}
 	return files, b.String()
+}
+
+// maxNamed bounds the views a preview names in a sentence.
+const maxNamed = 10
+
+// viewNames names views in a preview's sentence, the first maxNamed of them.
+func viewNames(names []string) string {
+	var quoted []string
+	for _, n := range names[:min(len(names), maxNamed)] {
+		quoted = append(quoted, `"`+plans.MDEscape(n)+`"`)
+	}
+	s := strings.Join(quoted, ", ")
+	if len(names) > maxNamed {
+		s += fmt.Sprintf(" and %d more", len(names)-maxNamed)
+	}
+	return s
 }
