@@ -308,3 +308,32 @@ func TestRemote_LocalPushIgnoresCancel(t *testing.T) {
 		t.Fatalf("the remote is at %s, want %s", got, head)
 	}
 }
+
+// What is recorded of a remote is shown as that remote's only: with the configuration naming
+// another remote, status shows none of the first one's pushes, until the other is pushed to.
+func TestRemoteState_OfTheRemoteNamed(t *testing.T) {
+	ws, dir := newRepo(t)
+	bare := filepath.Join(t.TempDir(), "remote.git")
+	teamRemote(t, dir, bare, bare)
+	backup := filepath.Join(t.TempDir(), "backup.git")
+	run(t, dir, "init", "-q", "--bare", backup)
+	run(t, dir, "remote", "add", "backup", backup)
+	if _, err := publish(t, ws, 2); err != nil {
+		t.Fatal(err)
+	}
+	if err := ws.Push(context.Background(), "origin"); err != nil {
+		t.Fatal(err)
+	}
+	if st := ws.RemoteStateOf("origin"); st.LastPush.IsZero() {
+		t.Fatalf("origin's push is not recorded: %+v", st)
+	}
+	if st := ws.RemoteStateOf("backup"); !st.LastPush.IsZero() || st.LastFetchError != "" {
+		t.Fatalf("backup, never pushed to, shows origin's record: %+v", st)
+	}
+	if err := ws.Push(context.Background(), "backup"); err != nil {
+		t.Fatal(err)
+	}
+	if st := ws.RemoteStateOf("backup"); st.LastPush.IsZero() || st.Remote != "backup" {
+		t.Fatalf("backup's push is not recorded: %+v", st)
+	}
+}
