@@ -23,3 +23,16 @@ func TestPlainText_UndoesMDEscape(t *testing.T) {
 		t.Error("a bidi override reached the terminal")
 	}
 }
+
+// Where a person reads a type, it is in words: a view in the preview's diagram is an "ArchiMate
+// view", never Archi's class name.
+func TestPreview_TypesInWords(t *testing.T) {
+	m := exampleModel(t)
+	raw := ids(t, m, `{"schema_version":"3.1","status":"ready","summary":"s","actions":[`+
+		`{"op":"rename_element","element_id":"{View}","new_name":"Renamed view"}]}`)
+	o := Check([]byte(raw), m, Options{})
+	md := string(o.Preview("p.json", ModelInfo{}))
+	if strings.Contains(md, "ArchimateDiagramModel") || !strings.Contains(md, "ArchiMate view") {
+		t.Fatalf("the preview names a view by its class:\n%s", md)
+	}
+}
