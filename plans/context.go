@@ -667,13 +667,6 @@ func counts(m map[string]int) []CountEntry {
 	return out
 }
 
-func conceptID(d archixml.Object) string {
-	if id := d.Attr("archimateElement"); id != "" {
-		return id
-	}
-	return ""
-}
-
 func (b *builder) element(e archixml.Object) ContextElement {
 	ce := ContextElement{ID: e.ID(), Name: e.Name(), Type: e.Type().Label, Folder: b.folder(e)}
 	var specs []string

@@ -302,9 +302,10 @@ func (e *engine) resolve(i int, field, value string, kinds ...archixml.Kind) (ar
 	return o, true
 }
 
-// remember keeps the name and type of an object for the preview's diagram.
+// remember keeps the name and type of an object for the preview's diagram: the type in words, as
+// a person reads it (never a class name such as ArchimateDiagramModel).
 func (e *engine) remember(o archixml.Object) {
-	t := o.Class()
+	t := archixml.TypeWords(o.Class())
 	if ty := o.Type(); ty != nil {
 		t = ty.Label
 	}
@@ -389,7 +390,7 @@ func (e *engine) edit(i int, field string, err error) bool {
 var concepts = []archixml.Kind{archixml.KindElement, archixml.KindRelationship, archixml.KindView}
 
 func label(o archixml.Object) string {
-	t := o.Class()
+	t := archixml.TypeWords(o.Class())
 	if ty := o.Type(); ty != nil {
 		t = ty.Label
 	} else if o.Kind() == archixml.KindView {

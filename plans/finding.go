@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
+	"strings"
+
+	"github.com/archiplan/archiplan/schemas"
 )
 
 // Severity says whether a finding stops a plan.
@@ -140,8 +143,8 @@ var Codes = []struct {
 	{ExtractTooManyActions, Error, "more than 500 actions (counted while the JSON is read, before any other check): split the plan"},
 	{ExtractTooManyItems, Error, "an array or object holds more than 1000 members, or the plan more than 20,000 values in all (counted while the JSON is read)"},
 	{ExtractStringTooLong, Error, "a string or key is longer than 64 KiB (measured while the JSON is read)"},
-	{SchemaVersionMissing, Error, "schema_version is missing: write \"2.0\""},
-	{SchemaVersionUnknown, Error, "schema_version is not one archiplan knows (1.0, 2.0, 3.0)"},
+	{SchemaVersionMissing, Error, "schema_version is missing: write \"" + schemas.Latest + "\""},
+	{SchemaVersionUnknown, Error, "schema_version is not one archiplan knows (" + strings.Join(schemas.Versions, ", ") + ")"},
 	{SchemaLegacyField, Error, "a field of an older or foreign plan shape (version, changes, operations, action, ...): use the fields of the schema"},
 	{SchemaUnknownField, Error, "a field the schema does not have; the pointer names it"},
 	{SchemaMissingField, Error, "a required field is missing"},

@@ -198,11 +198,11 @@ func (e *engine) resolveDiagram(i int, field, value string, v archixml.Object, k
 	}
 	ov, _ := o.View()
 	if v.Valid() && ov.ID() != v.ID() {
-		e.errorf(i, field, RefWrongKind, value, "%s is on view %q, not on view %q", diagramLabel(o), ov.Name(), v.Name())
+		e.errorf(i, field, RefWrongKind, value, "%s is on view %q, not on view %q", diagramLabelIn(o), ov.Name(), v.Name())
 		return o, false
 	}
 	if e.scope != nil && !e.created[o.ID()] && !e.scope[ov.ID()] {
-		e.errorf(i, field, PolicyOutOfScope, value, "%s lies on view %q, outside the plan's context", diagramLabel(o), ov.Name())
+		e.errorf(i, field, PolicyOutOfScope, value, "%s lies on view %q, outside the plan's context", diagramLabelIn(o), ov.Name())
 		return o, false
 	}
 	if e.protected(i, field, ov) {
@@ -211,8 +211,19 @@ func (e *engine) resolveDiagram(i int, field, value string, v archixml.Object, k
 	return o, true
 }
 
-// diagramLabel names a diagram component by what it shows.
+// diagramLabel names a diagram component by what it shows, and an element's or relationship's
+// figure by the view it is on.
 func diagramLabel(o archixml.Object) string {
+	if c, ok := o.Concept(); ok {
+		if v, ok := o.View(); ok {
+			return fmt.Sprintf("%s on view %q (%s)", label(c), v.Name(), o.ID())
+		}
+	}
+	return diagramLabelIn(o)
+}
+
+// diagramLabelIn names a diagram component in a sentence that names its view.
+func diagramLabelIn(o archixml.Object) string {
 	switch o.Class() {
 	case "Note":
 		return fmt.Sprintf("note (%s)", o.ID())

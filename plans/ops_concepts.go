@@ -339,10 +339,7 @@ func (e *engine) deleteConcept(i int, field, value string, r *ActionResult, kind
 	if o.Kind() == archixml.KindRelationship {
 		r.edges = []edge{{id: o.ID(), typ: o.Type().Label, src: o.SourceID(), tgt: o.TargetID(), deleted: true}}
 	}
-	var gone []archixml.Object
-	for _, rel := range e.m.RelationshipsOf(o.ID()) {
-		gone = append(gone, rel)
-	}
+	gone := append([]archixml.Object(nil), e.m.RelationshipsOf(o.ID())...)
 	cut := newCascade(e.m, o) // named while it is there
 	var del archixml.Deleted
 	var err error

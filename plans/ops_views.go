@@ -233,7 +233,7 @@ func (e *engine) addConnection(i int, a Action, r *ActionResult) {
 			e.errorf(i, "source_object_id", SchemaMissingField, "", "a connection without relationship_id needs source_object_id and target_object_id")
 			return
 		}
-		r.Description = fmt.Sprintf("Connect %s to %s on view %q", diagramLabel(src), diagramLabel(tgt), v.Name())
+		r.Description = fmt.Sprintf("Connect %s to %s on view %q", diagramLabelIn(src), diagramLabelIn(tgt), v.Name())
 		e.connectObjects(i, a, src, tgt, "", r)
 		return
 	}
@@ -257,7 +257,7 @@ func (e *engine) addConnection(i int, a Action, r *ActionResult) {
 			src, tgt = tgt, src
 			r.Description += " (the ends were given reversed: drawn from its source)"
 		}
-		r.Description += fmt.Sprintf(" from %s to %s", diagramLabel(src), diagramLabel(tgt))
+		r.Description += fmt.Sprintf(" from %s to %s", diagramLabelIn(src), diagramLabelIn(tgt))
 		e.connectObjects(i, a, src, tgt, rel.ID(), r)
 		return
 	}
@@ -319,7 +319,7 @@ func (e *engine) removeFromView(i int, a Action, r *ActionResult) {
 		return
 	}
 	v, _ := o.View()
-	r.Description = fmt.Sprintf("Remove %s from view %q", diagramLabel(o), v.Name())
+	r.Description = fmt.Sprintf("Remove %s from view %q", diagramLabelIn(o), v.Name())
 	cut := newCascade(e.m, o) // named while it is there
 	del, err := e.m.RemoveFromView(o.ID())
 	if !e.edit(i, "object_id", err) {

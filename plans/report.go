@@ -1,6 +1,7 @@
 package plans
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"sort"
@@ -307,7 +308,7 @@ func MDEscape(s string) string {
 		case hidden(r):
 			// control and bidirectional characters could hide or reorder text: shown, not obeyed
 			fmt.Fprintf(&b, "\\u{%04x}", r)
-		case r < 0x80 && strings.ContainsRune("\\`*_{}[]()#!|~.:", r):
+		case r < 0x80 && strings.ContainsRune(mdPunct, r):
 			b.WriteByte('\\')
 			b.WriteRune(r)
 		default:
@@ -315,6 +316,56 @@ func MDEscape(s string) string {
 		}
 	}
 	return b.String()
+}
+
+// mdPunct is the ASCII punctuation MDEscape puts a backslash before.
+const mdPunct = "\\`*_{}[]()#!|~.:"
+
+// PlainText is a preview for a terminal: MDEscape's backslashes and entities undone and the bold
+// markers dropped, outside code blocks. Characters a person cannot see stay shown as their codes
+// (\u{...}), and line breaks in a text as ↵: the words are the preview's, only the markup goes.
+func PlainText(md []byte) []byte {
+	var b bytes.Buffer
+	fenced := false
+	for _, line := range strings.SplitAfter(string(md), "\n") {
+		if strings.HasPrefix(line, "```") {
+			fenced = !fenced
+			b.WriteString(line)
+			continue
+		}
+		if fenced {
+			b.WriteString(line)
+			continue
+		}
+		for i := 0; i < len(line); i++ {
+			c := line[i]
+			switch {
+			case c == '\\' && i+1 < len(line) && strings.IndexByte(mdPunct, line[i+1]) >= 0:
+				i++
+				b.WriteByte(line[i])
+			case c == '*' && i+1 < len(line) && line[i+1] == '*':
+				i++ // bold markers (an asterisk of the text is escaped)
+			case c == '&':
+				rest := line[i:]
+				switch {
+				case strings.HasPrefix(rest, "&lt;"):
+					b.WriteByte('<')
+					i += 3
+				case strings.HasPrefix(rest, "&gt;"):
+					b.WriteByte('>')
+					i += 3
+				case strings.HasPrefix(rest, "&amp;"):
+					b.WriteByte('&')
+					i += 4
+				default:
+					b.WriteByte(c)
+				}
+			default:
+				b.WriteByte(c)
+			}
+		}
+	}
+	return b.Bytes()
 }
 
 // mermaid draws the touched elements and the relationships created or deleted.

@@ -35,6 +35,8 @@ var (
 
 // RemoteState is what status shows of the remote: the last fetch and push, and their errors.
 type RemoteState struct {
+	// Remote is the remote all of this is of ("" in a record written before it was kept)
+	Remote         string    `json:"remote,omitempty"`
 	LastFetch      time.Time `json:"last_fetch,omitempty"`
 	LastFetchError string    `json:"last_fetch_error,omitempty"`
 	LastFetchCode  string    `json:"last_fetch_code,omitempty"`
@@ -82,6 +84,30 @@ func (r redacted) Error() string { return Redact(r.err.Error()) }
 func (r redacted) Unwrap() error { return r.err }
 
 var remoteStateMu sync.Mutex
+
+// RemoteStateOf is what was recorded of the named remote: nothing when what was recorded is of
+// another (the configuration names another remote now).
+func (w *Workspace) RemoteStateOf(remote string) RemoteState {
+	s := w.RemoteState()
+	if s.Remote != "" && s.Remote != remote {
+		return RemoteState{Remote: remote}
+	}
+	return s
+}
+
+// useRemote makes the record one of remote: what was recorded of another remote (its times,
+// errors and backoff) is dropped, never shown or waited out as this one's.
+func (w *Workspace) useRemote(remote string) {
+	if s := w.RemoteState(); s.Remote == remote {
+		return
+	}
+	w.recordRemote(func(s *RemoteState) {
+		if s.Remote != "" && s.Remote != remote {
+			*s = RemoteState{}
+		}
+		s.Remote = remote
+	})
+}
 
 func (w *Workspace) recordRemote(update func(*RemoteState)) {
 	remoteStateMu.Lock()
@@ -295,6 +321,7 @@ func credentialSetup(w *Workspace) string {
 // but a fetch writes those refs, and the objects it adds are read by no one until a ref names
 // them.
 func (w *Workspace) Fetch(ctx context.Context, remote string) error {
+	w.useRemote(remote)
 	err := w.call(ctx, "fetch", remote, func(ctx context.Context, c *remoteCall) error {
 		return w.git().FetchContext(ctx, &git.FetchOptions{RemoteName: remote, RemoteURL: c.url, Auth: c.auth,
 			CABundle: c.caBundle, InsecureSkipTLS: c.insecure, ProxyOptions: c.proxy,
@@ -396,6 +423,7 @@ func (w *Workspace) pushLanded(remote string) bool {
 // NoteInSync records that the branch holds nothing the remote lacks (as last fetched), so that
 // no earlier push failure is shown as if it still mattered. It changes nothing otherwise.
 func (w *Workspace) NoteInSync(remote string) {
+	w.useRemote(remote)
 	if ahead, _, err := w.AheadBehind(remote); err != nil || ahead != 0 {
 		return
 	}
@@ -572,6 +600,7 @@ func (w *Workspace) only(head, base string) ([]string, error) {
 // ErrPushRejected, one that cannot be reached ErrUnreachable. It takes no lock: it sends the
 // branch as it finds it, and an apply meanwhile is pushed by the next sync.
 func (w *Workspace) Push(ctx context.Context, remote string) error {
+	w.useRemote(remote)
 	branch, err := w.branch()
 	if err != nil {
 		return err

@@ -280,6 +280,19 @@ func TestResolveSSH(t *testing.T) {
 	if tg.port != 2201 || tg.strict != "no" || tg.identities[0] != "/keys/team" {
 		t.Errorf("GIT_SSH_COMMAND: %+v", tg)
 	}
+	// git runs the command through the shell: a quoted key path with a space is one word
+	t.Setenv("GIT_SSH_COMMAND", `ssh -i "/keys/my team/id_ed25519" -o 'StrictHostKeyChecking accept-new' -p2202`)
+	tg, err := resolveSSH("git@host.example:r.git")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tg.identities) == 0 || tg.identities[0] != "/keys/my team/id_ed25519" || tg.port != 2202 || tg.strict != "accept-new" {
+		t.Errorf("GIT_SSH_COMMAND with quoted words: %+v", tg)
+	}
+	t.Setenv("GIT_SSH_COMMAND", `ssh -i "/keys/unclosed`)
+	if _, err := resolveSSH("git@host.example:r.git"); err == nil || !strings.Contains(err.Error(), "GIT_SSH_COMMAND") {
+		t.Errorf("an unclosed quote in GIT_SSH_COMMAND: %v", err)
+	}
 }
 
 // A push to a path remote runs to its end even when its context ends: go-git, told to stop a
@@ -301,5 +314,34 @@ func TestRemote_LocalPushIgnoresCancel(t *testing.T) {
 	head, _ := ws.Head()
 	if got := run(t, bare, "rev-parse", "main"); got != head {
 		t.Fatalf("the remote is at %s, want %s", got, head)
+	}
+}
+
+// What is recorded of a remote is shown as that remote's only: with the configuration naming
+// another remote, status shows none of the first one's pushes, until the other is pushed to.
+func TestRemoteState_OfTheRemoteNamed(t *testing.T) {
+	ws, dir := newRepo(t)
+	bare := filepath.Join(t.TempDir(), "remote.git")
+	teamRemote(t, dir, bare, bare)
+	backup := filepath.Join(t.TempDir(), "backup.git")
+	run(t, dir, "init", "-q", "--bare", backup)
+	run(t, dir, "remote", "add", "backup", backup)
+	if _, err := publish(t, ws, 2); err != nil {
+		t.Fatal(err)
+	}
+	if err := ws.Push(context.Background(), "origin"); err != nil {
+		t.Fatal(err)
+	}
+	if st := ws.RemoteStateOf("origin"); st.LastPush.IsZero() {
+		t.Fatalf("origin's push is not recorded: %+v", st)
+	}
+	if st := ws.RemoteStateOf("backup"); !st.LastPush.IsZero() || st.LastFetchError != "" {
+		t.Fatalf("backup, never pushed to, shows origin's record: %+v", st)
+	}
+	if err := ws.Push(context.Background(), "backup"); err != nil {
+		t.Fatal(err)
+	}
+	if st := ws.RemoteStateOf("backup"); st.LastPush.IsZero() || st.Remote != "backup" {
+		t.Fatalf("backup's push is not recorded: %+v", st)
 	}
 }

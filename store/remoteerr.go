@@ -31,6 +31,19 @@ const (
 	CodePolicyChanged = "REMOTE_POLICY_WEAKENED" // a pulled commit loosened the configuration's policy
 )
 
+// Codes says what each code means and the fix status shows, for the reference
+// (docs/reference/codes.md).
+var Codes = []struct{ Code, Meaning, Fix string }{
+	{CodeUnreachable, "no connection, no answer within the timeouts, a server error (5xx), no such repository", "retried on the timer"},
+	{CodeAuth, "HTTP 401/403, every ssh key refused, no key, a key's passphrase missing or wrong", "the credential helper, `ssh-add`, `IdentityFile`"},
+	{CodeHostKey, "the ssh host's key is not in known_hosts, or differs from it", "`ssh-keyscan -p PORT HOST >> ~/.ssh/known_hosts` (after checking the fingerprint)"},
+	{CodeCertificate, "the https server's certificate is not trusted", "`git config --global http.sslCAInfo /path/to/ca.pem` (or `GIT_SSL_CAINFO`)"},
+	{CodeBackoff, "not tried: an earlier credential or verification failure is waited out", "fix the cause, then `archiplan sync`"},
+	{CodeCancelled, "the process was stopping", ""},
+	{CodeRemoteError, "another refusal; the line says which", ""},
+	{CodeCommitRefused, "a pulled commit archiplan will not bring into the work tree: a path under `.git/`, a link or file where archiplan's folders belong, a configuration pointing outside the workspace", "revert it on the remote"},
+}
+
 var (
 	// ErrRemoteAuth means the remote refused who archiplan said it was (or nothing could be said).
 	ErrRemoteAuth = errors.New("the remote refused the credentials")

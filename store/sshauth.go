@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing/transport"
+	"github.com/google/shlex"
 	"github.com/kevinburke/ssh_config"
 	"github.com/skeema/knownhosts"
 	"golang.org/x/crypto/ssh"
@@ -118,7 +119,12 @@ func resolveSSH(rawURL string) (*sshTarget, error) {
 	var cmdIdentities []string
 	cfgFile := ""
 	if cmd := os.Getenv("GIT_SSH_COMMAND"); cmd != "" {
-		words := strings.Fields(cmd)
+		// git hands the command to the shell: its words are the shell's (a quoted key path may
+		// hold a space)
+		words, err := shlex.Split(cmd)
+		if err != nil {
+			return nil, fmt.Errorf("GIT_SSH_COMMAND %q: %w", cmd, err)
+		}
 		for i := 1; i < len(words); i++ {
 			flag, val := words[i], ""
 			if len(flag) > 2 && flag[0] == '-' && strings.ContainsRune("ipoFl", rune(flag[1])) {

@@ -66,7 +66,6 @@ type Change struct {
 	Text string `json:"text"`
 
 	section int
-	order   int
 }
 
 // Result is what changed between two models.

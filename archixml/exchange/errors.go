@@ -20,6 +20,19 @@ const (
 	CodeUnsupported  = "EXCHANGE_UNSUPPORTED" // what Archi cannot hold (a line joining two ArchiMate nodes, a connection whose ends do not show its relationship's ends, ...)
 )
 
+// Codes says what each code means, for the reference (docs/reference/codes.md).
+var Codes = []struct{ Code, Meaning string }{
+	{CodeMalformed, "the file is not well-formed XML (or not UTF-8, holds a DOCTYPE, or is over the size limit); the line says where"},
+	{CodeNotExchange, "the root is not the Exchange Format's `<model>` in `http://www.opengroup.org/xsd/archimate/3.0/` (another namespace, an Archi file)"},
+	{CodeSchema, "what `archimate3_Diagram.xsd` forbids: an element not allowed where it is or out of order, an attribute missing or unknown, an identifier that is not an XML name, a number out of range"},
+	{CodeUnknownType, "an element, relationship, view, node or connection type that is not the format's or Archi's"},
+	{CodeDanglingRef, "a reference (relationship end, `elementRef`, `relationshipRef`, a connection's source or target, `viewRef`, `propertyDefinitionRef`, `identifierRef`) to an identifier the file does not hold"},
+	{CodeWrongRef, "a reference to the wrong kind of thing (a node's `elementRef` to a relationship, a connection's end on another view, a relationship connection to a group or note)"},
+	{CodeDuplicateID, "an identifier used twice; the message names the first use's line"},
+	{CodeRelForbidden, "the ArchiMate 3.2 relationship table does not allow the relationship between its ends' types (`--allow-forbidden` accepts it, as Archi does)"},
+	{CodeUnsupported, "what Archi cannot hold: a line between two ArchiMate nodes, to or from a connection, or without both ends; a connection whose ends do not show its relationship's ends"},
+}
+
 // Problem is one thing wrong with an exchange file, at a line of it.
 type Problem struct {
 	Code    string

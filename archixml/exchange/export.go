@@ -3,8 +3,10 @@
 // archimate3_Diagram.xsd), following the mapping of Archi's own exporter
 // (org.opengroup.archimate.xmlexchange, read, not copied). It knows nothing of git.
 //
+// Specializations (profiles) are written as Archi's exporter writes them: a property of the
+// definition "specialization" holding the specialization's name (Import reads them back).
 // What the format cannot hold of an Archi model, and so an export loses: sketch and canvas views,
-// specializations (profiles) and their images, Archi's alternate figures, text alignment and
+// the specializations' images and those no concept has, Archi's alternate figures, text alignment and
 // position, gradients, icons and label expressions, the connection router, and the folders'
 // properties. Styles are written only where the model sets them (Archi writes its default
 // colours and font too), so that an import gives back the defaults, not fixed copies of them.
@@ -142,7 +144,7 @@ func Export(m *archixml.Model, out io.Writer) error {
 			x.s(`    <element identifier="`, esc(id(e.ID())), `" xsi:type="`, TypeName(e), `">`, "\n")
 			x.s("      <name>", esc(e.Name()), "</name>\n")
 			x.doc("      ", e.Documentation())
-			x.properties("      ", e.Properties(), props)
+			x.properties("      ", e.Properties(), props, specializations(m, e)...)
 			x.s("    </element>\n")
 		}
 	}
@@ -167,8 +169,8 @@ func Export(m *archixml.Model, out io.Writer) error {
 					x.s(` isDirected="true"`)
 				}
 			}
-			name, doc, ps := r.Name(), r.Documentation(), r.Properties()
-			if name == "" && doc == "" && len(ps) == 0 {
+			name, doc, ps, specs := r.Name(), r.Documentation(), r.Properties(), specializations(m, r)
+			if name == "" && doc == "" && len(ps) == 0 && len(specs) == 0 {
 				x.s("/>\n")
 				continue
 			}
@@ -177,7 +179,7 @@ func Export(m *archixml.Model, out io.Writer) error {
 				x.s("      <name>", esc(name), "</name>\n")
 			}
 			x.doc("      ", doc)
-			x.properties("      ", ps, props)
+			x.properties("      ", ps, props, specs...)
 			x.s("    </relationship>\n")
 		}
 		x.s("  </relationships>\n")
@@ -185,10 +187,13 @@ func Export(m *archixml.Model, out io.Writer) error {
 
 	x.organizations(m)
 
-	if len(props.order) > 0 {
+	if len(props.order) > 0 || props.specialization {
 		x.s("  <propertyDefinitions>\n")
 		for _, k := range props.order {
 			x.s(`    <propertyDefinition identifier="`, props.ids[k], `" type="string">`, "\n      <name>", esc(k), "</name>\n    </propertyDefinition>\n")
+		}
+		if props.specialization {
+			x.s(`    <propertyDefinition identifier="`, specializationDef, `" type="string">`, "\n      <name>Specialization</name>\n    </propertyDefinition>\n")
 		}
 		x.s("  </propertyDefinitions>\n")
 	}
@@ -235,10 +240,27 @@ func (x *writer) doc(indent, d string) {
 	}
 }
 
-// propDefs gives each property key of the model one definition, in the order of first use.
+// propDefs gives each property key of the model one definition, in the order of first use; the
+// specializations have one of their own.
 type propDefs struct {
-	ids   map[string]string
-	order []string
+	ids            map[string]string
+	order          []string
+	specialization bool // a concept has a specialization
+}
+
+// specializationDef is the identifier of the property definition whose values name a concept's
+// specializations, as Archi's exporter writes it and Import reads it.
+const specializationDef = "specialization"
+
+// specializations are the names of the specializations (profiles) of an element or relationship.
+func specializations(m *archixml.Model, o archixml.Object) []string {
+	var out []string
+	for _, id := range o.ProfileIDs() {
+		if p, ok := m.Object(id); ok && p.Name() != "" {
+			out = append(out, p.Name())
+		}
+	}
+	return out
 }
 
 func propertyDefs(m *archixml.Model) *propDefs {
@@ -255,12 +277,14 @@ func propertyDefs(m *archixml.Model) *propDefs {
 	for _, kind := range [][]archixml.Object{m.Elements(), m.Relationships(), m.Views()} {
 		for _, o := range kind {
 			add(o.Properties())
+			p.specialization = p.specialization || o.Kind() != archixml.KindView && len(o.ProfileIDs()) > 0
 		}
 	}
 	return p
 }
 
-func (x *writer) properties(indent string, ps []archixml.Property, defs *propDefs) {
+// properties writes an object's properties, then its specializations' names.
+func (x *writer) properties(indent string, ps []archixml.Property, defs *propDefs, specs ...string) {
 	open := false
 	for _, p := range ps {
 		ref, ok := defs.ids[p.Key]
@@ -272,6 +296,13 @@ func (x *writer) properties(indent string, ps []archixml.Property, defs *propDef
 			open = true
 		}
 		x.s(indent, `  <property propertyDefinitionRef="`, ref, `">`, "\n", indent, "    <value>", esc(p.Value), "</value>\n", indent, "  </property>\n")
+	}
+	for _, s := range specs {
+		if !open {
+			x.s(indent, "<properties>\n")
+			open = true
+		}
+		x.s(indent, `  <property propertyDefinitionRef="`, specializationDef, `">`, "\n", indent, "    <value>", esc(s), "</value>\n", indent, "  </property>\n")
 	}
 	if open {
 		x.s(indent, "</properties>\n")

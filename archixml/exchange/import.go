@@ -77,11 +77,10 @@ func isFatal(probs []Problem) bool {
 
 // builder checks the references and makes the model.
 type builder struct {
-	f       *file
-	opts    Options
-	class   map[string]string // element and relationship identifier -> Archi class
-	probs   []Problem
-	viewpts map[string]string // exchange name -> Archi id
+	f     *file
+	opts  Options
+	class map[string]string // element and relationship identifier -> Archi class
+	probs []Problem
 
 	seq      int
 	taken    map[string]bool

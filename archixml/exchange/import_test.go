@@ -163,6 +163,7 @@ func sameModel(t *testing.T, orig, back *archixml.Model) {
 			t.Errorf("element %s: %s %q (%s), want %s %q (%s)", e.ID(), g.Class(), g.Name(), g.Attr("type"), e.Class(), e.Name(), e.Attr("type"))
 		}
 		sameProps(t, e.ID(), e, g)
+		sameSpecializations(t, e, g)
 	}
 	if len(back.Elements()) != len(orig.Elements()) || len(back.Relationships()) != len(orig.Relationships()) {
 		t.Errorf("%d elements and %d relationships, want %d and %d", len(back.Elements()), len(back.Relationships()), len(orig.Elements()), len(orig.Relationships()))
@@ -179,6 +180,7 @@ func sameModel(t *testing.T, orig, back *archixml.Model) {
 			t.Errorf("relationship %s: %s %q %s->%s, want %s %q %s->%s", r.ID(), g.Class(), g.Name(), g.SourceID(), g.TargetID(), r.Class(), r.Name(), r.SourceID(), r.TargetID())
 		}
 		sameProps(t, r.ID(), r, g)
+		sameSpecializations(t, r, g)
 	}
 	views := 0
 	for _, v := range orig.Views() {
@@ -199,6 +201,26 @@ func sameModel(t *testing.T, orig, back *archixml.Model) {
 	}
 	if len(back.Views()) != views {
 		t.Errorf("%d views, want %d", len(back.Views()), views)
+	}
+}
+
+// sameSpecializations compares a concept's specializations (profiles): their names and the
+// concept type each is for.
+func sameSpecializations(t *testing.T, a, b archixml.Object) {
+	t.Helper()
+	of := func(o archixml.Object) string {
+		var out []string
+		for _, pid := range o.ProfileIDs() {
+			p, ok := o.Model().Object(pid)
+			if !ok {
+				t.Fatalf("%s: profile %s is not in its model", o.ID(), pid)
+			}
+			out = append(out, normalize(p.Name())+" for "+p.Attr("conceptType"))
+		}
+		return strings.Join(out, ", ")
+	}
+	if got, want := of(b), of(a); got != want {
+		t.Errorf("%s %q: specializations %q, want %q", a.ID(), a.Name(), got, want)
 	}
 }
 

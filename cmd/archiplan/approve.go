@@ -148,8 +148,7 @@ func rejectCmd() *cobra.Command {
 			if reason == "" {
 				reason = "rejected by " + ws.Identity().Name
 			}
-			_, err = cfg.ledger(ws).Reject(e, reason)
-			if err != nil && !errors.Is(err, ledger.ErrRefused) {
+			if _, err := cfg.ledger(ws).Reject(e, reason); err != nil {
 				return codedError{exitNoUsable, err}
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "rejected %s: %s\n", e.Name, inbox.RejectedFile(e.Name))

@@ -14,6 +14,7 @@ import (
 	"github.com/archiplan/archiplan/archixml"
 	"github.com/archiplan/archiplan/daemon/inbox"
 	"github.com/archiplan/archiplan/daemon/ledger"
+	"github.com/archiplan/archiplan/internal/settings"
 	"github.com/archiplan/archiplan/plans"
 	"github.com/archiplan/archiplan/policy"
 	"github.com/archiplan/archiplan/schemas"
@@ -26,7 +27,7 @@ import (
 // kind, command, base URL and key variable, the planner group and the remote are read from
 // .archiplan.yaml (and flags) only, so that an environment (a service unit's, a shell's) cannot
 // open the page beyond loopback, loosen the policy, or run another planner.
-var envKeys = []string{"planner.model", "planner.timeout", "planner.max_attempts", "planner.max_input", "hooks.timeout", "fetch_interval"}
+var envKeys = settings.EnvKeys()
 
 // config is the workspace's configuration: .archiplan.yaml at the repository's root (or
 // --config), the ARCHIPLAN_* environment variables of envKeys, then flags.
@@ -36,9 +37,7 @@ type config struct {
 }
 
 func newConfig(cmd *cobra.Command) (*config, error) {
-	v := viper.New()
-	v.SetDefault("model", "model.archimate")
-	v.SetDefault("inbox", "plans")
+	v := settings.New()
 	v.SetEnvPrefix("ARCHIPLAN")
 	v.SetEnvKeyReplacer(strings.NewReplacer(".", "_"))
 	for _, k := range envKeys {
@@ -54,7 +53,7 @@ func newConfig(cmd *cobra.Command) (*config, error) {
 	if file == "" {
 		abs, _ := filepath.Abs(repo)
 		if root, err := store.FindRoot(abs); err == nil {
-			candidate := filepath.Join(root, ".archiplan.yaml")
+			candidate := filepath.Join(root, settings.File)
 			if _, err := os.Stat(candidate); err == nil {
 				file = candidate
 			}
@@ -62,7 +61,11 @@ func newConfig(cmd *cobra.Command) (*config, error) {
 	}
 	if file != "" {
 		v.SetConfigFile(file)
-		if err := v.ReadInConfig(); err != nil {
+		data, err := os.ReadFile(file)
+		if err == nil {
+			err = settings.Read(v, data) // as a pulled commit's configuration is read
+		}
+		if err != nil {
 			return nil, usageError{fmt.Errorf("read config %s: %w", file, err)}
 		}
 	}

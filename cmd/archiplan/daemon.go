@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -152,14 +153,14 @@ func daemonCmd() *cobra.Command {
 				fmt.Fprintf(out, `
 The sample plan is waiting: read its preview in
   %[1]s/plans/welcome.preview.md
-approve it by renaming it (or: go run ./cmd/archiplan approve --repo %[1]s welcome):
+approve it by renaming it (or: %[2]s approve --repo %[1]s welcome):
   mv %[1]s/plans/welcome.json %[1]s/plans/welcome.approved
 then see the commit it made:
   git -C %[1]s log --stat -1
 and undo it:
-  go run ./cmd/archiplan revert --repo %[1]s welcome-<id from the log>
-Drop your own plans into %[1]s/plans/ (go run ./cmd/archiplan schema prints the format).
-`, demoDir)
+  %[2]s revert --repo %[1]s welcome-<id from the log>
+Drop your own plans into %[1]s/plans/ (%[2]s schema prints the format).
+`, demoDir, selfCommand())
 			}
 			<-signals
 			setState("stopping")
@@ -223,4 +224,21 @@ func makeDemo(out io.Writer) error {
 	}
 	fmt.Fprintf(out, "made ./%s: a git repository with the example model and a sample plan\n", demoDir)
 	return nil
+}
+
+// selfCommand is how a person runs this binary again, for advice: "go run ./cmd/archiplan" when
+// it was started so (from go's build cache), its name when it was found on the PATH, else the
+// path it was started by.
+func selfCommand() string {
+	if exe, err := os.Executable(); err == nil && strings.Contains(filepath.ToSlash(exe), "/go-build") {
+		return "go run ./cmd/archiplan"
+	}
+	arg0 := os.Args[0]
+	if !strings.ContainsRune(arg0, filepath.Separator) {
+		return arg0
+	}
+	if strings.ContainsAny(arg0, " \t'\"$`\\;&|<>()*?[]#~") {
+		return "'" + strings.ReplaceAll(arg0, "'", `'\''`) + "'"
+	}
+	return arg0
 }

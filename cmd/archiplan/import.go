@@ -54,6 +54,12 @@ func importExchange(path string, allowForbidden bool) ([]byte, error) {
 	}
 	defer f.Close()
 	m, err := exchange.ImportWith(f, exchange.Options{AllowForbidden: allowForbidden})
+	var ie *exchange.ImportError
+	if errors.As(err, &ie) && ie.Has(exchange.CodeRelForbidden) {
+		// Archi holds such relationships (its validator reports them): say how to keep them
+		err = fmt.Errorf("%w\nto import the relationships the ArchiMate 3.2 table forbids, as Archi does: archiplan import %s --allow-forbidden -o FILE.archimate",
+			err, path)
+	}
 	if err != nil {
 		return nil, codedError{exitRefused, fmt.Errorf("%s: %w", path, err)}
 	}

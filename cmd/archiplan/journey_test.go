@@ -13,7 +13,7 @@ import (
 )
 
 // -update rewrites the journeys' golden transcripts (testdata/golden/journeys) from this run.
-var update = flag.Bool("update", false, "rewrite the golden transcripts of the journeys")
+var update = flag.Bool("update", false, "rewrite the golden transcripts of the journeys and docs/reference/*.md")
 
 // transcriptFile is where a script gathers what the person reads, step by step.
 const transcriptFile = ".transcript"

@@ -14,9 +14,9 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	os.Exit(testscript.RunMain(m, map[string]func() int{
-		"archiplan": func() int { ownProcess = true; return run(os.Args[1:], os.Stdout, os.Stderr) },
-	}))
+	testscript.Main(m, map[string]func(){
+		"archiplan": func() { ownProcess = true; os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) },
+	})
 }
 
 var (

@@ -111,10 +111,6 @@ a person approves, as with every plan.`,
 	}
 }
 
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }
-
 // The tools' arguments.
 type (
 	contextArgs struct {

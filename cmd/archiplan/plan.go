@@ -124,16 +124,21 @@ func validateCmd() *cobra.Command {
 }
 
 func previewCmd() *cobra.Command {
+	var plain bool
 	c := &cobra.Command{
-		Use:   "preview PLAN",
-		Short: "Print a plan's preview (Markdown)",
+		Use:   "preview PLAN [--plain]",
+		Short: "Print a plan's preview (Markdown; --plain: for a terminal, without Markdown's escapes)",
 		Args:  exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o, info, err := checkPlan(cmd, args[0])
 			if err != nil {
 				return err
 			}
-			cmd.OutOrStdout().Write(o.Preview(filepath.Base(args[0]), info))
+			md := o.Preview(filepath.Base(args[0]), info)
+			if plain {
+				md = plans.PlainText(md)
+			}
+			cmd.OutOrStdout().Write(md)
 			if err := refused(o); err != nil {
 				return silent{err}
 			}
@@ -141,6 +146,7 @@ func previewCmd() *cobra.Command {
 		},
 	}
 	planFlags(c)
+	c.Flags().BoolVar(&plain, "plain", false, "for a terminal: the preview's words without Markdown's escapes and bold markers (hidden characters still shown as codes)")
 	return c
 }
 

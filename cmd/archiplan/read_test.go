@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -110,6 +111,31 @@ func TestRead_Commands(t *testing.T) {
 		jsonOf(&s, "show", "--model", old, "4056")
 		if s.Viewpoint == nil || s.Viewpoint.Name != "Layered" || s.Viewpoint.ID != "14" || s.Contents == nil {
 			t.Fatalf("%+v", s.Viewpoint)
+		}
+		// in words too: every diagram object with the id the view ops name, its name and bounds,
+		// nested ones under what holds them; every connection with its id
+		text = human("show", "--model", old, "4056")
+		lines := strings.Split(text, "\n")
+		indentOf := map[string]int{}
+		for _, o := range s.Contents.Objects {
+			line := ""
+			for _, l := range lines {
+				if strings.HasPrefix(strings.TrimLeft(l, " "), o.ID+" ") {
+					line = l
+				}
+			}
+			if line == "" || !strings.Contains(line, strconv.Quote(o.Name)) || !strings.Contains(line, boundsText(o.Bounds)) {
+				t.Fatalf("show VIEW does not list %s %q at %v:\n%s", o.ID, o.Name, o.Bounds, text)
+			}
+			indentOf[o.ID] = len(line) - len(strings.TrimLeft(line, " "))
+			if o.Parent != "" && indentOf[o.ID] <= indentOf[o.Parent] {
+				t.Fatalf("%s is not listed under %s, which holds it:\n%s", o.ID, o.Parent, text)
+			}
+		}
+		for _, k := range s.Contents.Connections {
+			if !strings.Contains(text, "  "+k.ID+" ") {
+				t.Fatalf("show VIEW does not list connection %s:\n%s", k.ID, text)
+			}
 		}
 		if _, stderr, code := archiplan(t, "show", "--model", old, "nope"); code != exitUsage || !strings.Contains(stderr, "REF_NOT_FOUND") {
 			t.Fatalf("missing id: %d %s", code, stderr)

@@ -3,9 +3,11 @@ package main
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/archiplan/archiplan/plans"
 	"github.com/archiplan/archiplan/plans/query"
 )
 
@@ -64,14 +66,7 @@ func printShown(w io.Writer, s *query.Shown) {
 		}
 	}
 	if s.Contents != nil {
-		fmt.Fprintf(w, "contents: %d objects, %d connections\n", len(s.Contents.Objects), len(s.Contents.Connections))
-		for _, o := range s.Contents.Objects {
-			fmt.Fprintf(w, "  %s %s %q", o.Kind, o.Type, termLine(o.Name))
-			if o.Element != "" {
-				fmt.Fprintf(w, " (%s)", o.Element)
-			}
-			fmt.Fprintln(w)
-		}
+		printContents(w, s.Contents)
 	}
 	if len(s.Views) > 0 {
 		label := "on views"
@@ -95,4 +90,52 @@ func printShown(w io.Writer, s *query.Shown) {
 		}
 		fmt.Fprintf(w, "changing it shows on %d view(s) and %d relationship(s)\n", imp.Change.Views, imp.Change.Relationships)
 	}
+}
+
+// printContents lists a view's diagram objects, nested under what holds them, with the ids that
+// move_view_object, style_view_object and the other view ops name, and their bounds; then its
+// connections between them.
+func printContents(w io.Writer, c *plans.ViewContents) {
+	fmt.Fprintf(w, "contents: %d objects, %d connections\n", len(c.Objects), len(c.Connections))
+	depth := map[string]int{}
+	names := map[string]string{}
+	for _, o := range c.Objects { // parents come before what they hold
+		if o.Parent != "" {
+			depth[o.ID] = depth[o.Parent] + 1
+		}
+		names[o.ID] = o.Name
+		indent := strings.Repeat("  ", depth[o.ID]+1)
+		fmt.Fprintf(w, "%s%s %s", indent, o.ID, o.Kind)
+		if o.Type != "" && o.Type != o.Kind {
+			fmt.Fprintf(w, " %s", o.Type)
+		}
+		fmt.Fprintf(w, " %q", termLine(o.Name))
+		switch {
+		case o.Element != "":
+			fmt.Fprintf(w, " (element %s)", o.Element)
+		case o.View != "":
+			fmt.Fprintf(w, " (view %s)", o.View)
+		}
+		fmt.Fprintf(w, " at %s\n", boundsText(o.Bounds))
+	}
+	if len(c.Connections) > 0 {
+		fmt.Fprintln(w, "connections:")
+	}
+	for _, k := range c.Connections {
+		fmt.Fprintf(w, "  %s %q -> %q", k.ID, termLine(names[k.Source]), termLine(names[k.Target]))
+		if k.Relationship != "" {
+			fmt.Fprintf(w, " relationship %s", k.Relationship)
+		}
+		fmt.Fprintln(w)
+	}
+}
+
+// boundsText is a diagram object's bounds as a person reads them: x,y and the size (Archi's
+// default size where it has none of its own).
+func boundsText(b [4]int) string {
+	size := fmt.Sprintf("%dx%d", b[2], b[3])
+	if b[2] < 0 || b[3] < 0 {
+		size = "default size"
+	}
+	return fmt.Sprintf("x=%d y=%d, %s", b[0], b[1], size)
 }

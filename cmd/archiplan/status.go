@@ -102,7 +102,7 @@ func statusCmd() *cobra.Command {
 			}
 			st.Plans = listInbox(cfg.inbox(ws), head.Blob)
 			if r := cfg.remoteOf(); r.Name != "" {
-				rs := ws.RemoteState()
+				rs := ws.RemoteStateOf(r.Name)
 				st.Remote = &RemoteStatus{Name: r.Name, LastFetchError: rs.LastFetchError, LastPushError: rs.LastPushError,
 					LastFetchCode: rs.LastFetchCode, LastPushCode: rs.LastPushCode, Refused: rs.Refused, PolicyNote: rs.PolicyNote}
 				if time.Now().Before(rs.RetryAfter) {

@@ -62,46 +62,46 @@ func (l *Ledger) Approve(ctx context.Context, e inbox.Entry) (*Result, error) {
 	switch {
 	case errors.Is(err, inbox.ErrNotAdopted):
 		raw, _ := b.ReadPlan(e)
-		return l.rejectEntry(e, l.outcomeOf(raw), VerdictRejected,
+		return l.refuseEntry(e, l.outcomeOf(raw), VerdictRejected,
 			"this approval is a file archiplan did not adopt (a planner wrote it): in this workspace only a previewed plan, renamed by archiplan's user, is applied")
 	case errors.Is(err, inbox.ErrLinked):
 		raw, _ := b.ReadPlan(e)
-		return l.rejectEntry(e, l.outcomeOf(raw), VerdictRejected,
+		return l.refuseEntry(e, l.outcomeOf(raw), VerdictRejected,
 			"this approval has more than one link ("+err.Error()+"): a hard link to a previewed plan is no approval; only a previewed plan renamed by archiplan's user is applied")
 	case err != nil:
-		return l.rejectEntry(e, unreadable(raw, err), VerdictRejected, err.Error())
+		return l.refuseEntry(e, unreadable(raw, err), VerdictRejected, err.Error())
 	}
 	res := &Result{PlanID: PlanID(e.Name, plans.SHA256(raw))}
 	rec, err := b.Record(e.Name)
 	if err != nil {
-		return l.rejectEntry(e, l.outcomeOf(raw), VerdictRejected,
+		return l.refuseEntry(e, l.outcomeOf(raw), VerdictRejected,
 			"approved before archiplan previewed it: only a plan whose preview was read is applied")
 	}
 	if plans.SHA256(raw) != rec.PlanSHA256 {
-		return l.rejectEntry(e, l.outcomeOf(raw), VerdictRejected,
+		return l.refuseEntry(e, l.outcomeOf(raw), VerdictRejected,
 			"the plan changed after its preview: only what was previewed is applied")
 	}
 	if fx, err := b.Fixed(e.Name); err != nil || fx != nil && fx.PlanSHA256 != rec.PlanSHA256 {
 		// the record is of other bytes than the NAME's first valid preview showed
-		return l.rejectEntry(e, l.outcomeOf(raw), VerdictRejected,
+		return l.refuseEntry(e, l.outcomeOf(raw), VerdictRejected,
 			"the plan changed after "+e.Name+" was previewed valid ("+string(plans.PlanChangedAfterPreview)+"): it is never applied under that name")
 	}
 	files, err := b.Verify(rec)
 	if err != nil {
-		return l.rejectEntry(e, l.outcomeOf(raw), VerdictRejected,
+		return l.refuseEntry(e, l.outcomeOf(raw), VerdictRejected,
 			"the preview on disk is not the one archiplan wrote, so what was read may have been a forgery ("+err.Error()+
 				"): read the new preview before you approve")
 	}
 	if rec.Verdict != plans.VerdictValid && rec.Verdict != plans.VerdictNotReady {
 		// the person was shown a plan that would not apply: what they approved is that refusal
 		// (a plan not ready is refused by the apply, with its own code)
-		return l.rejectEntry(e, l.outcomeOf(raw), VerdictRejected,
+		return l.refuseEntry(e, l.outcomeOf(raw), VerdictRejected,
 			"its preview said "+rec.Verdict+": only a plan previewed as valid is applied")
 	}
 	cx, cerr := b.ReadContext(e.Name)
 	if cerr != nil {
 		// a scope that cannot be read is never taken for no scope
-		return l.rejectEntry(e, l.outcomeOf(raw), VerdictRejected,
+		return l.refuseEntry(e, l.outcomeOf(raw), VerdictRejected,
 			"its context "+inbox.ContextFile(e.Name)+" cannot be read ("+cerr.Error()+"): a scoped plan is never applied unscoped")
 	}
 	scope := scopeHash(cx)
@@ -111,7 +111,7 @@ func (l *Ledger) Approve(ctx context.Context, e inbox.Entry) (*Result, error) {
 			what = "its context (" + inbox.ContextFile(e.Name) + ")"
 		}
 		if err := b.Withdraw(e); err != nil {
-			return l.rejectEntry(e, l.outcomeOf(raw), VerdictRejected, what+" changed since the preview: it is previewed again before an approval")
+			return l.refuseEntry(e, l.outcomeOf(raw), VerdictRejected, what+" changed since the preview: it is previewed again before an approval")
 		}
 		l.log.Info("approval withdrawn: previewed again", "plan", e.File, "changed", what)
 		return res, fmt.Errorf("%w: %s changed since the preview of %s", ErrRepreview, what, e.Name)
@@ -119,7 +119,7 @@ func (l *Ledger) Approve(ctx context.Context, e inbox.Entry) (*Result, error) {
 	if missing := inbox.Missing(rec.Needs, rec.Approvals); len(missing) > 0 {
 		// renamed by hand: whose approval it was cannot be told; the owners approve with archiplan approve
 		if err := b.Withdraw(e); err != nil {
-			return l.rejectEntry(e, l.outcomeOf(raw), VerdictRejected, "approvals missing: "+inbox.MissingWords(missing))
+			return l.refuseEntry(e, l.outcomeOf(raw), VerdictRejected, "approvals missing: "+inbox.MissingWords(missing))
 		}
 		l.log.Info("approval withdrawn: approvals missing", "plan", e.File, "missing", inbox.MissingWords(missing))
 		return res, fmt.Errorf("%w: %s needs more approvals (archiplan approve %s): %s", ErrRepreview, e.Name, e.Name, inbox.MissingWords(missing))
@@ -155,6 +155,7 @@ func (l *Ledger) Approve(ctx context.Context, e inbox.Entry) (*Result, error) {
 // Reject rejects a plan of the inbox by hand, with a reason: NAME.rejected, its preview keeping
 // the plan's summary and actions with the reason on top. The person's reason is kept as written:
 // they said what is wrong with the plan, so no step to submit it again is added.
+// The error is nil when the plan was rejected.
 func (l *Ledger) Reject(e inbox.Entry, reason string) (*Result, error) {
 	raw, err := l.cfg.Inbox.ReadPlan(e)
 	if err != nil {
@@ -173,6 +174,16 @@ func (l *Ledger) outcomeOf(raw []byte) *plans.Outcome {
 		return &plans.Outcome{SHA256: plans.SHA256(raw), Verdict: plans.VerdictInvalid}
 	}
 	return plans.Check(raw, head.Model, l.cfg.Options)
+}
+
+// refuseEntry rejects an approved plan that cannot be applied: the rejection, reported as the
+// refusal of the approval (ErrRefused, with the reason) when it is made.
+func (l *Ledger) refuseEntry(e inbox.Entry, o *plans.Outcome, verdict, reason string) (*Result, error) {
+	res, err := l.rejectEntry(e, o, verdict, reason)
+	if err != nil {
+		return res, err
+	}
+	return res, fmt.Errorf("%w: %s", ErrRefused, reason)
 }
 
 // rejectEntry rejects a plan that archiplan refused, the reason followed by the step that leads
@@ -198,7 +209,7 @@ func (l *Ledger) rejectAs(e inbox.Entry, o *plans.Outcome, verdict, reason strin
 	ev := Event{Event: EventRejected, Name: e.Name, PlanID: res.PlanID, Reason: reason}.WithOutcome(o)
 	ev.Verdict = verdict
 	l.audit(ev)
-	return res, fmt.Errorf("%w: %s", ErrRefused, reason)
+	return res, nil
 }
 
 func rejectRecord(e inbox.Entry, raw []byte, res *Result) *inbox.Record {

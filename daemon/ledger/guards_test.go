@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/archiplan/archiplan/archixml"
+	"github.com/archiplan/archiplan/daemon/inbox"
 	"github.com/archiplan/archiplan/daemon/ledger"
 	lt "github.com/archiplan/archiplan/daemon/ledger/ledgertest"
 	"github.com/archiplan/archiplan/plans"
@@ -351,5 +352,32 @@ func TestRevert_RefusesAModelArchiCannotOpen(t *testing.T) {
 	}
 	if lt.Git(t, ws.Root, "rev-parse", "HEAD") != head || !bytes.Equal(lt.Model(t, ws), before) {
 		t.Fatal("a refused revert committed or wrote the model")
+	}
+}
+
+// A rejection by hand that is made reports no error (it is what was asked), and leaves the plan
+// NAME.rejected with the reason; an approval that cannot be applied is still a refusal.
+func TestReject_MadeIsNoError(t *testing.T) {
+	_, w := lt.Team(t, 1)
+	ws := w[0]
+	l := lt.Ledger(ws)
+	els := lt.Elements(t, ws)
+	e := lt.Preview(t, l, "byhand", lt.Rename(els[0], "Not Wanted"))
+	res, err := l.Reject(e, "not this one")
+	if err != nil {
+		t.Fatalf("a rejection that is made reported %v", err)
+	}
+	if res.Verdict != ledger.VerdictRejected || res.Reason != "not this one" {
+		t.Fatalf("the rejection: %+v", res)
+	}
+	if got, err := l.Inbox().Find("byhand"); err != nil || got.State != inbox.Rejected {
+		t.Fatalf("byhand is %v (%v), not rejected", got.State, err)
+	}
+	lt.Preview(t, l, "changed", lt.Rename(els[1], "First"))
+	if err := os.WriteFile(filepath.Join(ws.Root, "plans", "changed.json"), lt.Rename(els[1], "Second"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := lt.Approve(t, l, "changed"); !errors.Is(err, ledger.ErrRefused) {
+		t.Fatalf("an approval of a plan changed after its preview: %v, not refused", err)
 	}
 }

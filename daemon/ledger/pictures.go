@@ -33,7 +33,7 @@ type pictures struct {
 	name   string
 	views  []string // ids, the views the plan changes itself first, then in the order found
 	rank   map[string]int
-	more   int // candidate views not drawn at all
+	more   []string // the names of candidate views not drawn at all
 	after  map[string]*render.Picture
 	before map[string]*render.Picture
 	titles map[string]string
@@ -79,7 +79,9 @@ func (p *pictures) changedViews(o *plans.Outcome, m *archixml.Model) {
 			return true
 		}
 		if len(p.views) >= maxCandidates {
-			p.more++
+			if v, ok := m.Object(id); ok {
+				p.more = append(p.more, v.Name())
+			}
 			return false
 		}
 		p.rank[id] = rank
@@ -285,8 +287,8 @@ func (p *pictures) frame(id string) *render.Box {
 // whose picture changed, the change before and after in one frame, with some context, a legend
 // naming each change, and a link to the whole view.
 func (p *pictures) files() (map[string][]byte, string) {
-	var shown []string
-	same, more := 0, p.more
+	var shown, same []string
+	more := p.more
 	cropped := map[string][2][]byte{}
 	for _, id := range p.views {
 		b, hasB := p.before[id]
@@ -304,11 +306,11 @@ func (p *pictures) files() (map[string][]byte, string) {
 			sides[1] = a.Write(opts)
 		}
 		if hasA && hasB && bytes.Equal(sides[0], sides[1]) && !p.direct[id] {
-			same++ // it only shows what changes, drawn the same before and after: nothing to see
+			same = append(same, p.titles[id]) // it only shows what changes, drawn the same before and after: nothing to see
 			continue
 		}
 		if len(shown) >= MaxPictures {
-			more++
+			more = append(more, p.titles[id])
 			continue
 		}
 		cropped[id] = sides
@@ -370,14 +372,30 @@ func (p *pictures) files() (map[string][]byte, string) {
 		refs = append(refs, fmt.Sprintf("[%s]: %s\n", f, f))
 		b.WriteString("\n")
 	}
-	if same > 0 {
-		fmt.Fprintf(&b, "%d more view(s) show what it changes but look the same before and after; not drawn.\n\n", same)
+	if len(same) > 0 {
+		fmt.Fprintf(&b, "%d more view(s) show what it changes but look the same before and after; not drawn: %s.\n\n", len(same), viewNames(same))
 	}
-	if more > 0 {
-		fmt.Fprintf(&b, "It changes %d more view(s), not drawn here.\n\n", more)
+	if len(more) > 0 {
+		fmt.Fprintf(&b, "It changes %d more view(s), not drawn here: %s.\n\n", len(more), viewNames(more))
 	}
 	for _, r := range refs {
 		b.WriteString(r)
 	}
 	return files, b.String()
+}
+
+// maxNamed bounds the views a preview names in a sentence.
+const maxNamed = 10
+
+// viewNames names views in a preview's sentence, the first maxNamed of them.
+func viewNames(names []string) string {
+	var quoted []string
+	for _, n := range names[:min(len(names), maxNamed)] {
+		quoted = append(quoted, `"`+plans.MDEscape(n)+`"`)
+	}
+	s := strings.Join(quoted, ", ")
+	if len(names) > maxNamed {
+		s += fmt.Sprintf(" and %d more", len(names)-maxNamed)
+	}
+	return s
 }

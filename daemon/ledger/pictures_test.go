@@ -11,6 +11,7 @@ import (
 
 	"github.com/archiplan/archiplan/archixml"
 	"github.com/archiplan/archiplan/daemon/inbox"
+	"github.com/archiplan/archiplan/daemon/ledger"
 	lt "github.com/archiplan/archiplan/daemon/ledger/ledgertest"
 )
 
@@ -122,5 +123,49 @@ func TestPreview_PicturesOfEveryChange(t *testing.T) {
 		if !strings.Contains(string(md), want) {
 			t.Errorf("the legend does not say %q:\n%s", want, md)
 		}
+	}
+}
+
+// A preview names the views it does not draw: a person reads which views change beyond the
+// pictures, not only how many.
+func TestPreview_PicturesNameTheViewsNotDrawn(t *testing.T) {
+	_, w := lt.Team(t, 1)
+	l := lt.Ledger(w[0])
+	els := lt.Elements(t, w[0])
+	actions := []string{`{"op":"rename_element","element_id":"` + els[0] + `","new_name":"Renamed"}`}
+	for k := 1; k <= ledger.MaxPictures+2; k++ {
+		actions = append(actions, fmt.Sprintf(`{"op":"create_view","name":"Extra %d","ref_id":"v%d"}`, k, k),
+			fmt.Sprintf(`{"op":"add_to_view","view_id":"v%d","element_id":"%s"}`, k, els[1]))
+	}
+	lt.Preview(t, l, "many", []byte(`{"schema_version":"2.0","status":"ready","summary":"many views","actions":[`+
+		strings.Join(actions, ",")+`]}`))
+	data, err := os.ReadFile(filepath.Join(w[0].Root, "plans", inbox.PreviewFile("many")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := string(data)
+	_, sentence, ok := strings.Cut(md, "not drawn here: ")
+	if !ok {
+		t.Fatalf("no sentence names the views not drawn:\n%s", md)
+	}
+	sentence, _, _ = strings.Cut(sentence, "\n")
+	notDrawn := 0
+	for _, v := range append([]string{"Main view"}, func() []string {
+		var names []string
+		for k := 1; k <= ledger.MaxPictures+2; k++ {
+			names = append(names, fmt.Sprintf("Extra %d", k))
+		}
+		return names
+	}()...) {
+		if strings.Contains(md, "### "+v+"\n") {
+			continue
+		}
+		notDrawn++
+		if !strings.Contains(sentence, `"`+v+`"`) {
+			t.Errorf("%q is neither drawn nor named: %s", v, sentence)
+		}
+	}
+	if notDrawn == 0 {
+		t.Fatalf("every view was drawn:\n%s", md)
 	}
 }

@@ -9,11 +9,12 @@ import (
 	"strings"
 	"time"
 
-	"go.yaml.in/yaml/v3"
+	"github.com/spf13/viper"
 
 	"github.com/archiplan/archiplan/archixml"
 	"github.com/archiplan/archiplan/daemon/inbox"
 	"github.com/archiplan/archiplan/hooks"
+	"github.com/archiplan/archiplan/internal/settings"
 	"github.com/archiplan/archiplan/plans"
 	"github.com/archiplan/archiplan/store"
 )
@@ -636,7 +637,7 @@ func (l *Ledger) rejectDropped(dropped []Dropped) {
 			}
 			continue
 		}
-		if _, err := l.rejectEntry(e, l.outcomeOf(dr.Raw), VerdictStale, dr.Reason); err != nil && !errors.Is(err, ErrRefused) {
+		if _, err := l.rejectEntry(e, l.outcomeOf(dr.Raw), VerdictStale, dr.Reason); err != nil {
 			l.log.Error("reject a plan the remote made stale", "plan", name, "err", err)
 		}
 	}
@@ -687,10 +688,10 @@ func (l *Ledger) checkPulled(head, commit string) error {
 		return refusedConfig(commit, err.Error())
 	}
 	for _, key := range []string{"inbox", "model"} {
-		if v, ok := cfg[key].(string); ok && !store.InsideWorkspace(v) {
+		if v, ok := cfg.Get(key).(string); ok && !store.InsideWorkspace(v) {
 			return refusedConfig(commit, fmt.Sprintf("%s sets %s: %q, outside the workspace", configFile, key, v))
 		}
-		if v, ok := cfg[key]; ok && v != nil {
+		if v := cfg.Get(key); v != nil {
 			if _, isString := v.(string); !isString {
 				return refusedConfig(commit, fmt.Sprintf("%s sets %s to something not a path", configFile, key))
 			}
@@ -698,9 +699,10 @@ func (l *Ledger) checkPulled(head, commit string) error {
 	}
 	before, err := configAt(ws, head)
 	if err != nil {
-		before = map[string]any{} // ours unreadable: every held key the remote sets is a change
+		before = settings.New() // ours unreadable: every held key the remote sets is a change
 	}
-	if keys := heldChanges(before, cfg); len(keys) > 0 {
+	// read as the commands read them (viper: keys in any case), so a key spelled otherwise is held too
+	if keys := heldChanges(before.AllSettings(), cfg.AllSettings()); len(keys) > 0 {
 		return &store.RemoteError{Op: "pull", Remote: "commit " + store.Short(commit), Code: store.CodeCommitRefused,
 			Reason: fmt.Sprintf("%s changes %s: settings that can write outside the workspace, open the review page or change who runs what are never taken from a pull; the workspace stays at its own head",
 				configFile, strings.Join(keys, ", ")),
@@ -791,7 +793,7 @@ func (l *Ledger) holdHooks(head, remote string) error {
 
 const hooksDir = "hooks"
 
-const configFile = ".archiplan.yaml"
+const configFile = settings.File
 
 func refusedConfig(commit, why string) error {
 	return &store.RemoteError{Op: "pull", Remote: "commit " + store.Short(commit), Code: store.CodeCommitRefused,
@@ -799,18 +801,16 @@ func refusedConfig(commit, why string) error {
 		Fix:    "revert that change on the remote (git revert), then archiplan pulls again", Err: store.ErrCommitRefused}
 }
 
-// configAt reads the workspace's configuration as a commit holds it (empty when none).
-func configAt(ws *store.Workspace, commit string) (map[string]any, error) {
+// configAt reads the workspace's configuration as a commit holds it, as the commands read it
+// (the defaults when none).
+func configAt(ws *store.Workspace, commit string) (*viper.Viper, error) {
 	data, ok, err := ws.FileAt(commit, configFile)
 	if err != nil || !ok {
-		return map[string]any{}, err
+		return settings.New(), err
 	}
-	cfg := map[string]any{}
-	if err := yaml.Unmarshal(data, &cfg); err != nil {
+	cfg, err := settings.Parse(data)
+	if err != nil {
 		return nil, fmt.Errorf("%s cannot be read: %v", configFile, err)
-	}
-	if cfg == nil {
-		cfg = map[string]any{}
 	}
 	return cfg, nil
 }
@@ -824,14 +824,9 @@ func policyLoosened(ws *store.Workspace, from, to string) string {
 	if err1 != nil || err2 != nil {
 		return ""
 	}
-	list := func(cfg map[string]any, key string) ([]string, bool) {
-		p, _ := cfg["policy"].(map[string]any)
-		vs, ok := p[key].([]any)
-		var out []string
-		for _, v := range vs {
-			out = append(out, fmt.Sprint(v))
-		}
-		return out, ok && len(out) > 0
+	list := func(cfg *viper.Viper, key string) ([]string, bool) {
+		out := cfg.GetStringSlice("policy." + key) // as the policy is read from it
+		return out, len(out) > 0
 	}
 	var notes []string
 	for _, key := range []string{"allowed_ops", "allowed_element_types", "allowed_relationship_types"} {
@@ -853,10 +848,10 @@ func policyLoosened(ws *store.Workspace, from, to string) string {
 	if gone := missingFrom(b, a); len(gone) > 0 {
 		notes = append(notes, "policy.protected_folders no longer protects "+strings.Join(gone, ", "))
 	}
-	if before["strict"] == true && after["strict"] != true {
+	if before.GetBool("strict") && !after.GetBool("strict") {
 		notes = append(notes, "strict turned off")
 	}
-	if g, _ := before["planner_group"].(string); g != "" && after["planner_group"] != before["planner_group"] {
+	if g := before.GetString("planner_group"); g != "" && after.GetString("planner_group") != g {
 		notes = append(notes, "planner_group changed (adoption of planners' plans)")
 	}
 	return strings.Join(notes, "; ")

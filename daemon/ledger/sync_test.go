@@ -268,6 +268,31 @@ func TestSync_RefusesConfigOutside(t *testing.T) {
 	refusedPull(t, w[0], l, bad, `inbox: "../elsewhere", outside the workspace`)
 }
 
+// A pulled configuration is read as the commands read it (viper: keys in any case, a list as a
+// string of words): an inbox outside the workspace under "Inbox" is refused, and a policy
+// loosened under "Policy" is shown as what it adds.
+func TestSync_PulledConfigReadAsTheCommandsReadIt(t *testing.T) {
+	bare, w := lt.Team(t, 1)
+	l := lt.Ledger(w[0])
+	dir := colleagueClone(t, bare)
+	os.WriteFile(dir+"/.archiplan.yaml", []byte("policy:\n  allowed_ops: [rename_element]\n"), 0o644)
+	colleaguePush(t, dir, "policy")
+	if err := l.Pull(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(dir+"/.archiplan.yaml", []byte("Policy:\n  Allowed_Ops: rename_element delete_element\n"), 0o644)
+	colleaguePush(t, dir, "looser policy, other spelling")
+	if err := l.Pull(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if note := w[0].RemoteState().PolicyNote; !strings.Contains(note, "allowed_ops adds delete_element") {
+		t.Fatalf("policy note: %q", note)
+	}
+	os.WriteFile(dir+"/.archiplan.yaml", []byte("Inbox: ../elsewhere\n"), 0o644)
+	bad := colleaguePush(t, dir, "inbox elsewhere, capitalised")
+	refusedPull(t, w[0], l, bad, `inbox: "../elsewhere", outside the workspace`)
+}
+
 // A pulled executable hook is written executable, as git writes it (it came in -rw-r--r-- and
 // the team's veto silently stopped running); a pulled configuration that loosens the policy is
 // let in and shown.

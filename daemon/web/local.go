@@ -392,9 +392,6 @@ func (l *Local) Reject(name, reason, reviewer string) error {
 	}
 	return l.excl(func() error {
 		_, err := l.led.Reject(e, reason)
-		if errors.Is(err, ledger.ErrRefused) {
-			return nil // a rejection reports itself as a refusal: that is what was asked
-		}
 		return err
 	})
 }

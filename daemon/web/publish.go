@@ -249,6 +249,7 @@ type siteLink struct {
 // sitePage is what a page of the model shows (fields unused by a kind stay empty).
 type sitePage struct {
 	ID, Name, Type, Doc, Viewpoint string
+	Specializations                []string // an element's or relationship's, by name
 	Crumbs                         []siteLink
 	Props, Attrs                   []archixml.Property
 	Source, Target                 *siteLink
@@ -385,6 +386,11 @@ func (s *siteWriter) concept(o archixml.Object) error {
 	}
 	p := sitePage{ID: id, Name: o.Name(), Type: typeLabel(o), Doc: o.Documentation(), Props: o.Properties(),
 		Crumbs: s.crumbs(o, up), Views: s.viewsShowing(id)}
+	for _, pid := range o.ProfileIDs() {
+		if sp, ok := o.Model().Object(pid); ok && sp.Name() != "" {
+			p.Specializations = append(p.Specializations, sp.Name())
+		}
+	}
 	if o.Kind() == archixml.KindRelationship {
 		end := func(e archixml.Object, ok bool, ref string) *siteLink {
 			if !ok {
@@ -438,7 +444,10 @@ func (s *siteWriter) view(v archixml.Object) error {
 		return nil
 	}
 	p := sitePage{ID: id, Name: v.Name(), Type: typeLabel(v), Doc: v.Documentation(), Props: v.Properties(),
-		Viewpoint: v.Attr("viewpoint"), Crumbs: s.crumbs(v, up)}
+		Crumbs: s.crumbs(v, up)}
+	if vp := v.Attr("viewpoint"); vp != "" {
+		p.Viewpoint = archixml.ViewpointOf(vp).Name // as Archi shows it, not its id
+	}
 	seen := map[string]bool{}
 	for _, list := range [][]archixml.Object{v.DiagramObjects(), v.Connections()} {
 		for _, d := range list {

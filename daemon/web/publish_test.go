@@ -14,6 +14,8 @@ import (
 	"golang.org/x/net/html"
 
 	"github.com/archiplan/archiplan/archixml"
+	"github.com/archiplan/archiplan/internal/testenv"
+	"github.com/archiplan/archiplan/store"
 )
 
 // Names a planner might write to break out of a page: markup, an attribute break-out, Markdown
@@ -313,5 +315,41 @@ func TestPublish_OnlyOverItsOwnSite(t *testing.T) {
 	left, _ := filepath.Glob(filepath.Join(filepath.Dir(dir), ".site.publish-*"))
 	if len(left) != 0 {
 		t.Fatalf("left behind: %v", left)
+	}
+}
+
+// The site names a view's viewpoint as Archi shows it (not its id), and an element's
+// specialization on its page.
+func TestPublish_ViewpointAndSpecializationNames(t *testing.T) {
+	for _, c := range []struct{ model, page, want, not string }{
+		{"archi/Archisurance.archimate", siteViews + "/" + siteFile("4056") + ".html", "viewpoint Layered", "viewpoint layered"},
+		{"realworld/pyArchimate__pyArchimate__profile.archimate", "", "· specialization <bdi>", ""},
+	} {
+		seed, err := os.ReadFile(testenv.CorpusFile(t, c.model))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ws, head, err := store.Init(t.TempDir(), store.InitOptions{Model: "model.archimate", Inbox: "plans", Seed: seed,
+			Author: store.Signature{Name: "t", Email: "t@t"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		dir := filepath.Join(t.TempDir(), "site")
+		if _, err := Publish(ws, head, dir); err != nil {
+			t.Fatal(err)
+		}
+		found := false
+		for rel, data := range readSite(t, dir) {
+			if c.page != "" && rel != c.page {
+				continue
+			}
+			found = found || bytes.Contains(data, []byte(c.want))
+			if c.not != "" && bytes.Contains(data, []byte(c.not)) {
+				t.Errorf("%s: %s shows %q", c.model, rel, c.not)
+			}
+		}
+		if !found {
+			t.Errorf("%s: no page (%s) shows %q", c.model, c.page, c.want)
+		}
 	}
 }
