@@ -56,6 +56,7 @@ var Keys = []Key{
 	{"policy.allowed_element_types", "", false, "the element types a plan may create or change to (empty: every type)"},
 	{"policy.allowed_relationship_types", "", false, "the relationship types a plan may create (empty: every type)"},
 	{"policy.protected_folders", "", false, "folders (Layer/Sub) whose objects no plan may change"},
+	{"policy.timeout", "5s", false, "how long the Rego rules of policy/*.rego may take on one plan before it is refused (POLICY_ERROR)"},
 	{"strict", "false", false, "a plan file must be a bare JSON object: no fences or prose stripped (EXTRACT_STRICT)"},
 	{"planner_group", "", false, "planners write the inbox as this group: a plan is adopted when previewed, and only adopted plans are applied"},
 	{"hooks.timeout", "30s", true, "a hook (pre-apply, post-apply) running longer is killed with what it started"},
