@@ -358,7 +358,7 @@ func TestFindings_Sorted(t *testing.T) {
 
 // The plans the README shows are valid on the example model.
 func TestREADME_PlansValid(t *testing.T) {
-	readme, err := os.ReadFile(filepath.Join("..", "README.md"))
+	readme, err := os.ReadFile(filepath.Join("..", "docs", "plans.md"))
 	must(t, err)
 	n := 0
 	for _, block := range strings.Split(string(readme), "```json\n")[1:] {
@@ -372,6 +372,6 @@ func TestREADME_PlansValid(t *testing.T) {
 		}
 	}
 	if n < 2 {
-		t.Fatalf("found %d plans in the README", n)
+		t.Fatalf("found %d plans in docs/plans.md", n)
 	}
 }

@@ -22,7 +22,7 @@ const InboxIgnore = `# archiplan's inbox: pending plans, previews and reports st
 `
 
 // DefaultConfig is the .archiplan.yaml init writes.
-const DefaultConfig = `# archiplan configuration: every key is optional (see README)
+const DefaultConfig = `# archiplan configuration: every key is optional (docs/reference/config.md lists them)
 model: model.archimate
 inbox: plans
 `

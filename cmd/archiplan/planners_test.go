@@ -19,7 +19,7 @@ import (
 // readmePlanners is the `planners:` block of the README's configuration examples.
 func readmePlanners(t *testing.T) map[string]map[string]any {
 	t.Helper()
-	data, err := os.ReadFile("../../README.md")
+	data, err := os.ReadFile("../../docs/planners.md")
 	if err != nil {
 		t.Fatal(err)
 	}

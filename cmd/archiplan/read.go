@@ -18,7 +18,7 @@ import (
 
 // readFlags adds --json and --model to a read command.
 func readFlags(c *cobra.Command) {
-	c.Flags().Bool("json", false, "print JSON (the shapes the README documents)")
+	c.Flags().Bool("json", false, "print JSON (the shapes docs/reading-the-model.md documents)")
 	c.Flags().String("model", "", "read this model file instead of the workspace's model at HEAD")
 }
 

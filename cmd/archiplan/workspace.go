@@ -105,7 +105,7 @@ func initCmd() *cobra.Command {
 		},
 	}
 	c.Flags().StringVar(&model, "model", "", "the model to start from: a .archimate file, or an Exchange Format .xml file, imported first (default: the built-in example)")
-	c.Flags().StringVar(&plannerGroup, "planner-group", "", "planners write the inbox as this group and cannot approve their own plans (see the README's threat model)")
+	c.Flags().StringVar(&plannerGroup, "planner-group", "", "planners write the inbox as this group and cannot approve their own plans (see docs/security.md)")
 	return c
 }
 
