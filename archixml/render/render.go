@@ -162,10 +162,11 @@ type drawing struct {
 	byID    map[string]*obj
 	conns   []*conn
 	connsBy map[string]*conn
+	fans    map[[2]string]int // straight connections routed so far between each pair of ends
 }
 
 func layout(m *archixml.Model, root *diagram.Node) *drawing {
-	d := &drawing{m: m, byID: map[string]*obj{}, connsBy: map[string]*conn{}}
+	d := &drawing{m: m, byID: map[string]*obj{}, connsBy: map[string]*conn{}, fans: map[[2]string]int{}}
 	var place func(n *diagram.Node, parent *obj, ox, oy int)
 	place = func(n *diagram.Node, parent *obj, ox, oy int) {
 		for _, k := range n.Kids {
@@ -410,6 +411,47 @@ func (d *drawing) route(c *conn) {
 	c.pts = append(c.pts, d.anchor(c.src, sr, sref))
 	c.pts = append(c.pts, bends...)
 	c.pts = append(c.pts, d.anchor(c.tgt, tr, tref))
+	if len(bends) == 0 && !d.hiddenConn(c) {
+		// Archi's fan router: the second and later straight connections between the same two
+		// ends, either way round, bend aside so that none is drawn on another
+		key := [2]string{min(c.src, c.tgt), max(c.src, c.tgt)}
+		if k := d.fans[key]; k > 0 {
+			c.pts = fan(c.pts, k+1)
+		}
+		d.fans[key]++
+	}
+}
+
+// fanSeparation is the distance, in pixels, between fanned connections (draw2d's FanRouter).
+const fanSeparation = 10
+
+// fan bends the index-th straight connection (index 2 for the second) between the same ends:
+// one bendpoint off the middle of the line, across it, alternately on either side, farther for
+// each pair, as draw2d's FanRouter does in its integer arithmetic. The ends stay where they were.
+func fan(p []pt, index int) []pt {
+	s := pt{math.Round(p[0].x), math.Round(p[0].y)}
+	e := pt{math.Round(p[1].x), math.Round(p[1].y)}
+	if s == e {
+		return p
+	}
+	mid := pt{float64(int(s.x+e.x) / 2), float64(int(s.y+e.y) / 2)}
+	// the line's direction taken one way for both directions of travel: towards the west or
+	// north, whichever dominates, so that A to B and B to A fan to different sides
+	rx, ry := e.x-s.x, e.y-s.y
+	if math.Abs(rx) > math.Abs(ry) && rx > 0 || math.Abs(rx) <= math.Abs(ry) && ry > 0 {
+		rx, ry = -rx, -ry
+	}
+	l := math.Hypot(rx, ry)
+	xs, ys := fanSeparation*rx/l, fanSeparation*ry/l
+	n := float64(index / 2)
+	bend := pt{math.Trunc(mid.x - n*ys), math.Trunc(mid.y + n*xs)}
+	if index%2 == 1 {
+		bend = pt{math.Trunc(mid.x + n*ys), math.Trunc(mid.y - n*xs)}
+	}
+	if bend == mid {
+		return p
+	}
+	return []pt{p[0], bend, p[1]}
 }
 
 // bendpoint is Archi's DiagramModelUtils.getAbsoluteBendpointPositions for the i-th of n
