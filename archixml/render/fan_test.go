@@ -131,6 +131,35 @@ func onOneSegment(lines map[string][]pt) []string {
 // (Archi's default router, a fan router, bends the second and later ones aside).
 func TestView_CorpusNoConnectionUnderAnother(t *testing.T) {
 	pairs, views := 0, 0
+	eachCorpusView(t, func(file string, m *archixml.Model, v archixml.Object) {
+		svg, err := View(m, v.ID())
+		if err != nil {
+			t.Fatal(err)
+		}
+		ends := map[string]string{}
+		for _, c := range v.Connections() {
+			s, _ := c.Source()
+			g, _ := c.Target()
+			e := []string{s.ID(), g.ID()}
+			sort.Strings(e)
+			ends[c.ID()] = e[0] + " " + e[1]
+		}
+		views++
+		for _, p := range onOneSegment(drawnLines(t, svg)) {
+			a, b, _ := strings.Cut(p, " ")
+			if ends[a] != ends[b] {
+				continue // lines the model's bendpoints run together: Archi draws them so too
+			}
+			pairs++
+			t.Errorf("%s: view %q draws connections %s and %s (between the same ends) on one segment", file, v.Name(), a, b)
+		}
+	})
+	t.Logf("%d views, %d pairs of connections on one segment", views, pairs)
+}
+
+// eachCorpusView calls f with every view of every corpus model, and the model's file name.
+func eachCorpusView(t *testing.T, f func(file string, m *archixml.Model, v archixml.Object)) {
+	t.Helper()
 	for _, path := range corpusFiles(t) {
 		data, err := os.ReadFile(path)
 		if err != nil {
@@ -141,30 +170,9 @@ func TestView_CorpusNoConnectionUnderAnother(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, v := range m.Views() {
-			svg, err := View(m, v.ID())
-			if err != nil {
-				t.Fatal(err)
-			}
-			ends := map[string]string{}
-			for _, c := range v.Connections() {
-				s, _ := c.Source()
-				g, _ := c.Target()
-				e := []string{s.ID(), g.ID()}
-				sort.Strings(e)
-				ends[c.ID()] = e[0] + " " + e[1]
-			}
-			views++
-			for _, p := range onOneSegment(drawnLines(t, svg)) {
-				a, b, _ := strings.Cut(p, " ")
-				if ends[a] != ends[b] {
-					continue // lines the model's bendpoints run together: Archi draws them so too
-				}
-				pairs++
-				t.Errorf("%s: view %q draws connections %s and %s (between the same ends) on one segment", filepath.Base(path), v.Name(), a, b)
-			}
+			f(filepath.Base(path), m, v)
 		}
 	}
-	t.Logf("%d views, %d pairs of connections on one segment", views, pairs)
 }
 
 // fanXML is a view of pairs of boxes with several straight connections between each pair: a
