@@ -13,7 +13,12 @@
 // filled, OR hollow), the alternate Application Component (fixed tabs) and the 3D Node (its top
 // and side shaded darker) are drawn as Archi draws them. Connections run between object borders
 // through their bendpoints (placed by Archi's weighted mix of source and target centres), with each
-// relationship type's line style and ends, and their names. A connection Archi hides is not drawn:
+// relationship type's line style and ends, and their names. Their ends are where Archi's
+// orthogonal anchor (its default) puts them: straight down or across the middle of where two
+// boxes overlap in x or y, corner to corner where they overlap in neither, straight towards a
+// bendpoint within the box's span (a junction: on its circle, towards the other end). The second
+// and later straight connections between the same two ends fan out 10 px apart, alternately
+// either side, as Archi's FanRouter does, so that none is drawn on another. A connection Archi hides is not drawn:
 // with Archi's default preferences, one between a diagram object and the object it sits in
 // directly, and one whose source (else target) is such a connection
 // (DiagramModelUtils.shouldBeHiddenConnection).

@@ -128,10 +128,11 @@ type drawing struct {
 	byID      map[string]*obj
 	conns     []*conn
 	connsBy   map[string]*conn
+	fans      map[[2]string]int // straight connections routed so far between each pair of ends
 }
 
 func layout(m *archixml.Model, root *diagram.Node) *drawing {
-	d := &drawing{m: m, byID: map[string]*obj{}, connsBy: map[string]*conn{}}
+	d := &drawing{m: m, byID: map[string]*obj{}, connsBy: map[string]*conn{}, fans: map[[2]string]int{}}
 	d.manhattan = root.Attr("connectionRouterType") == archixml.Routers["manhattan"]
 	var place func(n *diagram.Node, parent *obj, ox, oy int)
 	place = func(n *diagram.Node, parent *obj, ox, oy int) {
@@ -354,7 +355,7 @@ func (d *drawing) route(c *conn) {
 		return
 	}
 	if d.manhattan {
-		c.pts = orthogonal(sr, tr)
+		c.pts = manhattanRoute(sr, tr)
 		return
 	}
 	var bends []pt
@@ -378,16 +379,57 @@ func (d *drawing) route(c *conn) {
 	if len(bends) > 0 {
 		sref, tref = bends[0], bends[len(bends)-1]
 	}
-	c.pts = append(c.pts, d.anchor(c.src, sr, sref))
+	c.pts = append(c.pts, d.anchor(c.src, sr, sref, c.tgt))
 	c.pts = append(c.pts, bends...)
-	c.pts = append(c.pts, d.anchor(c.tgt, tr, tref))
+	c.pts = append(c.pts, d.anchor(c.tgt, tr, tref, c.src))
+	if len(bends) == 0 && !d.hiddenConn(c) {
+		// Archi's fan router: the second and later straight connections between the same two
+		// ends, either way round, bend aside so that none is drawn on another
+		key := [2]string{min(c.src, c.tgt), max(c.src, c.tgt)}
+		if k := d.fans[key]; k > 0 {
+			c.pts = fan(c.pts, k+1)
+		}
+		d.fans[key]++
+	}
 }
 
-// orthogonal routes a connection of a view whose router is Manhattan with right angles, its
+// fanSeparation is the distance, in pixels, between fanned connections (draw2d's FanRouter).
+const fanSeparation = 10
+
+// fan bends the index-th straight connection (index 2 for the second) between the same ends:
+// one bendpoint off the middle of the line, across it, alternately on either side, farther for
+// each pair, as draw2d's FanRouter does in its integer arithmetic. The ends stay where they were.
+func fan(p []pt, index int) []pt {
+	s := pt{math.Round(p[0].x), math.Round(p[0].y)}
+	e := pt{math.Round(p[1].x), math.Round(p[1].y)}
+	if s == e {
+		return p
+	}
+	mid := pt{float64(int(s.x+e.x) / 2), float64(int(s.y+e.y) / 2)}
+	// the line's direction taken one way for both directions of travel: towards the west or
+	// north, whichever dominates, so that A to B and B to A fan to different sides
+	rx, ry := e.x-s.x, e.y-s.y
+	if math.Abs(rx) > math.Abs(ry) && rx > 0 || math.Abs(rx) <= math.Abs(ry) && ry > 0 {
+		rx, ry = -rx, -ry
+	}
+	l := math.Hypot(rx, ry)
+	xs, ys := fanSeparation*rx/l, fanSeparation*ry/l
+	n := float64(index / 2)
+	bend := pt{math.Trunc(mid.x - n*ys), math.Trunc(mid.y + n*xs)}
+	if index%2 == 1 {
+		bend = pt{math.Trunc(mid.x + n*ys), math.Trunc(mid.y - n*xs)}
+	}
+	if bend == mid {
+		return p
+	}
+	return []pt{p[0], bend, p[1]}
+}
+
+// manhattanRoute routes a connection of a view whose router is Manhattan with right angles, its
 // bendpoints unused, as Archi's router does: straight across where the two boxes face each other,
 // else out of the side of the source that faces the target, turning halfway between them. It is
 // simpler than Archi's router, which also spreads lines that would run along one another.
-func orthogonal(s, t rect) []pt {
+func manhattanRoute(s, t rect) []pt {
 	f := func(v int) float64 { return float64(v) }
 	// overlapping spans: one straight segment in the middle of the overlap
 	if lo, hi := max(s.x, t.x), min(s.x+s.w, t.x+t.w); lo <= hi && (s.y+s.h <= t.y || t.y+t.h <= s.y) {
@@ -450,24 +492,129 @@ func (d *drawing) endRect(id string) (rect, bool) {
 	return rect{}, false
 }
 
-// anchor is where the line towards ref leaves the end's figure: the border of its box (Archi's
-// chopbox anchor), or of its circle for junctions and round figures.
-func (d *drawing) anchor(id string, r rect, ref pt) pt {
+// anchor is where the line towards ref leaves the end's figure, the other end being remote:
+// Archi's orthogonal anchor (its default) for diagram objects, the border of the circle for
+// junctions (Archi's chopbox-like ellipse anchor), the middle for an end on a connection.
+func (d *drawing) anchor(id string, r rect, ref pt, remote string) pt {
 	c := pt{float64(r.x) + float64(r.w)/2, float64(r.y) + float64(r.h)/2}
 	if r.w == 0 || r.h == 0 {
 		return c
+	}
+	o, ok := d.byID[id]
+	if ok && o.kind != "junction" {
+		cw, ch := corner(o)
+		return orthogonal(r, cw, ch, d.remoteBox(remote), ref)
 	}
 	dx, dy := ref.x-c.x, ref.y-c.y
 	if dx == 0 && dy == 0 {
 		return c
 	}
-	if o, ok := d.byID[id]; ok && round(o) {
+	if ok && round(o) {
 		rx, ry := float64(r.w)/2, float64(r.h)/2
 		k := 1 / math.Sqrt(dx*dx/(rx*rx)+dy*dy/(ry*ry))
 		return pt{c.x + dx*k, c.y + dy*k}
 	}
 	k := math.Min(float64(r.w)/2/math.Abs(dx), float64(r.h)/2/math.Abs(dy))
 	return pt{c.x + dx*k, c.y + dy*k}
+}
+
+// remoteBox is the box of a connection's other end: a diagram object's bounds, or the bounds of
+// the connection it ends on.
+func (d *drawing) remoteBox(id string) rect {
+	if o, ok := d.byID[id]; ok {
+		return o.r
+	}
+	c, ok := d.connsBy[id]
+	if !ok || len(c.pts) == 0 {
+		return rect{}
+	}
+	x0, y0, x1, y1 := c.pts[0].x, c.pts[0].y, c.pts[0].x, c.pts[0].y
+	for _, p := range c.pts {
+		x0, y0, x1, y1 = math.Min(x0, p.x), math.Min(y0, p.y), math.Max(x1, p.x), math.Max(y1, p.y)
+	}
+	return rect{int(x0), int(y0), int(x1) - int(x0), int(y1) - int(y0)}
+}
+
+// corner is the size of the rounded corners Archi's orthogonal anchor follows on a figure: 20 by
+// 20 for the rounded boxes, the pill's ends for a service's alternate figure, the whole box for a
+// value's ellipse, none for the rest (every other figure counts as its rectangle).
+func corner(o *obj) (w, h int) {
+	switch {
+	case o.kind != "element":
+		return 0, 0
+	case o.figure == 0 && boxShape(o.class) == "round":
+		return 20, 20
+	case o.figure == 1 && iconOf[o.class] == "service":
+		return min(o.r.h, o.r.w*8/10), o.r.h
+	case o.figure == 1 && o.class == "Value":
+		return o.r.w, o.r.h
+	}
+	return 0, 0
+}
+
+// orthogonal is Archi's OrthogonalAnchor, in its integer arithmetic: when ref is the middle of
+// the remote box (a connection without bendpoints), it aims at the middle of where the two boxes
+// overlap in x and in y (between them where they do not), so that boxes overlapping in x or y
+// are joined by a straight vertical or horizontal line; then it drops straight onto the side
+// facing ref when ref is within the box's span, onto the rounded corner's curve when ref is
+// within a corner's span, and onto the corner's 45-degree point otherwise.
+func orthogonal(r rect, cw, ch int, remote rect, ref pt) pt {
+	rx, ry := int(ref.x), int(ref.y)
+	// the remote box's middle, within 5 by 5 pixels, as Archi tests it
+	cx, cy := remote.x+(remote.w-5)/2, remote.y+(remote.h-5)/2
+	cwid, chei := remote.w-2*((remote.w-5)/2), remote.h-2*((remote.h-5)/2)
+	if remote.w > 0 && remote.h > 0 && rx >= cx && rx < cx+cwid && ry >= cy && ry < cy+chei {
+		rx = (max(remote.x, r.x) + min(remote.x+remote.w, r.x+r.w)) / 2
+		ry = (max(remote.y, r.y) + min(remote.y+remote.h, r.y+r.h)) / 2
+	}
+	// where ref lies along each axis: -2 before, -1 in the first corner, 0 the middle, 1 the
+	// last corner, 2 after
+	zone := func(v, lo, size, c int) int {
+		switch {
+		case v < lo:
+			return -2
+		case v < lo+c/2:
+			return -1
+		case v < lo+size-c/2:
+			return 0
+		case v < lo+size:
+			return 1
+		}
+		return 2
+	}
+	zx, zy := zone(rx, r.x, r.w, cw), zone(ry, r.y, r.h, ch)
+	hw, hh := float64(cw)/2, float64(ch)/2
+	// the centre of the corner on the side of ref, in whole pixels and exactly
+	ccx, ccy, fcx, fcy := r.x+cw/2, r.y+ch/2, float64(r.x)+hw, float64(r.y)+hh
+	sx, sy := -1, -1
+	if zx > 0 {
+		ccx, fcx, sx = r.x+r.w-cw/2, float64(r.x+r.w)-hw, 1
+	}
+	if zy > 0 {
+		ccy, fcy, sy = r.y+r.h-ch/2, float64(r.y+r.h)-hh, 1
+	}
+	out := func(x, y int) pt { return pt{float64(x), float64(y)} }
+	switch {
+	case (zx == -2 || zx == 2) && (zy == -2 || zy == 2):
+		k := math.Cos(math.Pi / 4)
+		return out(ccx+sx*int(k*hw), ccy+sy*int(k*hh))
+	case zx == 0 && (zy == -2 || zy == 2):
+		if zy < 0 {
+			return out(rx, r.y)
+		}
+		return out(rx, r.y+r.h)
+	case (zx == -1 || zx == 1) && (zy == -2 || zy == 2):
+		// a point on the corner's curve straight above or below ref
+		return out(rx, ccy+sy*int(math.Sin(math.Acos((fcx-float64(rx))/hw))*hh))
+	case zy == 0 && (zx == -2 || zx == 2):
+		if zx < 0 {
+			return out(r.x, ry)
+		}
+		return out(r.x+r.w, ry)
+	case (zy == -1 || zy == 1) && (zx == -2 || zx == 2):
+		return out(ccx+sx*int(math.Cos(math.Asin((fcy-float64(ry))/hh))*hw), ry)
+	}
+	return out(r.x+r.w/2, r.y+r.h/2)
 }
 
 // round reports whether a figure is a circle or ellipse, whose anchor is on the curve.

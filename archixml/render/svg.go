@@ -332,22 +332,17 @@ func (d *drawing) objectPiece(o *obj) piece {
 	} else if s.dash != "" {
 		paint += ` stroke-dasharray="` + s.dash + `"`
 	}
-	if s.alpha < 1 {
-		paint += ` fill-opacity="` + f2(s.alpha) + `"`
-	}
-	if s.lineAlpha < 1 {
-		paint += ` stroke-opacity="` + f2(s.lineAlpha) + `"`
-	}
+	paint += opacity("fill", s.alpha) + opacity("stroke", s.lineAlpha)
 	text, margin := r, textMargin // where the label goes
 	switch o.kind {
 	case "junction":
 		cx, cy, rx, ry := f2(float64(r.x)+float64(r.w)/2), f2(float64(r.y)+float64(r.h)/2), f2(float64(r.w)/2), f2(float64(r.h)/2)
 		if orJunction(o.concept) {
 			// an OR junction is a hollow circle in the line colour
-			fmt.Fprintf(b, `<ellipse cx="%s" cy="%s" rx="%s" ry="%s" fill="none" stroke="%s" stroke-width="%d"/>`+"\n", cx, cy,
-				f2(float64(r.w)/2-0.5), f2(float64(r.h)/2-0.5), s.line, s.lineWidth)
+			fmt.Fprintf(b, `<ellipse cx="%s" cy="%s" rx="%s" ry="%s" fill="none" stroke="%s" stroke-width="%d"%s/>`+"\n", cx, cy,
+				f2(float64(r.w)/2-0.5), f2(float64(r.h)/2-0.5), s.line, s.lineWidth, opacity("stroke", s.lineAlpha))
 		} else {
-			fmt.Fprintf(b, `<ellipse cx="%s" cy="%s" rx="%s" ry="%s" fill="%s" stroke="none"/>`+"\n", cx, cy, rx, ry, s.fill)
+			fmt.Fprintf(b, `<ellipse cx="%s" cy="%s" rx="%s" ry="%s" fill="%s"%s stroke="none"/>`+"\n", cx, cy, rx, ry, s.fill, opacity("fill", s.alpha))
 		}
 		o.label = ""
 	case "group":
@@ -358,7 +353,7 @@ func (d *drawing) objectPiece(o *obj) piece {
 		case "1":
 			fmt.Fprintf(b, `<rect x="%d" y="%d" width="%d" height="%d" %s/>`+"\n", r.x, r.y, r.w, r.h, paint)
 		case "2":
-			fmt.Fprintf(b, `<rect x="%d" y="%d" width="%d" height="%d" fill="%s" stroke="none"/>`+"\n", r.x, r.y, r.w, r.h, s.fill)
+			fmt.Fprintf(b, `<rect x="%d" y="%d" width="%d" height="%d" fill="%s"%s stroke="none"/>`+"\n", r.x, r.y, r.w, r.h, s.fill, opacity("fill", s.alpha))
 		default: // dog-eared, the corner cut 13 px (NoteFigure)
 			fmt.Fprintf(b, `<path d="M%d %dh%dv%dl-13 13h%dz" %s/>`+"\n", r.x, r.y, r.w, r.h-13, -(r.w - 13), paint)
 		}
@@ -580,6 +575,15 @@ func writeIcon(b *bytes.Buffer, icon string, r rect, line string) {
 }
 
 // f2 formats a coordinate with at most two decimals.
+// opacity is the SVG attribute giving paint ("fill" or "stroke") Archi's alpha (0 to 1), or
+// nothing when it is opaque.
+func opacity(paint string, a float64) string {
+	if a >= 1 {
+		return ""
+	}
+	return " " + paint + `-opacity="` + f2(a) + `"`
+}
+
 func f2(v float64) string {
 	return strconv.FormatFloat(math.Round(v*100)/100, 'f', -1, 64)
 }
