@@ -18,8 +18,10 @@ var ErrNoConflict = errors.New("no merge conflict on it")
 const MergeDriver = "archimate"
 
 // mergeDriverCmd is the driver's command line: git gives the base (%O), ours (%A, where the
-// result goes), theirs (%B) and the path in the work tree (%P).
-const mergeDriverCmd = "archiplan merge-driver %O %A %B %P"
+// result goes), theirs (%B) and the path in the work tree (%P). Where archiplan is not on the
+// PATH (a program that runs git without it, a colleague's shell), git's own line merge runs
+// instead, as without the driver, rather than a conflict on every merge of the model.
+const mergeDriverCmd = `sh -c 'if command -v archiplan >/dev/null 2>&1; then exec archiplan merge-driver "$0" "$1" "$2" "$3"; else exec git merge-file -L ours -L base -L theirs "$1" "$0" "$2"; fi' %O %A %B %P`
 
 // GitAttributes are the lines .gitattributes needs for .archimate files: diffs in words and
 // merges of models.
