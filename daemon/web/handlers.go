@@ -41,6 +41,15 @@ type common struct {
 	Workspace string // the workspace's folder name, named on every page (on the site: the model's name)
 	Model     string // the model's path in it (on the site: the commit it is published at)
 	Site      bool   // a page of the published site: read-only, its own script, a CSP of its own
+	// HooksWaiting are the hooks a pull added or changed that do not run until the person
+	// trusts them (archiplan hooks trust): said on every page, since a held pre-apply holds
+	// every approval
+	HooksWaiting []string
+}
+
+// HooksHeld is what a Backend may also tell: the hooks that wait for the person's trust.
+type HooksHeld interface {
+	HooksWaiting() []string
 }
 
 // Placed is what a Backend may also tell: the workspace (its folder's name) and the model (its
@@ -54,6 +63,9 @@ func (s *Server) common(title, nav string) common {
 	c := common{Title: title, Nav: nav, CSRF: s.csrf, Operator: s.cfg.Operator, Base: s.base}
 	if p, ok := s.cfg.Backend.(Placed); ok {
 		c.Workspace, c.Model = p.Where()
+	}
+	if h, ok := s.cfg.Backend.(HooksHeld); ok {
+		c.HooksWaiting = h.HooksWaiting()
 	}
 	return c
 }

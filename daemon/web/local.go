@@ -22,6 +22,7 @@ import (
 	"github.com/archiplan/archiplan/archixml/render"
 	"github.com/archiplan/archiplan/daemon/inbox"
 	"github.com/archiplan/archiplan/daemon/ledger"
+	"github.com/archiplan/archiplan/hooks"
 	"github.com/archiplan/archiplan/plans"
 	"github.com/archiplan/archiplan/store"
 )
@@ -128,6 +129,18 @@ func NewLocal(c LocalConfig) *Local {
 		l.box, l.ws = c.Ledger.Inbox(), c.Ledger.Workspace()
 	}
 	return l
+}
+
+// HooksWaiting implements HooksHeld: the hooks a pull brought that wait for the person's trust.
+func (l *Local) HooksWaiting() []string {
+	if l.ws == nil {
+		return nil
+	}
+	waiting, err := hooks.Waiting(filepath.Join(l.ws.Root, "hooks"), l.ws.GitPath(hooks.TrustFile))
+	if err != nil {
+		return []string{"(the trust file cannot be read: " + err.Error() + ")"}
+	}
+	return waiting
 }
 
 // Where implements Placed: the workspace's folder name and the model's path in it.
