@@ -13,6 +13,7 @@ import (
 	"github.com/archiplan/archiplan/daemon/inbox"
 	"github.com/archiplan/archiplan/daemon/ledger"
 	"github.com/archiplan/archiplan/plans"
+	"github.com/archiplan/archiplan/store"
 )
 
 func approveCmd() *cobra.Command {
@@ -26,14 +27,10 @@ func approveCmd() *cobra.Command {
 			"to the preview you read: the SHA-256 of NAME.preview.md (sha256sum prints it; 12 hex digits or more).",
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			cfg, ws, err := openWorkspace(cmd)
+			name := args[0]
+			_, ws, box, err := openInboxFor(cmd, name)
 			if err != nil {
 				return err
-			}
-			box := cfg.inbox(ws)
-			name := args[0]
-			if err := inbox.CheckName(name); err != nil {
-				return usageError{err}
 			}
 			// read while no preview is being written: a preview's files and its record are one
 			var rec *inbox.Record
@@ -159,6 +156,19 @@ func rejectCmd() *cobra.Command {
 	return c
 }
 
+// openInboxFor opens the workspace and its inbox for a command on one plan NAME, which must be a
+// name the inbox takes (else wrong usage).
+func openInboxFor(cmd *cobra.Command, name string) (*config, *store.Workspace, *inbox.Inbox, error) {
+	cfg, ws, err := openWorkspace(cmd)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if err := inbox.CheckName(name); err != nil {
+		return nil, nil, nil, usageError{err}
+	}
+	return cfg, ws, cfg.inbox(ws), nil
+}
+
 func resubmitCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "resubmit NAME",
@@ -169,14 +179,10 @@ func resubmitCmd() *cobra.Command {
 			"previewed again, and one previewed valid stays bound to that preview's words: this is the step that follows.",
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			cfg, ws, err := openWorkspace(cmd)
+			name := args[0]
+			cfg, ws, box, err := openInboxFor(cmd, name)
 			if err != nil {
 				return err
-			}
-			box := cfg.inbox(ws)
-			name := args[0]
-			if err := inbox.CheckName(name); err != nil {
-				return usageError{err}
 			}
 			led := cfg.ledger(ws)
 			if p, err := box.Find(name); err == nil && p.State == inbox.Pending {
