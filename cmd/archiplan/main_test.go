@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/archiplan/archiplan/internal/testenv"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
@@ -108,7 +109,9 @@ func TestScripts(t *testing.T) {
 				return err
 			}
 			env.Setenv("GOLDEN_DIR", golden)
-			env.Setenv("ARCHIPLAN_CORPUS", os.Getenv("ARCHIPLAN_CORPUS")) // journeys on real models skip without it
+			// journeys on real models skip without it; CI gives it relative to the module's root, and the
+			// scripts run in a temporary folder, so it is passed on absolute
+			env.Setenv("ARCHIPLAN_CORPUS", testenv.Path("ARCHIPLAN_CORPUS"))
 			return os.WriteFile(env.WorkDir+"/example.archimate", example, 0o644)
 		},
 	})
