@@ -139,7 +139,10 @@ func TestDaemon_Policy(t *testing.T) {
 	// two owners, one a business architect: carol alone is not enough; renamed by hand, the plan
 	// is withdrawn, not applied; carol and alice apply it, and the commit names both
 	b := inbox.New(box, ws.GitPath("archiplan/inbox"))
-	rec, err := b.Record("del")
+	// read as an approval reads it, under the preview lock: the report is written before the
+	// record, inside one Publish
+	var rec *inbox.Record
+	err = b.Steady(func() (err error) { rec, err = b.Record("del"); return err })
 	if err != nil || len(rec.Needs) != 2 {
 		t.Fatalf("the delete's needs: %+v %v", rec, err)
 	}
