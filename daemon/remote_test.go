@@ -63,7 +63,7 @@ func teamOverServer(t *testing.T, bare string, w []*store.Workspace, srv *gitser
 	for i, ws := range w {
 		logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})).With("ws", i)
 		remote := lt.Origin
-		remote.Net = store.NetOptions{Idle: 3 * time.Second}
+		remote.Net = store.NetOptions{Idle: 20 * time.Second} // a loaded machine's sshd can be slow to answer: the hang below is what is tested, not the speed
 		l := ledger.New(ledger.Config{Workspace: ws, Inbox: lt.Inbox(ws), Remote: remote,
 			ApprovedBy: store.Signature{Name: fmt.Sprintf("team%d", i), Email: "t@t"}, Logger: logger})
 		d := New(Config{Ledger: l, Remote: remote, Logger: logger,
