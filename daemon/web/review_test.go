@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/chromedp/chromedp"
+
 	"github.com/archiplan/archiplan/archixml"
 )
 
@@ -120,5 +122,30 @@ func TestServer_ReviewsABranch(t *testing.T) {
 	}
 	if b := body(t, res); res.StatusCode == http.StatusOK || strings.Contains(b, "Auditor") {
 		t.Errorf("the review page without the session: %s", res.Status)
+	}
+}
+
+// In a browser, a branch's review shows its pictures (loaded from the page, under its CSP), and a
+// branch named like markup runs nothing.
+func TestBrowser_ReviewPictures(t *testing.T) {
+	e := newEnv(t)
+	m := archixml.Example()
+	if err := m.Rename(customer, "Client"); err != nil {
+		t.Fatal(err)
+	}
+	model, err := m.Save()
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.branchWith(`x"><img/src=x/onerror=alert(1)>`, model)
+	b := newBrowser(t)
+	b.open(t, e, "/review")
+	b.do(t, chromedp.Click(chromedp.CSS("#branches a"), chromedp.NodeVisible), chromedp.WaitVisible(chromedp.CSS("#review")))
+	waitFor(t, "the review's pictures loaded", func() bool {
+		return b.eval(t, `(() => { const l = Array.from(document.querySelectorAll("#review img"));
+			return l.length >= 2 && l.every(i => i.complete && i.naturalWidth > 0); })()`) == true
+	})
+	if n := b.dialogs.Load(); n != 0 {
+		t.Fatalf("%d dialog(s) opened: a branch's name ran as a script", n)
 	}
 }
