@@ -50,11 +50,14 @@ func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir: "testdata/script",
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){"waitfile": waitfile, "waithead": waithead,
-			"transcript": transcript, "golden": golden, "follow": follow},
+			"transcript": transcript, "golden": golden, "follow": follow, "archiedit": archiedit},
 		// [corpus]: ARCHIPLAN_CORPUS names the corpus of real models (journeys on them skip without it)
 		Condition: func(cond string) (bool, error) {
 			if cond == "corpus" {
 				return os.Getenv("ARCHIPLAN_CORPUS") != "", nil
+			}
+			if cond == "emf" { // ARCHI_EMF names archi-emf, Archi's own EMF, to check what a script wrote
+				return testenv.Path("ARCHI_EMF") != "", nil
 			}
 			return false, fmt.Errorf("unknown condition %q", cond)
 		},
@@ -112,6 +115,7 @@ func TestScripts(t *testing.T) {
 			// journeys on real models skip without it; CI gives it relative to the module's root, and the
 			// scripts run in a temporary folder, so it is passed on absolute
 			env.Setenv("ARCHIPLAN_CORPUS", testenv.Path("ARCHIPLAN_CORPUS"))
+			env.Setenv("ARCHI_EMF", testenv.Path("ARCHI_EMF"))
 			return os.WriteFile(env.WorkDir+"/example.archimate", example, 0o644)
 		},
 	})

@@ -80,7 +80,7 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 		approveCmd(), rejectCmd(), resubmitCmd(), mcpCmd(), answerCmd())
 	root.AddCommand(renderCmd())
 	root.AddCommand(hooksCmd())
-	root.AddCommand(diffCmd())
+	root.AddCommand(diffCmd(), reviewCmd())
 	root.AddCommand(textconvCmd())
 	root.AddCommand(exportCmd())
 	root.AddCommand(importCmd())

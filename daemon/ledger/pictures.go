@@ -42,6 +42,9 @@ type pictures struct {
 	legend map[string][]*legendLine // view -> a line per changed object, in order
 	labels map[string]string        // diagram object or connection -> how the legend names it
 	direct map[string]bool          // views the plan changes itself, not only what they show
+	// subject and unit are how the section names what it pictures and the numbered steps of it:
+	// "this plan" and its "action"s, or a reviewed range and its "change"s
+	subject, unit string
 }
 
 // legendLine names one changed object of a view and what changed.
@@ -54,7 +57,7 @@ type legendLine struct {
 func newPictures(name string) *pictures {
 	return &pictures{name: name, after: map[string]*render.Picture{}, before: map[string]*render.Picture{}, titles: map[string]string{},
 		marks: map[string]render.Mark{}, rank: map[string]int{}, focus: map[string][]string{}, legend: map[string][]*legendLine{},
-		labels: map[string]string{}, direct: map[string]bool{}}
+		labels: map[string]string{}, direct: map[string]bool{}, subject: "this plan", unit: "action"}
 }
 
 // markOf is how a change marks its object: added and removed ones as such, renamed ones tagged,
@@ -322,7 +325,7 @@ func (p *pictures) files() (map[string][]byte, string) {
 	files := map[string][]byte{}
 	var refs []string
 	var b strings.Builder
-	b.WriteString("\n## Views\n\nThe views this plan changes, before and after in one frame around what changes " +
+	b.WriteString("\n## Views\n\nThe views " + p.subject + " changes, before and after in one frame around what changes " +
 		"(changed objects outlined, removed ones faint), each with what changes on it and a link to the whole view.\n\n")
 	for i, id := range shown {
 		fmt.Fprintf(&b, "### %s\n\n", plans.MDEscape(p.titles[id]))
@@ -356,9 +359,9 @@ func (p *pictures) files() (map[string][]byte, string) {
 			for k, a := range l.actions {
 				acts[k] = fmt.Sprint(a)
 			}
-			n := "action"
+			n := p.unit
 			if len(acts) > 1 {
-				n = "actions"
+				n += "s"
 			}
 			fmt.Fprintf(&b, "- %s: %s (%s %s)\n", what, strings.Join(l.words, ", "), n, strings.Join(acts, ", "))
 		}

@@ -26,6 +26,8 @@ func (s *Server) routes() {
 	m.HandleFunc("GET /views", s.views)
 	m.HandleFunc("GET /view/{id}", s.view)
 	m.HandleFunc("GET /svg/{id}", s.svg)
+	m.HandleFunc("GET /review", s.review)
+	m.HandleFunc("GET /review/picture", s.reviewPicture)
 	m.HandleFunc("GET /events", s.events)
 	m.HandleFunc("GET /static/{file}", s.static)
 	s.mux = m

@@ -54,6 +54,10 @@ type Local struct {
 	queue   []store.CommitInfo          // commits whose diff is still to be made, newest first
 	asked   map[string]bool             // commits queued
 	busy    bool                        // the diff worker runs
+
+	rmu         sync.Mutex
+	reviewed    *ReviewPage // the last branch reviewed, at reviewedKey (BASE..HEAD commits)
+	reviewedKey string
 }
 
 type blobModel struct {
