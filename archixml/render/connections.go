@@ -10,15 +10,48 @@ import (
 // end decorations of a connection
 const (
 	endNone       = ""
-	endOpen       = "open"       // serving, influence: an open arrowhead
-	endFilled     = "filled"     // triggering, flow, assignment: a filled arrowhead
-	endSmall      = "small"      // access: a small open arrowhead
-	endTriangle   = "triangle"   // realization, specialization: a hollow triangle
-	endDiamond    = "diamond"    // composition: a filled diamond
-	endHollowDiam = "hollowdiam" // aggregation: a hollow diamond
-	endDot        = "dot"        // assignment's source: a filled dot
-	endHalf       = "half"       // a directed association: half an arrowhead
-	endHollow     = "hollow"     // a plain connection's hollow arrowhead
+	endOpen       = "open"       // serving, influence, access: PolylineDecoration, 7 by 3
+	endFilled     = "filled"     // triggering, flow, assignment: PolygonDecoration, 7 by 3
+	endTriangle   = "triangle"   // realization, specialization, a plain hollow arrow: 10 by 7, white
+	endDiamond    = "diamond"    // composition: a filled diamond, 20 by 6
+	endHollowDiam = "hollowdiam" // aggregation: a white diamond, 20 by 6
+	endDot        = "dot"        // assignment's source: a filled ball, 7 across
+	endHalf       = "half"       // a directed association: half an arrowhead, 9 by 4
+	endPlainFill  = "plainfill"  // a plain connection's filled arrow: 10 by 6
+	endPlainLine  = "plainline"  // a plain connection's line arrow: 8 by 5
+)
+
+// decoration is an end decoration as draw2d draws it: its template's points, (0, 0) the tip and
+// x running back along the line, scaled; fill "line" in the line's colour, "white", or "" open.
+type decoration struct {
+	points []pt
+	closed bool
+	fill   string
+}
+
+// decorations are Archi's end decorations (com.archimatetool.editor.diagram.figures.connections
+// and diagram.LineConnectionFigure): draw2d's PolygonDecoration and PolylineDecoration with their
+// default triangle template (0,0) (-1,1) (-1,-1) at their default scale 7 by 3 or Archi's, and
+// the diamond template (0,0) (-2,2) (-4,0) (-2,-2) at scale 5 by 3.
+var decorations = map[string]decoration{
+	endOpen:       {points: []pt{{-7, 3}, {0, 0}, {-7, -3}}},
+	endFilled:     {points: []pt{{0, 0}, {-7, 3}, {-7, -3}}, closed: true, fill: "line"},
+	endTriangle:   {points: []pt{{0, 0}, {-10, 7}, {-10, -7}}, closed: true, fill: "white"},
+	endDiamond:    {points: []pt{{0, 0}, {-10, 6}, {-20, 0}, {-10, -6}}, closed: true, fill: "line"},
+	endHollowDiam: {points: []pt{{0, 0}, {-10, 6}, {-20, 0}, {-10, -6}}, closed: true, fill: "white"},
+	endHalf:       {points: []pt{{0, 0}, {-9, -4}}},
+	endPlainFill:  {points: []pt{{0, 0}, {-10, 6}, {-10, -6}}, closed: true, fill: "line"},
+	endPlainLine:  {points: []pt{{-8, 5}, {0, 0}, {-8, -5}}},
+}
+
+// archiDots and archiDashes are the line dashes of Archi's connection figures: realization and
+// access dotted (setLineDash {2}), flow and influence dashed ({6, 3}); a plain connection's
+// dashed {4} and dotted {1, 4} (LineConnectionFigure).
+const (
+	archiDots   = "2"
+	archiDashes = "6 3"
+	plainDashes = "4"
+	plainDots   = "1 4"
 )
 
 // lineStyle is how a relationship type is drawn: dashes, and the decorations at each end.
@@ -38,27 +71,27 @@ func (d *drawing) styleOfConn(c *conn) lineStyle {
 	case "AssignmentRelationship":
 		return lineStyle{from: endDot, to: endFilled}
 	case "RealizationRelationship":
-		return lineStyle{dash: "4 3", to: endTriangle}
+		return lineStyle{dash: archiDots, to: endTriangle}
 	case "ServingRelationship", "UsedByRelationship":
 		return lineStyle{to: endOpen}
 	case "AccessRelationship":
-		ls := lineStyle{dash: "1.5 3"}
+		ls := lineStyle{dash: archiDots}
 		// Archi: 0 write (the default when absent), 1 read, 2 access, 3 read/write
 		switch c.concept.Attr("accessType") {
 		case "", "0":
-			ls.to = endSmall
+			ls.to = endOpen
 		case "1":
-			ls.from = endSmall
+			ls.from = endOpen
 		case "3":
-			ls.from, ls.to = endSmall, endSmall
+			ls.from, ls.to = endOpen, endOpen
 		}
 		return ls
 	case "InfluenceRelationship":
-		return lineStyle{dash: "6 3", to: endOpen}
+		return lineStyle{dash: archiDashes, to: endOpen}
 	case "TriggeringRelationship":
 		return lineStyle{to: endFilled}
 	case "FlowRelationship":
-		return lineStyle{dash: "6 3", to: endFilled}
+		return lineStyle{dash: archiDashes, to: endFilled}
 	case "SpecializationRelationship":
 		return lineStyle{to: endTriangle}
 	case "AssociationRelationship":
@@ -67,30 +100,31 @@ func (d *drawing) styleOfConn(c *conn) lineStyle {
 		}
 		return lineStyle{}
 	}
-	// a plain connection (IDiagramModelConnection's type bits)
+	// a plain connection (IDiagramModelConnection's type bits, in LineConnectionFigure's order:
+	// filled, then line, then hollow)
 	t := num(c.n.Attr("type"), 0)
 	var ls lineStyle
 	switch {
 	case t&2 != 0:
-		ls.dash = "6 3"
+		ls.dash = plainDashes
 	case t&4 != 0:
-		ls.dash = "1.5 3"
+		ls.dash = plainDots
 	}
 	switch {
 	case t&1 != 0:
-		ls.to = endFilled
-	case t&16 != 0:
-		ls.to = endHollow
+		ls.to = endPlainFill
 	case t&64 != 0:
-		ls.to = endOpen
+		ls.to = endPlainLine
+	case t&16 != 0:
+		ls.to = endTriangle
 	}
 	switch {
 	case t&8 != 0:
-		ls.from = endFilled
-	case t&32 != 0:
-		ls.from = endHollow
+		ls.from = endPlainFill
 	case t&128 != 0:
-		ls.from = endOpen
+		ls.from = endPlainLine
+	case t&32 != 0:
+		ls.from = endTriangle
 	}
 	return ls
 }
@@ -190,31 +224,27 @@ func writeEnd(b *bytes.Buffer, kind string, prev, tip pt, line string, width int
 	if l == 0 {
 		return
 	}
-	ux, uy := dx/l, dy/l              // along the line, towards the tip
-	vx, vy := -uy, ux                 // across it
-	at := func(a, c float64) string { // a back from the tip, c across
-		return f2(tip.x-ux*a+vx*c) + " " + f2(tip.y-uy*a+vy*c)
+	ux, uy := dx/l, dy/l // along the line, towards the tip
+	vx, vy := -uy, ux    // across it
+	if kind == endDot {
+		// AssignmentConnectionFigure's BallEndpoint: radius 3, a 7 by 7 oval, its middle 3 back
+		fmt.Fprintf(b, `<circle cx="%s" cy="%s" r="3.5" fill="%s" stroke="none"/>`+"\n", f2(tip.x-ux*3), f2(tip.y-uy*3), line)
+		return
 	}
-	tipS := f2(tip.x) + " " + f2(tip.y)
-	sw := fmt.Sprintf(`stroke="%s" stroke-width="%d"`, line, width)
-	switch kind {
-	case endOpen:
-		fmt.Fprintf(b, `<path d="M%s L%s L%s" fill="none" %s/>`+"\n", at(10, 5), tipS, at(10, -5), sw)
-	case endSmall:
-		fmt.Fprintf(b, `<path d="M%s L%s L%s" fill="none" %s/>`+"\n", at(6, 3.5), tipS, at(6, -3.5), sw)
-	case endHalf:
-		fmt.Fprintf(b, `<path d="M%s L%s" fill="none" %s/>`+"\n", at(10, 5), tipS, sw)
-	case endFilled:
-		fmt.Fprintf(b, `<path d="M%s L%s L%s z" fill="%s" %s/>`+"\n", tipS, at(10, 4), at(10, -4), line, sw)
-	case endHollow, endTriangle:
-		fmt.Fprintf(b, `<path d="M%s L%s L%s z" fill="#ffffff" %s/>`+"\n", tipS, at(12, 6), at(12, -6), sw)
-	case endDiamond:
-		fmt.Fprintf(b, `<path d="M%s L%s L%s L%s z" fill="%s" %s/>`+"\n", tipS, at(8, 4.5), at(16, 0), at(8, -4.5), line, sw)
-	case endHollowDiam:
-		fmt.Fprintf(b, `<path d="M%s L%s L%s L%s z" fill="#ffffff" %s/>`+"\n", tipS, at(8, 4.5), at(16, 0), at(8, -4.5), sw)
-	case endDot:
-		c := at(3, 0)
-		x, y, _ := strings.Cut(c, " ")
-		fmt.Fprintf(b, `<circle cx="%s" cy="%s" r="3" fill="%s" stroke="none"/>`+"\n", x, y, line)
+	dec, ok := decorations[kind]
+	if !ok {
+		return
 	}
+	var xy []float64
+	for _, q := range dec.points {
+		xy = append(xy, tip.x+ux*q.x+vx*q.y, tip.y+uy*q.x+vy*q.y)
+	}
+	fill := "none"
+	switch dec.fill {
+	case "line":
+		fill = line
+	case "white":
+		fill = "#ffffff"
+	}
+	fmt.Fprintf(b, `<path d="%s" fill="%s" stroke="%s" stroke-width="%d"/>`+"\n", poly(dec.closed, xy...), fill, line, width)
 }
