@@ -160,17 +160,17 @@ func (d *drawing) connBody(b *bytes.Buffer, c *conn, pc *piece) {
 	line := colour(c.n.Attr("lineColor"), "#000000")
 	width := clamp(num(c.n.Attr("lineWidth"), 1), 1, 3)
 	ls := d.styleOfConn(c)
-	var p strings.Builder
-	for i, q := range c.pts {
-		if i == 0 {
-			p.WriteString("M")
-		} else {
-			p.WriteString(" L")
-		}
-		p.WriteString(f2(q.x) + " " + f2(q.y))
+	pc.path = pathOf([][]pt{c.pts})
+	drawn := pc.path
+	lines, st := d.connLabel(c)
+	var box rect
+	if len(lines) > 0 {
+		box = d.labelBox(c, lines, st)
+		// Archi's default label strategy clips the line behind the label, widened by a pixel
+		// each side (AbstractDiagramConnectionFigure.clipTextLabel)
+		drawn = pathOf(clipOut(c.pts, rect{box.x - 1, box.y, box.w + 2, box.h}))
 	}
-	pc.path = p.String()
-	fmt.Fprintf(b, `<path d="%s" fill="none" stroke="%s" stroke-width="%d"`, p.String(), line, width)
+	fmt.Fprintf(b, `<path d="%s" fill="none" stroke="%s" stroke-width="%d"`, drawn, line, width)
 	if ls.dash != "" {
 		fmt.Fprintf(b, ` stroke-dasharray="%s"`, ls.dash)
 	}
@@ -178,6 +178,26 @@ func (d *drawing) connBody(b *bytes.Buffer, c *conn, pc *piece) {
 	n := len(c.pts)
 	writeEnd(b, ls.to, c.pts[n-2], c.pts[n-1], line, width)
 	writeEnd(b, ls.from, c.pts[1], c.pts[0], line, width)
+	if len(lines) == 0 {
+		return
+	}
+	writeText(b, strings.Join(lines, "\n"), box, st, 0, true)
+	// the picture's frame holds the label too
+	pc.ext, pc.meet = union(pc.ext, box), union(pc.meet, box)
+}
+
+// connLabel is a connection's label as Archi shows it, in lines (its own line breaks only: a
+// connection's text flow has no width to wrap at), and the style it is written in; no lines when
+// there is no label or it is hidden.
+func (d *drawing) connLabel(c *conn) ([]string, style) {
+	st := style{fontSize: defaultFontSize, font: defaultFont, fontColor: colour(c.n.Attr("fontColor"), "#000000"), align: 2}
+	st.applyFont(c.n.Attr("font"))
+	if a := c.n.Attr("textAlignment"); a != "" {
+		st.align = num(a, 2)
+	}
+	if v, ok := c.n.Feature("nameVisible"); ok && v == "false" {
+		return nil, st
+	}
 	label := ""
 	if c.concept.Valid() {
 		label = c.concept.Name()
@@ -187,31 +207,194 @@ func (d *drawing) connBody(b *bytes.Buffer, c *conn, pc *piece) {
 	if expr, ok := c.n.Feature("labelExpression"); ok {
 		label = (&drawing{m: d.m}).expand(expr, c.concept, c.n)
 	}
+	label = strings.TrimSpace(strings.ReplaceAll(strings.ReplaceAll(label, "\r\n", "\n"), "\r", "\n"))
 	if label == "" {
-		return
+		return nil, st
 	}
-	// textPosition: 0 near the source, 1 the middle (the default), 2 near the target
-	f := 0.5
+	return strings.Split(label, "\n"), st
+}
+
+// Archi's label positions on a connection (IDiagramModelConnection's textPosition) and draw2d's
+// relative positions of a middle label (PositionConstants, the textRelativePosition feature).
+const (
+	labelSource = "0"
+	labelTarget = "2"
+	posNorth    = 1
+	posSouth    = 4
+	posWest     = 8
+	posEast     = 16
+	labelGap    = 5 // ConnectionLocator's gap when the label is not centred
+)
+
+// labelBox places a connection's label as Archi's locators do: centred on the middle of the
+// line (draw2d's ConnectionLocator MIDDLE: the middle point, or the middle of the middle segment),
+// moved aside by the relative position; near the source or the target, 14 px along and 4 px off
+// the line (draw2d's ConnectionEndpointLocator), in whole pixels.
+func (d *drawing) labelBox(c *conn, lines []string, st style) rect {
+	w := 0
+	for _, l := range lines {
+		w = max(w, textWidth(l, st))
+	}
+	h := int(lineHeight(st)) * len(lines)
+	ip := func(q pt) (int, int) { return int(math.Round(q.x)), int(math.Round(q.y)) }
 	switch c.n.Attr("textPosition") {
-	case "0":
-		f = 0.15
-	case "2":
-		f = 0.85
+	case labelSource:
+		return endpointLabel(c.pts[0], c.pts[1], d.remoteBox(c.src), w, h)
+	case labelTarget:
+		n := len(c.pts)
+		return endpointLabel(c.pts[n-1], c.pts[n-2], d.remoteBox(c.tgt), w, h)
 	}
-	at := along(c.pts, f)
-	st := style{fontSize: defaultFontSize, font: defaultFont, fontColor: colour(c.n.Attr("fontColor"), "#000000")}
-	st.applyFont(c.n.Attr("font"))
-	lines := wrap(label, 200, st)
-	lh := st.fontSize * 1.25
-	fmt.Fprintf(b, `<text x="%s" y="%s" text-anchor="middle" fill="%s" font-size="%s"`, f2(at.x), f2(at.y), st.fontColor, f2(st.fontSize))
-	if st.font != defaultFont {
-		fmt.Fprintf(b, ` font-family="%s"`, esc(st.font))
+	n := len(c.pts)
+	x, y := ip(c.pts[(n-1)/2])
+	if n%2 == 0 {
+		x1, y1 := ip(c.pts[n/2-1])
+		x2, y2 := ip(c.pts[n/2])
+		x, y = x1+(x2-x1)/2, y1+(y2-y1)/2
 	}
-	b.WriteString(">")
-	for i, l := range lines {
-		fmt.Fprintf(b, `<tspan x="%s" y="%s">%s</tspan>`, f2(at.x), f2(at.y-2+lh*float64(i)-lh*float64(len(lines)-1)/2), esc(l))
+	r := rect{x - w/2, y - h/2, w, h}
+	pos := 2 // PositionConstants.CENTER
+	if v, ok := c.n.Feature("textRelativePosition"); ok {
+		pos = num(v, pos)
 	}
-	b.WriteString("</text>\n")
+	switch {
+	case pos&posNorth != 0:
+		r.y -= h/2 + labelGap
+	case pos&posSouth != 0:
+		r.y += h/2 + labelGap
+	}
+	switch {
+	case pos&posWest != 0:
+		r.x -= w/2 + labelGap
+	case pos&posEast != 0:
+		r.x += w/2 + labelGap
+	}
+	return r
+}
+
+// endpointLabel is draw2d's ConnectionEndpointLocator for a w x h label at the end at, the line
+// leaving it towards next, the end's figure being owner: worked out as if the line left the
+// figure's left or right side (x and y swapped when it leaves the top or bottom), 14 px along
+// the line and 4 px below it, rising or falling with its slope up to 45 degrees.
+func endpointLabel(at, next pt, owner rect, w, h int) rect {
+	const along, off = 14, 4
+	sx, sy := int(math.Round(at.x)), int(math.Round(at.y))
+	ex, ey := int(math.Round(next.x)), int(math.Round(next.y))
+	// which side of the owner the end is on: 1 bottom, 2 right, 3 top, 4 left
+	side := 0
+	cx, cy := owner.x+owner.w/2, owner.y+owner.h/2
+	if owner.w > 0 || owner.h > 0 {
+		m1 := float64(owner.y-cy) / float64(owner.x-cx)
+		m2 := 0.0
+		if sx != cx {
+			m2 = float64(sy-cy) / float64(sx-cx)
+		}
+		switch {
+		case sx == cx && sy < cy, sx != cx && math.Abs(m2) > math.Abs(m1) && sy < cy:
+			side = 3
+		case sx == cx, math.Abs(m2) > math.Abs(m1):
+			side = 1
+		case sx < cx:
+			side = 4
+		default:
+			side = 2
+		}
+	} else {
+		switch {
+		case abs(ex-sx) > abs(ey-sy) && ex > sx:
+			side = 2
+		case abs(ex-sx) > abs(ey-sy):
+			side = 4
+		case ey > sy:
+			side = 1
+		default:
+			side = 3
+		}
+	}
+	swap := side == 1 || side == 3
+	if swap {
+		sx, sy, ex, ey, w, h = sy, sx, ey, ex, h, w
+	}
+	cos := 1
+	if side == 3 || side == 4 {
+		cos = -1
+	}
+	tan := 1.0
+	if ex != sx {
+		tan = math.Max(-1, math.Min(1, float64(ey-sy)/float64(ex-sx)))
+	}
+	x := sx + along*cos + w*((cos-1)/2)
+	y := int(float64(sy) + float64(cos*along)*tan + off)
+	if swap {
+		return rect{y, x, h, w}
+	}
+	return rect{x, y, w, h}
+}
+
+func abs(v int) int { return max(v, -v) }
+
+// pathOf is SVG path data for polylines, each its own subpath.
+func pathOf(lines [][]pt) string {
+	var p strings.Builder
+	for _, l := range lines {
+		for i, q := range l {
+			switch {
+			case i == 0 && p.Len() == 0:
+				p.WriteString("M")
+			case i == 0:
+				p.WriteString(" M")
+			default:
+				p.WriteString(" L")
+			}
+			p.WriteString(f2(q.x) + " " + f2(q.y))
+		}
+	}
+	return p.String()
+}
+
+// clipOut is the polyline less the part inside r, as the polylines that remain.
+func clipOut(p []pt, r rect) [][]pt {
+	var out [][]pt
+	var cur []pt
+	x0, y0, x1, y1 := float64(r.x), float64(r.y), float64(r.x+r.w), float64(r.y+r.h)
+	for i := 1; i < len(p); i++ {
+		a, b := p[i-1], p[i]
+		if len(cur) == 0 {
+			cur = []pt{a}
+		}
+		// Liang-Barsky: the part of the segment inside r, t in [t0, t1]
+		t0, t1 := 0.0, 1.0
+		dx, dy := b.x-a.x, b.y-a.y
+		inside := true
+		for _, e := range [][2]float64{{-dx, a.x - x0}, {dx, x1 - a.x}, {-dy, a.y - y0}, {dy, y1 - a.y}} {
+			switch {
+			case e[0] == 0 && e[1] < 0:
+				inside = false
+			case e[0] < 0:
+				t0 = math.Max(t0, e[1]/e[0])
+			case e[0] > 0:
+				t1 = math.Min(t1, e[1]/e[0])
+			}
+		}
+		if !inside || t0 >= t1 {
+			cur = append(cur, b)
+			continue
+		}
+		at := func(t float64) pt { return pt{a.x + dx*t, a.y + dy*t} }
+		if t0 > 0 {
+			cur = append(cur, at(t0))
+		}
+		if len(cur) > 1 {
+			out = append(out, cur)
+		}
+		cur = nil
+		if t1 < 1 {
+			cur = []pt{at(t1), b}
+		}
+	}
+	if len(cur) > 1 {
+		out = append(out, cur)
+	}
+	return out
 }
 
 // writeEnd draws an end decoration at tip, for a line coming from prev.
