@@ -16,14 +16,31 @@ import (
 // are by object id, as attributes.
 func bodies(t testing.TB, svg []byte) map[string]map[string]string {
 	t.Helper()
-	d := xml.NewDecoder(bytes.NewReader(svg))
 	out := map[string]map[string]string{}
-	cur := ""
-	var group map[string]string // the paint of a <g> the body sits in
+	for id, shapes := range objectShapes(t, svg) {
+		out[id] = shapes[0]
+	}
+	return out
+}
+
+// objectShapes reads, from a rendered SVG, every shape (rect, path, ellipse, circle) drawn in each
+// diagram object's <g>, in order, with the paint of a <g> it sits in and its tag as "tag".
+func objectShapes(t testing.TB, svg []byte) map[string][]map[string]string {
+	objs, _ := svgShapes(t, svg)
+	return objs
+}
+
+// svgShapes reads the shapes of a rendered SVG's diagram objects and of its connections, by id.
+func svgShapes(t testing.TB, svg []byte) (objs, conns map[string][]map[string]string) {
+	t.Helper()
+	d := xml.NewDecoder(bytes.NewReader(svg))
+	objs, conns = map[string][]map[string]string{}, map[string][]map[string]string{}
+	cur, out := "", objs
+	var group map[string]string // the paint of a <g> the shape sits in
 	for {
 		tok, err := d.Token()
 		if err == io.EOF {
-			return out
+			return objs, conns
 		}
 		if err != nil {
 			t.Fatalf("SVG is not well-formed XML: %v", err)
@@ -38,19 +55,23 @@ func bodies(t testing.TB, svg []byte) map[string]map[string]string {
 		}
 		switch e.Name.Local {
 		case "g":
-			if id := attr["data-id"]; id != "" && attr["data-kind"] != "connection" {
-				cur, group = id, nil
-			} else if _, done := out[cur]; cur != "" && !done {
+			if id := attr["data-id"]; id != "" {
+				cur, group, out = id, nil, objs
+				if attr["data-kind"] == "connection" {
+					out = conns
+				}
+			} else if cur != "" {
 				group = attr
 			}
-		case "rect", "path", "ellipse":
-			if _, done := out[cur]; cur != "" && !done {
+		case "rect", "path", "ellipse", "circle":
+			if cur != "" && attr["class"] != "mark" {
 				for k, v := range group {
 					if _, set := attr[k]; !set {
 						attr[k] = v
 					}
 				}
-				out[cur] = attr
+				attr["tag"] = e.Name.Local
+				out[cur] = append(out[cur], attr)
 			}
 		}
 	}

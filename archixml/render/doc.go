@@ -10,10 +10,18 @@
 // and as Archi's figure class draws it (its getIconOrigin and its strokes), and the label keeps
 // clear of it by the figure's icon offset. Groups (tabbed or not), Groupings (a dashed rectangle
 // with their icon unless type 1), notes (the 13 px corner), diagram references, junctions (AND
-// filled, OR hollow), the alternate Application Component (fixed tabs) and the 3D Node (its top
-// and side shaded darker) are drawn as Archi draws them. Connections run between object borders
+// filled, OR hollow), the alternate Application Component (fixed tabs), the 3D Node (its top
+// and side shaded darker) and the alternate figures Archi draws over the whole box (objects,
+// contracts and products with their 12 px bands, functions, artifacts, devices, requirements,
+// constraints, values, stakeholders, value streams; interactions, principles and meanings in the
+// part of the box Archi's getFigurePositionFromTextPosition gives them) are drawn as Archi draws
+// them, in its integer arithmetic. Connections run between object borders
 // through their bendpoints (placed by Archi's weighted mix of source and target centres), with each
-// relationship type's line style and ends, and their names. Their ends are where Archi's
+// relationship type's line style and ends as Archi's connection figures draw them (draw2d's
+// decorations at Archi's scales: arrowheads 7 px, diamonds 20, realization and access dotted),
+// and their names: in the middle (the middle point, or the middle of the middle segment) or near
+// an end as draw2d's locators place them, the line clipped behind the label, as Archi's default
+// label strategy does. Their ends are where Archi's
 // orthogonal anchor (its default) puts them: straight down or across the middle of where two
 // boxes overlap in x or y, corner to corner where they overlap in neither, straight towards a
 // bendpoint within the box's span (a junction: on its circle, towards the other end). The second
@@ -25,8 +33,8 @@
 //
 // Labels are measured with the advance widths of Liberation Sans (metric-compatible with Arial),
 // generated from Debian's fonts-liberation into metrics_table.go by gen_metrics.go, and the SVG
-// names that font, so a label breaks where it is drawn: at spaces, as Archi's text flow does, a
-// word wider than the line broken where it overflows, within Archi's text margin (4 px; a note's
+// names that font, so a label breaks where it is drawn: at spaces and after a hyphen inside a
+// word, as Archi's text flow does, a word wider than the line broken where it overflows, within Archi's text margin (4 px; a note's
 // 5 px), lines that do not fit the box left out.
 //
 // What still differs from Archi, and why:
@@ -38,8 +46,7 @@
 //     the same shapes, edges half a pixel apart.
 //   - The alternate figures of the pictogram types (actor, collaboration, interface, equipment,
 //     ...) keep the pictogram in proportion with the label below, close to but not exactly
-//     Archi's getFigurePositionFromTextPosition; the Stakeholder's alternate figure (Archi: a
-//     cylinder) is drawn like a role's.
+//     Archi's getFigurePositionFromTextPosition.
 //   - Images on objects (Archi's iconic delegate), gradients and the legend figure are not drawn;
 //     label expressions are expanded for the common forms only (${name}, ${type},
 //     ${documentation}, ${property:key}).

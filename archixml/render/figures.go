@@ -105,19 +105,6 @@ var icons = map[string][]string{
 	"role":           {"M4 1.5h7a2.5 4 0 0 1 0 8h-7a2.5 4 0 0 1 0 -8z", "M11 1.5a2.5 4 0 0 0 0 8"},
 	"collaboration":  {"M5.5 1.5a4.5 4.5 0 1 1 0 9a4.5 4.5 0 1 1 0 -9z", "M9.5 1.5a4.5 4.5 0 1 1 0 9a4.5 4.5 0 1 1 0 -9z"},
 	"interface":      {"M10.5 2a4 4 0 1 1 0 8a4 4 0 1 1 0 -8z", "M0.5 6h6"},
-	"process":        {"M0.5 4h9v-3l5 5l-5 5v-3h-9z"},
-	"function":       {"M1.5 3.5l6 -3l6 3v8l-6 -3l-6 3z"},
-	"interaction":    {"M6.5 1a5 5 0 0 0 0 10z", "M8.5 1a5 5 0 0 1 0 10z"},
-	"event":          {"M0.5 1.5h10a3 4.5 0 0 1 0 9h-10a3 4.5 0 0 0 0 -9z"},
-	"service":        {"M4.5 1.5h6a4.5 4.5 0 0 1 0 9h-6a4.5 4.5 0 0 1 0 -9z"},
-	"object":         {"M0.5 1.5h14v9h-14z", "M0.5 4h14"},
-	"contract":       {"M0.5 1.5h14v9h-14z", "M0.5 4h14M0.5 8h14"},
-	"wavy":           {"M0.5 1.5h14v8q-3.5 -3 -7 0t-7 0z"},
-	"product":        {"M0.5 1.5h14v9h-14z", "M0.5 4h7v-2.5"},
-	"component":      {"M3.5 0.5h11v11h-11z", "M0.5 2.5h6v2.5h-6zM0.5 7h6v2.5h-6z"},
-	"artifact":       {"M2.5 0.5h7l4 4v7.5h-11z", "M9.5 0.5v4h4"},
-	"node":           {"M0.5 3.5h10.5v8.5h-10.5z", "M0.5 3.5l3 -3h10.5v8.5l-3 3M11 3.5l3 -3"},
-	"device":         {"M0.5 0.5h14v8h-14z", "M3 8.5l-2.5 3h14l-2.5 -3"},
 	"systemsoftware": {"M6.5 3a4.5 4.5 0 1 1 0 9a4.5 4.5 0 1 1 0 -9z", "M5 2.2a4.5 4.5 0 1 1 6.5 6.8"},
 	"path":           {"M3.5 6h8", "M3.5 3l-3 3l3 3M11.5 3l3 3l-3 3"},
 	"network":        {"M3 10.5l3 -8h8l-3 8z", "FM3 10.5m-1.5 0a1.5 1.5 0 1 0 3 0a1.5 1.5 0 1 0 -3 0M6 2.5m-1.5 0a1.5 1.5 0 1 0 3 0a1.5 1.5 0 1 0 -3 0M14 2.5m-1.5 0a1.5 1.5 0 1 0 3 0a1.5 1.5 0 1 0 -3 0M11 10.5m-1.5 0a1.5 1.5 0 1 0 3 0a1.5 1.5 0 1 0 -3 0"},
@@ -127,34 +114,14 @@ var icons = map[string][]string{
 	"material":       {"M4 1h7l3.5 5.5l-3.5 5.5h-7l-3.5 -5.5z", "M4.5 3.5h6M2.5 7.5l2 3M12.5 7.5l-2 3"},
 	"resource":       {"M0.5 2.5h12v7h-12z", "M12.5 4.5h2v3h-2M3 4v4M5.5 4v4M8 4v4"},
 	"capability":     {"M9.5 0.5h4v4h-4zM5.5 4.5h4v4h-4zM9.5 4.5h4v4h-4zM1.5 8.5h4v4h-4zM5.5 8.5h4v4h-4zM9.5 8.5h4v4h-4z"},
-	"valuestream":    {"M0.5 1.5h10l4 4.5l-4 4.5h-10l4 -4.5z"},
 	"courseofaction": {"M9.5 1.5a4 4 0 1 1 0 8a4 4 0 1 1 0 -8z", "FM9.5 4a1.5 1.5 0 1 1 0 3a1.5 1.5 0 1 1 0 -3z", "M0.5 11.5l6 -4"},
 	"driver":         {"M7.5 1a5 5 0 1 1 0 10a5 5 0 1 1 0 -10z", "M7.5 0v12M1.5 6h12M3.2 1.7l8.6 8.6M11.8 1.7l-8.6 8.6"},
 	"assessment":     {"M9 0.5a4 4 0 1 1 0 8a4 4 0 1 1 0 -8z", "M6.2 7.3l-5.2 4.7"},
 	"goal":           {"M7.5 0.5a5.5 5.5 0 1 1 0 11a5.5 5.5 0 1 1 0 -11z", "M7.5 3a3 3 0 1 1 0 6a3 3 0 1 1 0 -6z", "FM7.5 5a1 1 0 1 1 0 2a1 1 0 1 1 0 -2z"},
 	"outcome":        {"M6.5 1.5a5 5 0 1 1 0 10a5 5 0 1 1 0 -10z", "M6.5 4a2.5 2.5 0 1 1 0 5a2.5 2.5 0 1 1 0 -5z", "M6.5 6.5l7 -6M11 0.5h2.5v2.5"},
-	"principle":      {"M2.5 0.5h10v11h-10z", "FM6.8 2h1.4l-0.2 5.5h-1z M6.8 8.5h1.4v1.5h-1.4z"},
-	"requirement":    {"M3.5 1.5h11l-3 9h-11z"},
-	"constraint":     {"M3.5 1.5h11l-3 9h-11z", "M6.5 1.5l-3 9"},
-	"meaning":        {"M3 4a3 3 0 0 1 4.5 -2.5a3 3 0 0 1 5 1a2.7 2.7 0 0 1 0.5 5a3 3 0 0 1 -4.5 1.5a3 3 0 0 1 -5 -0.5a2.5 2.5 0 0 1 -0.5 -4.5z"},
-	"value":          {"M7.5 1.5a7 4.5 0 1 1 0 9a7 4.5 0 1 1 0 -9z"},
 	"workpackage":    {"M11.5 3a5 4.5 0 1 0 1 4", "M9 3h3v-3"},
 	"plateau":        {"M4.5 2.5h10M2.5 6h10M0.5 9.5h10"},
 	"gap":            {"M7.5 1.5a5 5 0 1 1 0 10a5 5 0 1 1 0 -10z", "M0.5 5h14M0.5 8h14"},
 	"location":       {"M7.5 11.5l-4 -6a4.5 4.5 0 1 1 8 0z"},
 	"reference":      {"M0.5 0.5h14v11h-14z", "M2.5 3h4v2.5h-4zM8.5 6.5h4v2.5h-4z", "M6.5 4.25h2v3.5"},
-}
-
-func init() {
-	// the alternate figures these types share with another
-	icons["stakeholder"] = icons["role"]
-}
-
-// altStretch lists the alternate figures drawn stretched to the whole bounds; the others are
-// pictograms kept in proportion, with the name below them.
-var altStretch = map[string]bool{
-	"process": true, "function": true, "event": true, "service": true, "object": true, "contract": true,
-	"wavy": true, "product": true, "component": true, "artifact": true, "node": true, "device": true,
-	"requirement": true, "constraint": true, "value": true, "meaning": true, "valuestream": true,
-	"role": true, "interaction": true, "principle": true, "stakeholder": true,
 }

@@ -456,6 +456,9 @@ func (d *drawing) element(b *bytes.Buffer, o *obj, r rect, s *style, paint strin
 // alternate draws the figure of type 1: the notation itself, stretched over the bounds for
 // shapes, kept in proportion with the name below for pictograms.
 func (d *drawing) alternate(b *bytes.Buffer, o *obj, icon string, r rect, s *style, paint string) rect {
+	if t, ok := archiAlternate(b, icon, r, s, paint); ok {
+		return t
+	}
 	x, y, w, h := float64(r.x), float64(r.y), float64(r.w), float64(r.h)
 	fillOnly := strings.Replace(paint, `stroke="`+s.line+`"`, `stroke="none"`, 1)
 	switch icon {
@@ -518,21 +521,6 @@ func (d *drawing) alternate(b *bytes.Buffer, o *obj, icon string, r rect, s *sty
 			f2(-(w - 2*a)), f2(a), f2(h/2), f2(-h), paint)
 		fmt.Fprintf(b, `<path d="M%s %sa%s %s 0 0 0 0 %s" fill="none" stroke="%s"/>`+"\n", f2(x+w-a), f2(y), f2(a), f2(h/2), f2(h), s.line)
 		return rect{r.x + int(a), r.y, r.w - 3*int(a), r.h}
-	}
-	if altStretch[icon] {
-		fmt.Fprintf(b, `<g %s>`, paint)
-		for i, p := range icons[icon] {
-			attr := ""
-			if i > 0 && icon != "interaction" {
-				attr = ` fill="none"`
-			}
-			if strings.HasPrefix(p, "F") {
-				p, attr = p[1:], ` fill="`+s.line+`"`
-			}
-			fmt.Fprintf(b, `<path d="%s"%s/>`, scalePath(p, x, y, w/15, h/12), attr)
-		}
-		b.WriteString("</g>\n")
-		return r
 	}
 	// a pictogram in proportion, the name under it
 	k := math.Min(w/15, (h-18)/12)

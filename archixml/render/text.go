@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -75,8 +76,9 @@ func lineHeight(st style) float64 {
 
 func ascent(st style) float64 { return math.Round(st.fontSize * metricsAscent / metricsUnitsPerEm) }
 
-// wrap breaks text into lines no wider than width, at spaces where it can, as Archi's text flow
-// does; the text's own line breaks are kept.
+// wrap breaks text into lines no wider than width, at spaces and after hyphens where it can, as
+// Archi's text flow does (a line break opportunity of Java's BreakIterator); the text's own line
+// breaks are kept.
 func wrap(text string, width int, st style) []string {
 	var out []string
 	text = strings.ReplaceAll(strings.ReplaceAll(text, "\r\n", "\n"), "\r", "\n")
@@ -87,7 +89,8 @@ func wrap(text string, width int, st style) []string {
 			continue
 		}
 		line := ""
-		for _, w := range words {
+		for _, part := range hyphenParts(words) {
+			w, sep := part[0], part[1]
 			for textWidth(w, st) > width && width > 0 && utf8.RuneCountInString(w) > 1 {
 				// a word wider than the box is broken where it overflows
 				rs := []rune(w)
@@ -114,8 +117,8 @@ func wrap(text string, width int, st style) []string {
 			switch {
 			case line == "":
 				line = w
-			case textWidth(line+" "+w, st) <= width:
-				line += " " + w
+			case textWidth(line+sep+w, st) <= width:
+				line += sep + w
 			default:
 				out = append(out, line)
 				line = w
@@ -125,6 +128,25 @@ func wrap(text string, width int, st style) []string {
 	}
 	for len(out) > 0 && out[len(out)-1] == "" {
 		out = out[:len(out)-1]
+	}
+	return out
+}
+
+// hyphenParts splits words at their line break opportunities: each part with what joins it to
+// the one before on one line (a space between words, nothing after a hyphen inside a word).
+func hyphenParts(words []string) [][2]string {
+	alnum := func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
+	var out [][2]string
+	for _, w := range words {
+		sep, rs, start := " ", []rune(w), 0
+		for i := 1; i+1 < len(rs); i++ {
+			// a break after a hyphen between letters or digits
+			if rs[i] == '-' && alnum(rs[i-1]) && alnum(rs[i+1]) {
+				out = append(out, [2]string{string(rs[start : i+1]), sep})
+				start, sep = i+1, ""
+			}
+		}
+		out = append(out, [2]string{string(rs[start:]), sep})
 	}
 	return out
 }

@@ -15,16 +15,12 @@ import (
 )
 
 func renderCmd() *cobra.Command {
-	var at, outDir string
+	var at, outDir, modelFile string
 	c := &cobra.Command{
-		Use:   "render [VIEW...] [--at COMMIT] [-o DIR]",
-		Short: "Draw views as SVG, as Archi shows them: the named views (id or name) or all, at any commit",
+		Use:   "render [VIEW...] [--at COMMIT | --model FILE] [-o DIR]",
+		Short: "Draw views as SVG, as Archi shows them: the named views (id or name) or all, at any commit or of any model file",
 		RunE: func(cmd *cobra.Command, args []string) error {
-			_, ws, err := openWorkspace(cmd)
-			if err != nil {
-				return err
-			}
-			m, err := modelAt(ws, at)
+			m, err := renderModel(cmd, modelFile, at)
 			if err != nil {
 				return err
 			}
@@ -62,7 +58,29 @@ func renderCmd() *cobra.Command {
 	}
 	c.Flags().StringVar(&at, "at", "", "the commit to draw the model at (default: the model file as it is)")
 	c.Flags().StringVarP(&outDir, "output", "o", "", "folder to write VIEW-ID.svg files into")
+	c.Flags().StringVar(&modelFile, "model", "", "draw this .archimate file (plain or zipped), no workspace needed")
 	return c
+}
+
+// renderModel is the model render draws: a model file given with --model, read without a
+// workspace (a file someone was sent), else the workspace's at a commit or as it is.
+func renderModel(cmd *cobra.Command, modelFile, at string) (*archixml.Model, error) {
+	if modelFile != "" {
+		if at != "" {
+			return nil, usageError{errors.New("--at draws the workspace's model at a commit: not with --model")}
+		}
+		cfg, err := newConfig(cmd)
+		if err != nil {
+			return nil, err
+		}
+		m, _, err := cfg.loadModel(modelFile)
+		return m, err
+	}
+	_, ws, err := openWorkspace(cmd)
+	if err != nil {
+		return nil, err
+	}
+	return modelAt(ws, at)
 }
 
 // modelAt reads the model at a commit, or the model file in the work tree when rev is "".
