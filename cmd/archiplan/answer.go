@@ -18,7 +18,7 @@ import (
 var (
 	// ErrNoQuestions means the plan asks nothing to answer: it is not needs_clarification, or has
 	// no questions.
-	ErrNoQuestions = errors.New("NO_QUESTIONS")
+	ErrNoQuestions = inbox.ErrNoQuestions
 	// ErrAnswers means the answers given do not match the plan's questions one for one.
 	ErrAnswers = errors.New("ANSWERS_MISMATCH")
 )

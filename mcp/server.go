@@ -1,4 +1,4 @@
-package main
+package mcp
 
 import (
 	"context"
@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/spf13/cobra"
 
 	"github.com/archiplan/archiplan/archixml"
 	"github.com/archiplan/archiplan/daemon/inbox"
@@ -77,38 +76,35 @@ func submitPlan(dir, name string, plan, planContext []byte) (string, error) {
 	return box.Path(inbox.PlanFile(name)), nil
 }
 
+// Config is the workspace a server serves, as the command line opened it.
+type Config struct {
+	Root    string // the workspace
+	Inbox   string // the inbox folder
+	State   string // where archiplan keeps its records (.git/archiplan/inbox)
+	Version string // archiplan's, as the server tells its clients
+	// Model loads the model at HEAD, at every call; Options are the check options the
+	// configuration asks for (its policy among them).
+	Model   func() (*archixml.Model, plans.ModelInfo, error)
+	Options func() plans.Options
+}
+
 // mcpServer is archiplan's MCP server over a workspace.
 type mcpServer struct {
-	cfg   *config
+	cfg   Config
 	root  string // the workspace
 	inbox string
 	state string // where archiplan keeps its records (.git/archiplan/inbox)
 }
 
-func mcpCmd() *cobra.Command {
-	return &cobra.Command{
-		Use:   "mcp",
-		Short: "Serve the Model Context Protocol on stdio: agents read the model, check drafts and submit plans (never apply)",
-		Long: `archiplan mcp is an MCP server over standard input and output. Its tools let an agent read the
-model at HEAD (context, search, show, views), check a draft plan (validate_plan) and submit it to
-the inbox (submit_plan writes plans/NAME.json). No tool applies, approves or changes the model:
-a person approves, as with every plan.`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, ws, err := openWorkspace(cmd)
-			if err != nil {
-				return err
-			}
-			s := &mcpServer{cfg: cfg, root: ws.Root, state: ws.GitPath("archiplan/inbox"),
-				inbox: filepath.Join(ws.Root, filepath.FromSlash(cfg.v.GetString("inbox")))}
-			in, out := newMCPGuard(cmd.InOrStdin(), cmd.OutOrStdout())
-			t := &mcp.IOTransport{Reader: in, Writer: out}
-			if err := s.server().Run(cmd.Context(), t); err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
-				return codedError{exitNoUsable, fmt.Errorf("mcp: %w", err)}
-			}
-			return nil
-		},
+// Serve serves MCP on in and out until in ends or ctx is done.
+func Serve(ctx context.Context, cfg Config, in io.Reader, out io.Writer) error {
+	s := &mcpServer{cfg: cfg, root: cfg.Root, state: cfg.State, inbox: cfg.Inbox}
+	guard, w := newMCPGuard(in, out)
+	t := &mcp.IOTransport{Reader: guard, Writer: w}
+	if err := s.server().Run(ctx, t); err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
+		return fmt.Errorf("mcp: %w", err)
 	}
+	return nil
 }
 
 // The tools' arguments.
@@ -133,7 +129,7 @@ type (
 )
 
 func (s *mcpServer) server() *mcp.Server {
-	srv := mcp.NewServer(&mcp.Implementation{Name: "archiplan", Title: "archiplan", Version: version},
+	srv := mcp.NewServer(&mcp.Implementation{Name: "archiplan", Title: "archiplan", Version: s.cfg.Version},
 		&mcp.ServerOptions{Instructions: mcpInstructions()})
 	read := &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: new(bool)}
 	mcp.AddTool(srv, &mcp.Tool{Name: "context", Annotations: read,
@@ -171,7 +167,7 @@ func errorResult(err error) *mcp.CallToolResult {
 }
 
 func (s *mcpServer) model() (*archixml.Model, plans.ModelInfo, error) {
-	return s.cfg.loadModel("")
+	return s.cfg.Model()
 }
 
 func (s *mcpServer) toolContext(_ context.Context, _ *mcp.CallToolRequest, a contextArgs) (*mcp.CallToolResult, any, error) {
@@ -180,7 +176,7 @@ func (s *mcpServer) toolContext(_ context.Context, _ *mcp.CallToolRequest, a con
 		return errorResult(err), nil, nil
 	}
 	c, err := plans.BuildContext(m, plans.ContextOptions{Scope: a.Scope, Intent: a.Intent, MaxElements: a.MaxElements,
-		MaxChars: a.MaxChars, Include: a.Include}, s.cfg.policy())
+		MaxChars: a.MaxChars, Include: a.Include}, s.cfg.Options().Policy)
 	if err != nil {
 		return errorResult(err), nil, nil
 	}
@@ -221,10 +217,10 @@ func (s *mcpServer) check(plan any, scope string) (*plans.Outcome, plans.ModelIn
 	if err != nil {
 		return nil, info, nil, err
 	}
-	opts := optionsOf(s.cfg)
+	opts := s.cfg.Options()
 	var ctxJSON []byte
 	if scope != "" {
-		c, err := plans.BuildContext(m, plans.ContextOptions{Scope: scope}, s.cfg.policy())
+		c, err := plans.BuildContext(m, plans.ContextOptions{Scope: scope}, s.cfg.Options().Policy)
 		if err != nil {
 			return nil, info, nil, err
 		}
