@@ -14,6 +14,7 @@ import (
 	"github.com/archiplan/archiplan/archixml"
 	"github.com/archiplan/archiplan/daemon/inbox"
 	"github.com/archiplan/archiplan/plans"
+	"github.com/archiplan/archiplan/plans/planctx"
 )
 
 // The MCP server lets an agent read the model, check a draft plan and submit it to the inbox. It
@@ -175,7 +176,7 @@ func (s *mcpServer) toolContext(_ context.Context, _ *mcp.CallToolRequest, a con
 	if err != nil {
 		return errorResult(err), nil, nil
 	}
-	c, err := plans.BuildContext(m, plans.ContextOptions{Scope: a.Scope, Intent: a.Intent, MaxElements: a.MaxElements,
+	c, err := planctx.BuildContext(m, planctx.ContextOptions{Scope: a.Scope, Intent: a.Intent, MaxElements: a.MaxElements,
 		MaxChars: a.MaxChars, Include: a.Include}, s.cfg.Options().Policy)
 	if err != nil {
 		return errorResult(err), nil, nil
@@ -220,7 +221,7 @@ func (s *mcpServer) check(plan any, scope string) (*plans.Outcome, plans.ModelIn
 	opts := s.cfg.Options()
 	var ctxJSON []byte
 	if scope != "" {
-		c, err := plans.BuildContext(m, plans.ContextOptions{Scope: scope}, s.cfg.Options().Policy)
+		c, err := planctx.BuildContext(m, planctx.ContextOptions{Scope: scope}, s.cfg.Options().Policy)
 		if err != nil {
 			return nil, info, nil, err
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/archiplan/archiplan/daemon/inbox"
 	"github.com/archiplan/archiplan/daemon/ledger"
 	"github.com/archiplan/archiplan/plans"
+	"github.com/archiplan/archiplan/plans/planctx"
 )
 
 var (
@@ -97,7 +98,7 @@ takes the answers given on the review page.`,
 				fmt.Fprintf(out, "no planner asked: the answers are shown in status, on the review page and in the MCP context of %s\n", name)
 				return nil
 			}
-			pctx, err := plans.BuildContext(m, plans.ContextOptions{Scope: conv.Scope, Intent: conv.Intent}, cfg.policy())
+			pctx, err := planctx.BuildContext(m, planctx.ContextOptions{Scope: conv.Scope, Intent: conv.Intent}, cfg.policy())
 			if err != nil {
 				return usageError{err}
 			}

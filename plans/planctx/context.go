@@ -1,4 +1,7 @@
-package plans
+// Package planctx builds the planning context: what a planner is given of a model (the allowed
+// ops and types, folders, the elements an intent names first and their neighbours, views with
+// their contents) within a budget, and what it left out.
+package planctx
 
 import (
 	"bytes"
@@ -10,6 +13,7 @@ import (
 	"unicode"
 
 	"github.com/archiplan/archiplan/archixml"
+	"github.com/archiplan/archiplan/plans"
 	"github.com/archiplan/archiplan/schemas"
 )
 
@@ -252,7 +256,7 @@ func items[T any](b *bytes.Buffer, s []T, indent string) {
 // budget (elements and characters) cuts that ranking; relationships are kept between elements
 // kept, views listed where they show an element kept, and what was left out is counted and
 // summarised by type and folder.
-func BuildContext(m *archixml.Model, o ContextOptions, policy Policy) (*PlanningContext, error) {
+func BuildContext(m *archixml.Model, o ContextOptions, policy plans.Policy) (*PlanningContext, error) {
 	if o.MaxElements <= 0 {
 		o.MaxElements = DefaultMaxElements
 	}
@@ -526,7 +530,7 @@ func (b *builder) rank(elements, views []archixml.Object, intent string) (order,
 }
 
 // assemble makes the context of the first elements of the ranking.
-func (b *builder) assemble(o ContextOptions, policy Policy, order []archixml.Object, n int, focus, rels, views, contentViews []archixml.Object, contentsBudget int) *PlanningContext {
+func (b *builder) assemble(o ContextOptions, policy plans.Policy, order []archixml.Object, n int, focus, rels, views, contentViews []archixml.Object, contentsBudget int) *PlanningContext {
 	m := b.m
 	kept := order[:n]
 	c := &PlanningContext{SchemaVersion: ContextFormat, PlanSchemaVersion: schemas.Latest,
@@ -720,7 +724,7 @@ func ViewContentsOf(v archixml.Object) *ViewContents {
 		case "group":
 			o.Type = "Group"
 		case "note":
-			o.Type, o.Name = "Note", clip(strings.Join(strings.Fields(d.Content()), " "), 80)
+			o.Type, o.Name = "Note", plans.Clip(strings.Join(strings.Fields(d.Content()), " "), 80)
 		case "reference":
 			o.Type = "View Reference"
 			if rv, ok := v.Model().Object(d.Attr("model")); ok {
@@ -786,7 +790,7 @@ func CountView(v archixml.Object) (ViewCounts, int) {
 func labelsOf(types []archixml.ConceptType, allowed []string) []string {
 	var out []string
 	for i := range types {
-		if allowedType(allowed, &types[i]) {
+		if plans.AllowedType(allowed, &types[i]) {
 			out = append(out, types[i].Label)
 		}
 	}
@@ -851,7 +855,7 @@ func inScope(m *archixml.Model, scope string) ([]archixml.Object, []archixml.Obj
 					}
 				}
 			default:
-				return nil, nil, nil, fmt.Errorf("ids: %q is %s: %w", id, article(o.Kind().String()), ErrBadScope)
+				return nil, nil, nil, fmt.Errorf("ids: %q is %s: %w", id, archixml.Article(o.Kind().String()), ErrBadScope)
 			}
 		}
 	default:
