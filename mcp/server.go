@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -87,6 +88,8 @@ type Config struct {
 	// configuration asks for (its policy among them).
 	Model   func() (*archixml.Model, plans.ModelInfo, error)
 	Options func() plans.Options
+	// Head is the commit at HEAD, read without the model (nil: nothing is cached).
+	Head func() (string, error)
 }
 
 // mcpServer is archiplan's MCP server over a workspace.
@@ -95,6 +98,10 @@ type mcpServer struct {
 	root  string // the workspace
 	inbox string
 	state string // where archiplan keeps its records (.git/archiplan/inbox)
+
+	mu       sync.Mutex
+	head     string            // the HEAD the cached contexts are of
+	contexts map[string][]byte // HEAD, options and policy -> the context's JSON
 }
 
 // Serve serves MCP on in and out until in ends or ctx is done.
@@ -172,16 +179,12 @@ func (s *mcpServer) model() (*archixml.Model, plans.ModelInfo, error) {
 }
 
 func (s *mcpServer) toolContext(_ context.Context, _ *mcp.CallToolRequest, a contextArgs) (*mcp.CallToolResult, any, error) {
-	m, _, err := s.model()
+	data, err := s.contextJSON(planctx.ContextOptions{Scope: a.Scope, Intent: a.Intent, MaxElements: a.MaxElements,
+		MaxChars: a.MaxChars, Include: a.Include})
 	if err != nil {
 		return errorResult(err), nil, nil
 	}
-	c, err := planctx.BuildContext(m, planctx.ContextOptions{Scope: a.Scope, Intent: a.Intent, MaxElements: a.MaxElements,
-		MaxChars: a.MaxChars, Include: a.Include}, s.cfg.Options().Policy)
-	if err != nil {
-		return errorResult(err), nil, nil
-	}
-	res := textResult(c.JSON())
+	res := textResult(data)
 	if a.Plan != "" {
 		answers, err := s.answers(a.Plan)
 		if err != nil {
@@ -190,6 +193,48 @@ func (s *mcpServer) toolContext(_ context.Context, _ *mcp.CallToolRequest, a con
 		res.Content = append(res.Content, &mcp.TextContent{Text: string(answers)})
 	}
 	return res, nil, nil
+}
+
+// contextJSON is the planning context of the model at HEAD, built once for each HEAD, options
+// and policy: an agent asking again, or asking after a re-ask, is answered from the cache until
+// HEAD moves (a new HEAD empties it).
+func (s *mcpServer) contextJSON(o planctx.ContextOptions) ([]byte, error) {
+	policy := s.cfg.Options().Policy
+	key := ""
+	if s.cfg.Head != nil {
+		if head, err := s.cfg.Head(); err == nil {
+			k, _ := json.Marshal(struct {
+				Head    string
+				Options planctx.ContextOptions
+				Policy  plans.Policy
+			}{head, o, policy})
+			key = string(k)
+			s.mu.Lock()
+			if s.head != head || s.contexts == nil {
+				s.head, s.contexts = head, map[string][]byte{}
+			}
+			data, ok := s.contexts[key]
+			s.mu.Unlock()
+			if ok {
+				return data, nil
+			}
+		}
+	}
+	m, info, err := s.model()
+	if err != nil {
+		return nil, err
+	}
+	c, err := planctx.BuildContext(m, o, policy)
+	if err != nil {
+		return nil, err
+	}
+	data := c.JSON()
+	s.mu.Lock()
+	if key != "" && s.head == info.Commit { // the model read is the HEAD the key names
+		s.contexts[key] = data
+	}
+	s.mu.Unlock()
+	return data, nil
 }
 
 // planBytes is the plan an agent gave: a JSON object, or its text.

@@ -29,7 +29,8 @@ a person approves, as with every plan.`,
 			err = mcp.Serve(cmd.Context(), mcp.Config{Root: ws.Root, State: ws.GitPath("archiplan/inbox"),
 				Inbox: filepath.Join(ws.Root, filepath.FromSlash(cfg.v.GetString("inbox"))), Version: version,
 				Model:   func() (*archixml.Model, plans.ModelInfo, error) { return cfg.loadModel("") },
-				Options: func() plans.Options { return optionsOf(cfg) }},
+				Options: func() plans.Options { return optionsOf(cfg) },
+				Head:    ws.Head},
 				cmd.InOrStdin(), cmd.OutOrStdout())
 			if err != nil {
 				return codedError{exitNoUsable, err}
