@@ -43,7 +43,7 @@ type Config struct {
 	Settle        time.Duration // a file changed more recently is not judged yet (default 300 ms)
 	Grace         time.Duration // a truncated plan this recent is waited for, not refused (default 5 s)
 
-	// Publish, when set, writes the static site of the model at a commit (web.Publish, into the
+	// Publish, when set, writes the static site of the model at a commit (publish.Publish, into the
 	// configuration's publish folder). It runs apart from the passes whenever HEAD's commit is
 	// not the one last published: at start, after each apply and revert, after a sync. Its
 	// failure is logged; it never fails an apply.

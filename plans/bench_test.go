@@ -218,34 +218,6 @@ func BenchmarkCheckPreview3(b *testing.B) {
 	}
 }
 
-// BenchmarkContextPrompt: the planning context and the prompt for a request naming one element,
-// with the default budget, the model already loaded; reports the context's and the prompt's
-// size in characters. The baseline in the same run is BenchmarkCheckPreview.
-func BenchmarkContextPrompt(b *testing.B) {
-	for _, n := range benchSizes {
-		b.Run(fmt.Sprintf("elements=%d", n), func(b *testing.B) {
-			m, err := archixml.Load(benchModel(b, n))
-			if err != nil {
-				b.Fatal(err)
-			}
-			e := m.Elements()[n/2]
-			intent := "Document what " + e.Name() + " is for and put it on the relevant view."
-			var ctxLen, promptLen int
-			b.ReportAllocs()
-			for b.Loop() {
-				c, err := BuildContext(m, ContextOptions{Intent: intent}, Policy{})
-				if err != nil {
-					b.Fatal(err)
-				}
-				ctxLen = len(c.JSON())
-				promptLen = len(BuildPrompt(intent, c))
-			}
-			b.ReportMetric(float64(ctxLen), "context-chars")
-			b.ReportMetric(float64(promptLen), "prompt-chars")
-		})
-	}
-}
-
 // versionActions is a 100-action plan of a vocabulary version: the mix of hundredActions, and in
 // 3.1 a part of it done with what 3.1 adds (values added to a multi-valued property, objects put
 // on the view without automatic connections, a translucent style, a router).

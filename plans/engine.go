@@ -246,6 +246,9 @@ func (e *engine) policyOp(i int, op string) bool {
 	return false
 }
 
+// AllowedType says whether a policy's list of types (empty: every type) allows t.
+func AllowedType(list []string, t *archixml.ConceptType) bool { return allowedType(list, t) }
+
 func allowedType(list []string, t *archixml.ConceptType) bool {
 	if len(list) == 0 {
 		return true

@@ -233,6 +233,9 @@ func clip(s string, n int) string {
 	return string(r[:n]) + "…"
 }
 
+// Clip shortens s to at most n runes, marking the cut, as findings do (for the planning context).
+func Clip(s string, n int) string { return clip(s, n) }
+
 // sortFindings orders findings as reports show them, the same every run: those of the plan as a
 // whole first, then by action, pointer and code; findings equal in all three keep their order.
 func sortFindings(fs []Finding) {

@@ -114,7 +114,7 @@ func StablePrompt() string {
 
 // BuildPrompt is the whole planner prompt: the stable head, the planning context, then the
 // request. The same inputs give the same bytes.
-func BuildPrompt(intent string, ctx *PlanningContext) string {
+func BuildPrompt(intent string, ctx interface{ JSON() []byte }) string {
 	var b strings.Builder
 	b.WriteString(StablePrompt())
 	b.WriteString("\n## The model (planning context)\n\n```json\n")

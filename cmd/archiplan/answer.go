@@ -13,12 +13,13 @@ import (
 	"github.com/archiplan/archiplan/daemon/inbox"
 	"github.com/archiplan/archiplan/daemon/ledger"
 	"github.com/archiplan/archiplan/plans"
+	"github.com/archiplan/archiplan/plans/planctx"
 )
 
 var (
 	// ErrNoQuestions means the plan asks nothing to answer: it is not needs_clarification, or has
 	// no questions.
-	ErrNoQuestions = errors.New("NO_QUESTIONS")
+	ErrNoQuestions = inbox.ErrNoQuestions
 	// ErrAnswers means the answers given do not match the plan's questions one for one.
 	ErrAnswers = errors.New("ANSWERS_MISMATCH")
 )
@@ -97,7 +98,7 @@ takes the answers given on the review page.`,
 				fmt.Fprintf(out, "no planner asked: the answers are shown in status, on the review page and in the MCP context of %s\n", name)
 				return nil
 			}
-			pctx, err := plans.BuildContext(m, plans.ContextOptions{Scope: conv.Scope, Intent: conv.Intent}, cfg.policy())
+			pctx, err := planctx.BuildContext(m, planctx.ContextOptions{Scope: conv.Scope, Intent: conv.Intent}, cfg.policy())
 			if err != nil {
 				return usageError{err}
 			}

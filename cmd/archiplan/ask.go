@@ -13,21 +13,22 @@ import (
 	"github.com/archiplan/archiplan/archixml"
 	"github.com/archiplan/archiplan/daemon/inbox"
 	"github.com/archiplan/archiplan/plans"
+	"github.com/archiplan/archiplan/plans/planctx"
 	"github.com/archiplan/archiplan/plans/planners"
 	"github.com/archiplan/archiplan/store"
 )
 
 func contextFlags(c *cobra.Command) {
 	c.Flags().String("scope", "", "view:ID, folder:PATH or ids:ID,ID,... (default: the whole model)")
-	c.Flags().Int("max-elements", plans.DefaultMaxElements, "the element budget; what is left out is counted")
-	c.Flags().Int("max-chars", plans.DefaultMaxChars, "the context's budget in characters; what is left out is counted")
+	c.Flags().Int("max-elements", planctx.DefaultMaxElements, "the element budget; what is left out is counted")
+	c.Flags().Int("max-chars", planctx.DefaultMaxChars, "the context's budget in characters; what is left out is counted")
 	c.Flags().StringSlice("include", nil, "also documentation and/or properties")
 	c.Flags().String("model", "", "read this model file instead of the workspace's model at HEAD")
 }
 
 // buildContext makes the planning context the flags ask for, of the model it returns.
 // The intent ranks the elements: what it names, and their neighbours, come first.
-func buildContext(cmd *cobra.Command, cfg *config, intent string) (*plans.PlanningContext, *archixml.Model, error) {
+func buildContext(cmd *cobra.Command, cfg *config, intent string) (*planctx.PlanningContext, *archixml.Model, error) {
 	modelFile, _ := cmd.Flags().GetString("model")
 	m, _, err := cfg.loadModel(modelFile)
 	if err != nil {
@@ -37,7 +38,7 @@ func buildContext(cmd *cobra.Command, cfg *config, intent string) (*plans.Planni
 	max, _ := cmd.Flags().GetInt("max-elements")
 	maxChars, _ := cmd.Flags().GetInt("max-chars")
 	include, _ := cmd.Flags().GetStringSlice("include")
-	c, err := plans.BuildContext(m, plans.ContextOptions{Scope: scope, Intent: intent, MaxElements: max,
+	c, err := planctx.BuildContext(m, planctx.ContextOptions{Scope: scope, Intent: intent, MaxElements: max,
 		MaxChars: maxChars, Include: include}, cfg.policy())
 	if err != nil {
 		return nil, nil, usageError{err}
@@ -76,13 +77,13 @@ func promptCmd() *cobra.Command {
 		Short: "Print the whole planner prompt for an intent (byte-stable)",
 		Args:  exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var ctx *plans.PlanningContext
+			var ctx *planctx.PlanningContext
 			if contextFile != "" {
 				data, err := inbox.ReadFile(contextFile, inbox.MaxContextBytes) // often a NAME.context.json of the inbox: read as inbox files are
 				if err != nil {
 					return usageError{err}
 				}
-				ctx = &plans.PlanningContext{}
+				ctx = &planctx.PlanningContext{}
 				if err := ctx.UnmarshalJSON(data); err != nil {
 					return usageError{fmt.Errorf("%s: %w", contextFile, err)}
 				}
@@ -143,7 +144,7 @@ func askCmd() *cobra.Command {
 // prompt, asks again with the errors while the answer is invalid, and lands the last answer in the
 // inbox under a free name made from name, with its context first; conv, completed with the planner
 // and the name, is recorded beside the preview records. It returns the NAME the plan landed under.
-func askPlanner(cmd *cobra.Command, cfg *config, ws *store.Workspace, m *archixml.Model, pctx *plans.PlanningContext,
+func askPlanner(cmd *cobra.Command, cfg *config, ws *store.Workspace, m *archixml.Model, pctx *planctx.PlanningContext,
 	prompt, name, planner string, conv *inbox.Conversation) (string, error) {
 	settings, plannerName, err := cfg.plannerSettings(planner)
 	if err != nil {

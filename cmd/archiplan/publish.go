@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/archiplan/archiplan/daemon/web"
+	"github.com/archiplan/archiplan/daemon/publish"
 	"github.com/archiplan/archiplan/store"
 )
 
@@ -31,8 +31,8 @@ func publishCmd() *cobra.Command {
 			if err != nil {
 				return usageError{err}
 			}
-			site, err := web.Publish(ws, hash, out)
-			if errors.Is(err, web.ErrNotSite) {
+			site, err := publish.Publish(ws, hash, out)
+			if errors.Is(err, publish.ErrNotSite) {
 				return usageError{err}
 			}
 			if err != nil {
@@ -64,7 +64,7 @@ func publisherOf(cfg *config, ws *store.Workspace) func(commit string) error {
 		return nil
 	}
 	return func(commit string) error {
-		_, err := web.Publish(ws, commit, dir)
+		_, err := publish.Publish(ws, commit, dir)
 		return err
 	}
 }

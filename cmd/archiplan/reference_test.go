@@ -15,6 +15,7 @@ import (
 	"github.com/archiplan/archiplan/hooks"
 	"github.com/archiplan/archiplan/internal/refdocs"
 	"github.com/archiplan/archiplan/internal/settings"
+	mcpserver "github.com/archiplan/archiplan/mcp"
 	"github.com/archiplan/archiplan/store"
 )
 
@@ -22,9 +23,9 @@ import (
 
 // commandCodes are the codes the command line answers with itself, for the reference.
 var commandCodes = []struct{ Code, Meaning string }{
-	{ErrBadPlanName.Error(), "MCP `submit_plan`: the NAME is not a plain name (letters, digits, `-` and `_`, starting with a letter or digit, at most 100)"},
-	{ErrPlanExists.Error(), "MCP `submit_plan`: the inbox holds a plan of that NAME already, in any state: submit it under a new NAME"},
-	{ErrUnsafeInbox.Error(), "MCP `submit_plan`: the inbox is not a plain folder (a symbolic link, ...)"},
+	{mcpserver.ErrBadPlanName.Error(), "MCP `submit_plan`: the NAME is not a plain name (letters, digits, `-` and `_`, starting with a letter or digit, at most 100)"},
+	{mcpserver.ErrPlanExists.Error(), "MCP `submit_plan`: the inbox holds a plan of that NAME already, in any state: submit it under a new NAME"},
+	{mcpserver.ErrUnsafeInbox.Error(), "MCP `submit_plan`: the inbox is not a plain folder (a symbolic link, ...)"},
 	{ErrNoQuestions.Error(), "`answer`: the plan asks nothing to answer (it is not needs_clarification, or has no questions)"},
 	{ErrAnswers.Error(), "`answer`: the answers given do not match the plan's questions one for one"},
 }

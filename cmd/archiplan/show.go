@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/archiplan/archiplan/plans"
+	"github.com/archiplan/archiplan/plans/planctx"
 	"github.com/archiplan/archiplan/plans/query"
 )
 
@@ -95,7 +95,7 @@ func printShown(w io.Writer, s *query.Shown) {
 // printContents lists a view's diagram objects, nested under what holds them, with the ids that
 // move_view_object, style_view_object and the other view ops name, and their bounds; then its
 // connections between them.
-func printContents(w io.Writer, c *plans.ViewContents) {
+func printContents(w io.Writer, c *planctx.ViewContents) {
 	fmt.Fprintf(w, "contents: %d objects, %d connections\n", len(c.Objects), len(c.Connections))
 	depth := map[string]int{}
 	names := map[string]string{}

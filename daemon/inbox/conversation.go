@@ -9,6 +9,10 @@ import (
 	"path/filepath"
 )
 
+// ErrNoQuestions means the plan asks nothing to answer: it is not needs_clarification, or has no
+// questions (or, for a planner asking for them, no answers are recorded).
+var ErrNoQuestions = errors.New("NO_QUESTIONS")
+
 // Conversation is what archiplan keeps of how a plan came to be and of the questions it asked: the
 // request (intent, scope) and the planner that wrote it, the plan it follows (a re-ask after
 // answers) and the one that followed it, and the person's answers to its questions. It lives

@@ -12,6 +12,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/archiplan/archiplan/archixml"
+	"github.com/archiplan/archiplan/daemon/publish"
 	"github.com/archiplan/archiplan/internal/testenv"
 	"github.com/archiplan/archiplan/store"
 )
@@ -42,7 +43,7 @@ func TestBrowser_PublishedSite(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := filepath.Join(t.TempDir(), "site")
-	if _, err := Publish(ws, head, dir); err != nil {
+	if _, err := publish.Publish(ws, head, dir); err != nil {
 		t.Fatal(err)
 	}
 	m, err := archixml.Load(seed)
@@ -84,7 +85,7 @@ func TestBrowser_PublishedSite(t *testing.T) {
 	if most == 0 {
 		t.Fatalf("%s has no view with elements", biggest)
 	}
-	b.do(t, chromedp.Navigate(root+"v/"+siteFile(view.ID())+".html"), chromedp.WaitVisible(chromedp.CSS("#picture svg")))
+	b.do(t, chromedp.Navigate(root+"v/"+publish.FileName(view.ID())+".html"), chromedp.WaitVisible(chromedp.CSS("#picture svg")))
 	w := b.eval(t, `document.querySelector("#picture svg").getBoundingClientRect().width`)
 	if f, _ := w.(float64); f < 50 {
 		t.Fatalf("the view's picture is %v px wide", w)
@@ -107,7 +108,7 @@ func TestBrowser_PublishedSite(t *testing.T) {
 	id := strings.TrimSuffix(strings.TrimPrefix(href, "../e/"), ".html")
 	want := ""
 	for _, e := range m.Elements() {
-		if siteFile(e.ID()) == id {
+		if publish.FileName(e.ID()) == id {
 			want = e.Name()
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/archiplan/archiplan/daemon/ledger"
+	"github.com/archiplan/archiplan/daemon/web/pages"
 )
 
 func (s *Server) routes() {
@@ -34,20 +35,7 @@ func (s *Server) routes() {
 }
 
 // common is what every page's layout needs.
-type common struct {
-	Title     string
-	Nav       string
-	CSRF      string
-	Operator  string
-	Base      string // the session's path: every link is relative to it
-	Workspace string // the workspace's folder name, named on every page (on the site: the model's name)
-	Model     string // the model's path in it (on the site: the commit it is published at)
-	Site      bool   // a page of the published site: read-only, its own script, a CSP of its own
-	// HooksWaiting are the hooks a pull added or changed that do not run until the person
-	// trusts them (archiplan hooks trust): said on every page, since a held pre-apply holds
-	// every approval
-	HooksWaiting []string
-}
+type common = pages.Common
 
 // HooksHeld is what a Backend may also tell: the hooks that wait for the person's trust.
 type HooksHeld interface {
@@ -100,7 +88,7 @@ func (s *Server) result(w http.ResponseWriter, status int, title, message string
 
 func (s *Server) render(w http.ResponseWriter, status int, page string, data any) {
 	var b strings.Builder
-	if err := s.pages.execute(&b, page, data); err != nil {
+	if err := s.pages.Execute(&b, page, data); err != nil {
 		s.log.Error("render", "page", page, "err", err)
 		http.Error(w, "internal error drawing the page", http.StatusInternalServerError)
 		return
@@ -133,7 +121,7 @@ func (s *Server) plan(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	preview, used := markdown(p.Preview, s.base, p.Name, p.Pictures)
+	preview, used := pages.Markdown(p.Preview, s.base, p.Name, p.Pictures)
 	var more []string // pictures the preview's text does not show
 	for _, f := range p.Pictures {
 		if !used[f] {
@@ -335,7 +323,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) static(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("file")
-	data, err := assets.ReadFile("assets/" + name)
+	data, err := pages.Asset(name)
 	if err != nil || strings.Contains(name, "/") {
 		http.NotFound(w, r)
 		return

@@ -15,6 +15,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/archiplan/archiplan/daemon/web/pages"
 )
 
 // DefaultAddr is where --http listens when given without an address: loopback only.
@@ -46,7 +48,7 @@ type Server struct {
 	token    string
 	csrf     string
 	base     string // "/s/SESSION": every page lives under it; no cookie is ever set
-	pages    *pages
+	pages    *pages.Pages
 	mux      *http.ServeMux
 	srv      *http.Server
 	ln       net.Listener
@@ -72,7 +74,7 @@ func New(cfg Config) (*Server, error) {
 	// of it (another user's listener received the page's), but a path only where it is asked to
 	// go, and with Referrer-Policy same-origin never to another origin.
 	s.base = "/s/" + randomHex(32)
-	p, err := loadPages()
+	p, err := pages.Load()
 	if err != nil {
 		return nil, err
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/archiplan/archiplan/archixml"
 	"github.com/archiplan/archiplan/plans"
+	"github.com/archiplan/archiplan/plans/planctx"
 )
 
 // ViewSummary is one view with its viewpoint as Archi names it and what it holds.
@@ -15,13 +16,13 @@ type ViewSummary struct {
 	Folder    string        `json:"folder"`
 	Type      string        `json:"type"` // ArchiMate View, Sketch, Canvas
 	Viewpoint ViewpointName `json:"viewpoint"`
-	plans.ViewCounts
+	planctx.ViewCounts
 	Objects int `json:"objects"` // every diagram object
 }
 
 // Summary counts what a view holds.
 func Summary(v archixml.Object) ViewSummary {
-	counts, n := plans.CountView(v)
+	counts, n := planctx.CountView(v)
 	return ViewSummary{ID: v.ID(), Name: v.Name(), Folder: v.FolderPath(), Type: viewKind(v), Viewpoint: ViewpointOf(v),
 		ViewCounts: counts, Objects: n}
 }
@@ -180,4 +181,4 @@ func Check(m *archixml.Model) *CheckResult {
 }
 
 // Count is a name and how many.
-type Count = plans.CountEntry
+type Count = planctx.CountEntry

@@ -6,6 +6,7 @@ import (
 
 	"github.com/archiplan/archiplan/archixml"
 	"github.com/archiplan/archiplan/plans"
+	"github.com/archiplan/archiplan/plans/planctx"
 )
 
 // Property is a key and value, in the order the model holds them (keys may repeat).
@@ -36,16 +37,16 @@ type Appearance struct {
 type Shown struct {
 	FormatVersion string `json:"format_version"`
 	Ref
-	Documentation  string              `json:"documentation"`
-	Properties     []Property          `json:"properties"`
-	Specialization string              `json:"specialization,omitempty"`
-	SourceRef      *Ref                `json:"source_end,omitempty"`
-	TargetRef      *Ref                `json:"target_end,omitempty"`
-	Relationships  []Related           `json:"relationships"`
-	Views          []Appearance        `json:"views"`
-	Viewpoint      *ViewpointName      `json:"viewpoint,omitempty"`
-	Contents       *plans.ViewContents `json:"contents,omitempty"`
-	Impact         *Impact             `json:"impact,omitempty"`
+	Documentation  string                `json:"documentation"`
+	Properties     []Property            `json:"properties"`
+	Specialization string                `json:"specialization,omitempty"`
+	SourceRef      *Ref                  `json:"source_end,omitempty"`
+	TargetRef      *Ref                  `json:"target_end,omitempty"`
+	Relationships  []Related             `json:"relationships"`
+	Views          []Appearance          `json:"views"`
+	Viewpoint      *ViewpointName        `json:"viewpoint,omitempty"`
+	Contents       *planctx.ViewContents `json:"contents,omitempty"`
+	Impact         *Impact               `json:"impact,omitempty"`
 }
 
 // ViewpointName is a view's viewpoint as the file holds it and as Archi names it.
@@ -109,7 +110,7 @@ func Show(m *archixml.Model, id string, impact bool) (*Shown, error) {
 	case archixml.KindView:
 		vp := ViewpointOf(o)
 		s.Viewpoint = &vp
-		s.Contents = plans.ViewContentsOf(o)
+		s.Contents = planctx.ViewContentsOf(o)
 		// the views that refer to this one
 		for _, v := range m.Views() {
 			for _, d := range v.DiagramObjects() {

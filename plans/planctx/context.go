@@ -1,15 +1,20 @@
-package plans
+// Package planctx builds the planning context: what a planner is given of a model (the allowed
+// ops and types, folders, the elements an intent names first and their neighbours, views with
+// their contents) within a budget, and what it left out.
+package planctx
 
 import (
 	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"sort"
 	"strings"
 	"unicode"
 
 	"github.com/archiplan/archiplan/archixml"
+	"github.com/archiplan/archiplan/plans"
 	"github.com/archiplan/archiplan/schemas"
 )
 
@@ -252,7 +257,7 @@ func items[T any](b *bytes.Buffer, s []T, indent string) {
 // budget (elements and characters) cuts that ranking; relationships are kept between elements
 // kept, views listed where they show an element kept, and what was left out is counted and
 // summarised by type and folder.
-func BuildContext(m *archixml.Model, o ContextOptions, policy Policy) (*PlanningContext, error) {
+func BuildContext(m *archixml.Model, o ContextOptions, policy plans.Policy) (*PlanningContext, error) {
 	if o.MaxElements <= 0 {
 		o.MaxElements = DefaultMaxElements
 	}
@@ -271,7 +276,8 @@ func BuildContext(m *archixml.Model, o ContextOptions, policy Policy) (*Planning
 	if err != nil {
 		return nil, err
 	}
-	b := &builder{m: m, include: include, folders: map[string]string{}, profiles: map[string]string{}}
+	b := &builder{m: m, include: include, keys: map[archixml.Object]*sortKey{}, folders: map[archixml.Object]string{},
+		profiles: map[string]string{}}
 	for _, p := range m.Profiles() {
 		b.profiles[p.ID()] = p.Name()
 	}
@@ -300,28 +306,109 @@ func BuildContext(m *archixml.Model, o ContextOptions, policy Policy) (*Planning
 type builder struct {
 	m        *archixml.Model
 	include  map[string]bool
-	folders  map[string]string // id -> folder path, computed once
-	profiles map[string]string // profile id -> name
-	views    []ContextView     // every view in scope, counted once
+	keys     map[archixml.Object]*sortKey // an object's folder, name and id, read once
+	folders  map[archixml.Object]string   // a folder's path, computed once
+	profiles map[string]string            // profile id -> name
+	views    []ContextView                // every view in scope, counted once
+	tally    *tally                       // the whole model's counts, the same for every budget
 }
 
-func (b *builder) folder(o archixml.Object) string {
-	if p, ok := b.folders[o.ID()]; ok {
+// sortKey is what the ranking orders objects by: folder, then name, then id.
+type sortKey struct{ folder, name, id string }
+
+// tally is what every budget tried counts alike: the elements directly in each folder, the
+// folders, and the ranked elements by type and by folder (the omitted ones are these less the
+// ones kept).
+type tally struct {
+	direct           map[string]int
+	folders          []ContextFolder
+	byType, byFolder map[string]int
+}
+
+func (b *builder) key(o archixml.Object) *sortKey {
+	if k, ok := b.keys[o]; ok {
+		return k
+	}
+	k := &sortKey{folder: b.folderPath(o), name: o.Name(), id: o.ID()}
+	b.keys[o] = k
+	return k
+}
+
+// folderPath is o.FolderPath(), each folder's path computed once for all the objects it holds.
+func (b *builder) folderPath(o archixml.Object) string {
+	if o.Kind() != archixml.KindFolder {
+		if p, ok := o.Parent(); ok && p.Kind() == archixml.KindFolder {
+			o = p
+		} else {
+			return o.FolderPath()
+		}
+	}
+	if p, ok := b.folders[o]; ok {
 		return p
 	}
 	p := o.FolderPath()
-	b.folders[o.ID()] = p
+	b.folders[o] = p
 	return p
 }
 
+func (b *builder) folder(o archixml.Object) string { return b.key(o).folder }
+
 func (b *builder) less(x, y archixml.Object) bool {
-	if fx, fy := b.folder(x), b.folder(y); fx != fy {
-		return fx < fy
+	kx, ky := b.key(x), b.key(y)
+	if kx.folder != ky.folder {
+		return kx.folder < ky.folder
 	}
-	if x.Name() != y.Name() {
-		return x.Name() < y.Name()
+	if kx.name != ky.name {
+		return kx.name < ky.name
 	}
-	return x.ID() < y.ID()
+	return kx.id < ky.id
+}
+
+// sort orders objects by folder, name and id (stable), each one's key read once.
+func (b *builder) sort(list []archixml.Object) {
+	type keyed struct {
+		o archixml.Object
+		k *sortKey
+	}
+	ks := make([]keyed, len(list))
+	for i, o := range list {
+		ks[i] = keyed{o, b.key(o)}
+	}
+	sort.SliceStable(ks, func(i, j int) bool {
+		x, y := ks[i].k, ks[j].k
+		if x.folder != y.folder {
+			return x.folder < y.folder
+		}
+		if x.name != y.name {
+			return x.name < y.name
+		}
+		return x.id < y.id
+	})
+	for i := range ks {
+		list[i] = ks[i].o
+	}
+}
+
+// count tallies what every budget counts alike, once.
+func (b *builder) count(order []archixml.Object) *tally {
+	if b.tally != nil {
+		return b.tally
+	}
+	t := &tally{direct: map[string]int{}, byType: map[string]int{}, byFolder: map[string]int{}}
+	for _, e := range b.m.Elements() {
+		t.direct[b.folderPath(e)]++
+	}
+	for _, f := range b.m.Folders() {
+		p := b.folderPath(f)
+		t.folders = append(t.folders, ContextFolder{Path: p, Elements: t.direct[p]})
+	}
+	sort.SliceStable(t.folders, func(i, j int) bool { return t.folders[i].Path < t.folders[j].Path })
+	for _, e := range order {
+		t.byType[e.Type().Label]++
+		t.byFolder[b.folder(e)]++
+	}
+	b.tally = t
+	return t
 }
 
 // stopWords are words of a request that name no part of a model.
@@ -355,8 +442,65 @@ func words(s string) []string {
 }
 
 // rank orders the elements in scope for the budget, and returns the elements the intent names
-// and the views showing them (most of them first).
+// and the views showing them (most of them first): the focus, its neighbours, what the views
+// showing it show, the weaker matches, then the rest, layers taking turns.
 func (b *builder) rank(elements, views []archixml.Object, intent string) (order, focus, focusViews []archixml.Object) {
+	focus, weak := b.match(elements, intent)
+	inScope := map[string]bool{}
+	for _, e := range elements {
+		inScope[e.ID()] = true
+	}
+	placed := map[string]bool{}
+	place := func(list []archixml.Object) {
+		b.sort(list)
+		for _, e := range list {
+			if !placed[e.ID()] {
+				placed[e.ID()] = true
+				order = append(order, e)
+			}
+		}
+	}
+	for _, e := range focus {
+		placed[e.ID()] = true
+		order = append(order, e)
+	}
+	// neighbours of what the intent names
+	var near []archixml.Object
+	for _, e := range focus {
+		for _, r := range b.m.RelationshipsOf(e.ID()) {
+			other := r.TargetID()
+			if other == e.ID() {
+				other = r.SourceID()
+			}
+			if o, ok := b.m.Object(other); ok && inScope[other] && !placed[other] {
+				near = append(near, o)
+			}
+		}
+	}
+	place(unique(near))
+	vs := b.showing(focus, views)
+	var onViews []archixml.Object
+	for _, v := range vs {
+		for _, d := range v.DiagramObjects() {
+			if e, ok := d.Concept(); ok && e.Kind() == archixml.KindElement && inScope[e.ID()] && !placed[e.ID()] {
+				onViews = append(onViews, e)
+			}
+		}
+	}
+	place(unique(onViews))
+	for _, e := range weak {
+		if !placed[e.ID()] {
+			placed[e.ID()] = true
+			order = append(order, e)
+		}
+	}
+	return append(order, b.rest(elements, placed)...), focus, vs
+}
+
+// match scores the elements against the intent (its ids, whole names and words) and returns
+// the focus (what the intent names by id or whole name, else the best matches) and the weaker
+// matches, each best first.
+func (b *builder) match(elements []archixml.Object, intent string) (focus, weak []archixml.Object) {
 	want := map[string]bool{}
 	for _, w := range words(intent) {
 		want[w] = true
@@ -367,7 +511,7 @@ func (b *builder) rank(elements, views []archixml.Object, intent string) (order,
 	}) {
 		mentioned[strings.TrimRight(f, ".:!?")] = true
 	}
-	score := map[string]int{}
+	score := map[archixml.Object]int{}
 	count := func(text string) int {
 		n := 0
 		for _, w := range words(text) {
@@ -396,60 +540,31 @@ func (b *builder) rank(elements, views []archixml.Object, intent string) (order,
 			}
 		}
 		if s > 0 {
-			score[e.ID()] = s
+			score[e] = s
 			matched = append(matched, e)
 			best = max(best, s)
 		}
 	}
 	sort.SliceStable(matched, func(i, j int) bool {
-		if si, sj := score[matched[i].ID()], score[matched[j].ID()]; si != sj {
+		if si, sj := score[matched[i]], score[matched[j]]; si != sj {
 			return si > sj
 		}
 		return b.less(matched[i], matched[j])
 	})
 	// the focus: what the intent names by id or whole name, else the best matches; other matches
 	// come after the focus's neighbours and views
-	var weak []archixml.Object
 	for _, e := range matched {
-		if s := score[e.ID()]; s >= 50 || s == best {
+		if s := score[e]; s >= 50 || s == best {
 			focus = append(focus, e)
 		} else {
 			weak = append(weak, e)
 		}
 	}
-	inScope := map[string]bool{}
-	for _, e := range elements {
-		inScope[e.ID()] = true
-	}
-	placed := map[string]bool{}
-	place := func(list []archixml.Object) {
-		sort.SliceStable(list, func(i, j int) bool { return b.less(list[i], list[j]) })
-		for _, e := range list {
-			if !placed[e.ID()] {
-				placed[e.ID()] = true
-				order = append(order, e)
-			}
-		}
-	}
-	for _, e := range focus {
-		placed[e.ID()] = true
-		order = append(order, e)
-	}
-	// neighbours of what the intent names
-	var near []archixml.Object
-	for _, e := range focus {
-		for _, r := range b.m.RelationshipsOf(e.ID()) {
-			other := r.TargetID()
-			if other == e.ID() {
-				other = r.SourceID()
-			}
-			if o, ok := b.m.Object(other); ok && inScope[other] && !placed[other] {
-				near = append(near, o)
-			}
-		}
-	}
-	place(unique(near))
-	// the views showing what the intent names, and what they show
+	return focus, weak
+}
+
+// showing is the views in scope that show the focus, those showing most of it first.
+func (b *builder) showing(focus, views []archixml.Object) []archixml.Object {
 	viewIn := map[string]bool{}
 	for _, v := range views {
 		viewIn[v.ID()] = true
@@ -477,22 +592,11 @@ func (b *builder) rank(elements, views []archixml.Object, intent string) (order,
 		}
 		return vs[i].ID() < vs[j].ID()
 	})
-	var onViews []archixml.Object
-	for _, v := range vs {
-		for _, d := range v.DiagramObjects() {
-			if e, ok := d.Concept(); ok && e.Kind() == archixml.KindElement && inScope[e.ID()] && !placed[e.ID()] {
-				onViews = append(onViews, e)
-			}
-		}
-	}
-	place(unique(onViews))
-	for _, e := range weak {
-		if !placed[e.ID()] {
-			placed[e.ID()] = true
-			order = append(order, e)
-		}
-	}
-	// the rest, layers taking turns so that none is cut away whole
+	return vs
+}
+
+// rest is the elements not placed yet, layers taking turns so that none is cut away whole.
+func (b *builder) rest(elements []archixml.Object, placed map[string]bool) (order []archixml.Object) {
 	byLayer := map[string][]archixml.Object{}
 	var layers []string
 	for _, e := range elements {
@@ -508,7 +612,7 @@ func (b *builder) rank(elements, views []archixml.Object, intent string) (order,
 	sort.Strings(layers)
 	for _, l := range layers {
 		s := byLayer[l]
-		sort.SliceStable(s, func(i, j int) bool { return b.less(s[i], s[j]) })
+		b.sort(s)
 	}
 	for i := 0; ; i++ {
 		more := false
@@ -522,13 +626,68 @@ func (b *builder) rank(elements, views []archixml.Object, intent string) (order,
 			break
 		}
 	}
-	return order, focus, vs
+	return order
 }
 
 // assemble makes the context of the first elements of the ranking.
-func (b *builder) assemble(o ContextOptions, policy Policy, order []archixml.Object, n int, focus, rels, views, contentViews []archixml.Object, contentsBudget int) *PlanningContext {
-	m := b.m
+func (b *builder) assemble(o ContextOptions, policy plans.Policy, order []archixml.Object, n int, focus, rels, views, contentViews []archixml.Object, contentsBudget int) *PlanningContext {
 	kept := order[:n]
+	c := b.head(o, policy)
+	t := b.count(order)
+	c.Folders = append([]ContextFolder(nil), t.folders...)
+
+	keep := map[string]bool{}
+	for _, e := range kept {
+		keep[e.ID()] = true
+	}
+	for _, e := range focus {
+		if keep[e.ID()] {
+			c.Focus = append(c.Focus, e.ID())
+		}
+	}
+	sorted := append([]archixml.Object(nil), kept...)
+	b.sort(sorted)
+	for _, e := range sorted {
+		c.Elements = append(c.Elements, b.element(e))
+	}
+	for _, r := range rels {
+		if !keep[r.SourceID()] || !keep[r.TargetID()] {
+			c.Omitted.Relationships++
+			continue
+		}
+		c.Relationships = append(c.Relationships, ContextRelationship{ID: r.ID(), Type: r.Type().Label,
+			Source: r.SourceID(), Target: r.TargetID(), Name: r.Name()})
+	}
+	sort.Slice(c.Relationships, func(i, j int) bool {
+		a, z := c.Relationships[i], c.Relationships[j]
+		if a.Source != z.Source {
+			return a.Source < z.Source
+		}
+		if a.Type != z.Type {
+			return a.Type < z.Type
+		}
+		if a.Target != z.Target {
+			return a.Target < z.Target
+		}
+		return a.ID < z.ID
+	})
+
+	b.addViews(c, views, contentViews, contentsBudget)
+	// what was left out, summarised by type and by folder
+	byType, byFolder := maps.Clone(t.byType), maps.Clone(t.byFolder)
+	for _, e := range kept {
+		byType[e.Type().Label]--
+		byFolder[b.folder(e)]--
+	}
+	c.Omitted.Elements = len(order) - n
+	c.Omitted.ByType, c.Omitted.ByFolder = counts(byType), counts(byFolder)
+	return c
+}
+
+// head is what every context starts with, whatever its budget: the model, the scope, what the
+// policy allows and the specializations.
+func (b *builder) head(o ContextOptions, policy plans.Policy) *PlanningContext {
+	m := b.m
 	c := &PlanningContext{SchemaVersion: ContextFormat, PlanSchemaVersion: schemas.Latest,
 		Model: ContextName{ID: m.ID(), Name: m.Name()}, Scope: o.Scope}
 	if c.Scope == "" {
@@ -558,54 +717,12 @@ func (b *builder) assemble(o ContextOptions, policy Policy, order []archixml.Obj
 		}
 		return a.ID < z.ID
 	})
-	direct := map[string]int{}
-	for _, e := range m.Elements() {
-		direct[b.folder(e)]++
-	}
-	for _, f := range m.Folders() {
-		p := b.folder(f)
-		c.Folders = append(c.Folders, ContextFolder{Path: p, Elements: direct[p]})
-	}
-	sort.SliceStable(c.Folders, func(i, j int) bool { return c.Folders[i].Path < c.Folders[j].Path })
+	return c
+}
 
-	keep := map[string]bool{}
-	for _, e := range kept {
-		keep[e.ID()] = true
-	}
-	for _, e := range focus {
-		if keep[e.ID()] {
-			c.Focus = append(c.Focus, e.ID())
-		}
-	}
-	sorted := append([]archixml.Object(nil), kept...)
-	sort.Slice(sorted, func(i, j int) bool { return b.less(sorted[i], sorted[j]) })
-	for _, e := range sorted {
-		c.Elements = append(c.Elements, b.element(e))
-	}
-	for _, r := range rels {
-		if !keep[r.SourceID()] || !keep[r.TargetID()] {
-			c.Omitted.Relationships++
-			continue
-		}
-		c.Relationships = append(c.Relationships, ContextRelationship{ID: r.ID(), Type: r.Type().Label,
-			Source: r.SourceID(), Target: r.TargetID(), Name: r.Name()})
-	}
-	sort.Slice(c.Relationships, func(i, j int) bool {
-		a, z := c.Relationships[i], c.Relationships[j]
-		if a.Source != z.Source {
-			return a.Source < z.Source
-		}
-		if a.Type != z.Type {
-			return a.Type < z.Type
-		}
-		if a.Target != z.Target {
-			return a.Target < z.Target
-		}
-		return a.ID < z.ID
-	})
-
-	// views: every view in scope, with what it holds counted (empty ones and those holding only
-	// view references too); contents for those that matter most, while the budget lasts
+// addViews lists every view in scope, with what it holds counted (empty ones and those holding
+// only view references too), and the contents of those that matter most while the budget lasts.
+func (b *builder) addViews(c *PlanningContext, views, contentViews []archixml.Object, contentsBudget int) {
 	wantContents := map[string]bool{}
 	for _, v := range contentViews {
 		wantContents[v.ID()] = true
@@ -647,21 +764,14 @@ func (b *builder) assemble(o ContextOptions, policy Policy, order []archixml.Obj
 		c.Views[i].Contents = vc
 	}
 
-	// what was left out, summarised by type and by folder
-	byType, byFolder := map[string]int{}, map[string]int{}
-	for _, e := range order[n:] {
-		c.Omitted.Elements++
-		byType[e.Type().Label]++
-		byFolder[b.folder(e)]++
-	}
-	c.Omitted.ByType, c.Omitted.ByFolder = counts(byType), counts(byFolder)
-	return c
 }
 
 func counts(m map[string]int) []CountEntry {
 	var out []CountEntry
 	for k, v := range m {
-		out = append(out, CountEntry{Name: k, Count: v})
+		if v > 0 {
+			out = append(out, CountEntry{Name: k, Count: v})
+		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
@@ -720,7 +830,7 @@ func ViewContentsOf(v archixml.Object) *ViewContents {
 		case "group":
 			o.Type = "Group"
 		case "note":
-			o.Type, o.Name = "Note", clip(strings.Join(strings.Fields(d.Content()), " "), 80)
+			o.Type, o.Name = "Note", plans.Clip(strings.Join(strings.Fields(d.Content()), " "), 80)
 		case "reference":
 			o.Type = "View Reference"
 			if rv, ok := v.Model().Object(d.Attr("model")); ok {
@@ -786,7 +896,7 @@ func CountView(v archixml.Object) (ViewCounts, int) {
 func labelsOf(types []archixml.ConceptType, allowed []string) []string {
 	var out []string
 	for i := range types {
-		if allowedType(allowed, &types[i]) {
+		if plans.AllowedType(allowed, &types[i]) {
 			out = append(out, types[i].Label)
 		}
 	}
@@ -851,7 +961,7 @@ func inScope(m *archixml.Model, scope string) ([]archixml.Object, []archixml.Obj
 					}
 				}
 			default:
-				return nil, nil, nil, fmt.Errorf("ids: %q is %s: %w", id, article(o.Kind().String()), ErrBadScope)
+				return nil, nil, nil, fmt.Errorf("ids: %q is %s: %w", id, archixml.Article(o.Kind().String()), ErrBadScope)
 			}
 		}
 	default:

@@ -1,4 +1,4 @@
-package main
+package mcp
 
 import (
 	"context"
@@ -8,13 +8,14 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/spf13/cobra"
 
 	"github.com/archiplan/archiplan/archixml"
 	"github.com/archiplan/archiplan/daemon/inbox"
 	"github.com/archiplan/archiplan/plans"
+	"github.com/archiplan/archiplan/plans/planctx"
 )
 
 // The MCP server lets an agent read the model, check a draft plan and submit it to the inbox. It
@@ -77,38 +78,41 @@ func submitPlan(dir, name string, plan, planContext []byte) (string, error) {
 	return box.Path(inbox.PlanFile(name)), nil
 }
 
+// Config is the workspace a server serves, as the command line opened it.
+type Config struct {
+	Root    string // the workspace
+	Inbox   string // the inbox folder
+	State   string // where archiplan keeps its records (.git/archiplan/inbox)
+	Version string // archiplan's, as the server tells its clients
+	// Model loads the model at HEAD, at every call; Options are the check options the
+	// configuration asks for (its policy among them).
+	Model   func() (*archixml.Model, plans.ModelInfo, error)
+	Options func() plans.Options
+	// Head is the commit at HEAD, read without the model (nil: nothing is cached).
+	Head func() (string, error)
+}
+
 // mcpServer is archiplan's MCP server over a workspace.
 type mcpServer struct {
-	cfg   *config
+	cfg   Config
 	root  string // the workspace
 	inbox string
 	state string // where archiplan keeps its records (.git/archiplan/inbox)
+
+	mu       sync.Mutex
+	head     string            // the HEAD the cached contexts are of
+	contexts map[string][]byte // HEAD, options and policy -> the context's JSON
 }
 
-func mcpCmd() *cobra.Command {
-	return &cobra.Command{
-		Use:   "mcp",
-		Short: "Serve the Model Context Protocol on stdio: agents read the model, check drafts and submit plans (never apply)",
-		Long: `archiplan mcp is an MCP server over standard input and output. Its tools let an agent read the
-model at HEAD (context, search, show, views), check a draft plan (validate_plan) and submit it to
-the inbox (submit_plan writes plans/NAME.json). No tool applies, approves or changes the model:
-a person approves, as with every plan.`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, ws, err := openWorkspace(cmd)
-			if err != nil {
-				return err
-			}
-			s := &mcpServer{cfg: cfg, root: ws.Root, state: ws.GitPath("archiplan/inbox"),
-				inbox: filepath.Join(ws.Root, filepath.FromSlash(cfg.v.GetString("inbox")))}
-			in, out := newMCPGuard(cmd.InOrStdin(), cmd.OutOrStdout())
-			t := &mcp.IOTransport{Reader: in, Writer: out}
-			if err := s.server().Run(cmd.Context(), t); err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
-				return codedError{exitNoUsable, fmt.Errorf("mcp: %w", err)}
-			}
-			return nil
-		},
+// Serve serves MCP on in and out until in ends or ctx is done.
+func Serve(ctx context.Context, cfg Config, in io.Reader, out io.Writer) error {
+	s := &mcpServer{cfg: cfg, root: cfg.Root, state: cfg.State, inbox: cfg.Inbox}
+	guard, w := newMCPGuard(in, out)
+	t := &mcp.IOTransport{Reader: guard, Writer: w}
+	if err := s.server().Run(ctx, t); err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
+		return fmt.Errorf("mcp: %w", err)
 	}
+	return nil
 }
 
 // The tools' arguments.
@@ -133,7 +137,7 @@ type (
 )
 
 func (s *mcpServer) server() *mcp.Server {
-	srv := mcp.NewServer(&mcp.Implementation{Name: "archiplan", Title: "archiplan", Version: version},
+	srv := mcp.NewServer(&mcp.Implementation{Name: "archiplan", Title: "archiplan", Version: s.cfg.Version},
 		&mcp.ServerOptions{Instructions: mcpInstructions()})
 	read := &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: new(bool)}
 	mcp.AddTool(srv, &mcp.Tool{Name: "context", Annotations: read,
@@ -171,20 +175,16 @@ func errorResult(err error) *mcp.CallToolResult {
 }
 
 func (s *mcpServer) model() (*archixml.Model, plans.ModelInfo, error) {
-	return s.cfg.loadModel("")
+	return s.cfg.Model()
 }
 
 func (s *mcpServer) toolContext(_ context.Context, _ *mcp.CallToolRequest, a contextArgs) (*mcp.CallToolResult, any, error) {
-	m, _, err := s.model()
+	data, err := s.contextJSON(planctx.ContextOptions{Scope: a.Scope, Intent: a.Intent, MaxElements: a.MaxElements,
+		MaxChars: a.MaxChars, Include: a.Include})
 	if err != nil {
 		return errorResult(err), nil, nil
 	}
-	c, err := plans.BuildContext(m, plans.ContextOptions{Scope: a.Scope, Intent: a.Intent, MaxElements: a.MaxElements,
-		MaxChars: a.MaxChars, Include: a.Include}, s.cfg.policy())
-	if err != nil {
-		return errorResult(err), nil, nil
-	}
-	res := textResult(c.JSON())
+	res := textResult(data)
 	if a.Plan != "" {
 		answers, err := s.answers(a.Plan)
 		if err != nil {
@@ -193,6 +193,48 @@ func (s *mcpServer) toolContext(_ context.Context, _ *mcp.CallToolRequest, a con
 		res.Content = append(res.Content, &mcp.TextContent{Text: string(answers)})
 	}
 	return res, nil, nil
+}
+
+// contextJSON is the planning context of the model at HEAD, built once for each HEAD, options
+// and policy: an agent asking again, or asking after a re-ask, is answered from the cache until
+// HEAD moves (a new HEAD empties it).
+func (s *mcpServer) contextJSON(o planctx.ContextOptions) ([]byte, error) {
+	policy := s.cfg.Options().Policy
+	key := ""
+	if s.cfg.Head != nil {
+		if head, err := s.cfg.Head(); err == nil {
+			k, _ := json.Marshal(struct {
+				Head    string
+				Options planctx.ContextOptions
+				Policy  plans.Policy
+			}{head, o, policy})
+			key = string(k)
+			s.mu.Lock()
+			if s.head != head || s.contexts == nil {
+				s.head, s.contexts = head, map[string][]byte{}
+			}
+			data, ok := s.contexts[key]
+			s.mu.Unlock()
+			if ok {
+				return data, nil
+			}
+		}
+	}
+	m, info, err := s.model()
+	if err != nil {
+		return nil, err
+	}
+	c, err := planctx.BuildContext(m, o, policy)
+	if err != nil {
+		return nil, err
+	}
+	data := c.JSON()
+	s.mu.Lock()
+	if key != "" && s.head == info.Commit { // the model read is the HEAD the key names
+		s.contexts[key] = data
+	}
+	s.mu.Unlock()
+	return data, nil
 }
 
 // planBytes is the plan an agent gave: a JSON object, or its text.
@@ -221,10 +263,10 @@ func (s *mcpServer) check(plan any, scope string) (*plans.Outcome, plans.ModelIn
 	if err != nil {
 		return nil, info, nil, err
 	}
-	opts := optionsOf(s.cfg)
+	opts := s.cfg.Options()
 	var ctxJSON []byte
 	if scope != "" {
-		c, err := plans.BuildContext(m, plans.ContextOptions{Scope: scope}, s.cfg.policy())
+		c, err := planctx.BuildContext(m, planctx.ContextOptions{Scope: scope}, s.cfg.Options().Policy)
 		if err != nil {
 			return nil, info, nil, err
 		}

@@ -1,4 +1,6 @@
-package web
+// Package pages holds the page templates and assets shared by the review page (package web) and
+// the published site (package publish): one layout, one set of pages, one Markdown renderer.
+package pages
 
 import (
 	"bytes"
@@ -21,8 +23,27 @@ import (
 //go:embed assets
 var assets embed.FS
 
-// pages are the page templates, each parsed with the layout.
-type pages struct{ byName map[string]*template.Template }
+// Pages are the page templates, each parsed with the layout.
+type Pages struct{ byName map[string]*template.Template }
+
+// Common is what every page's layout needs.
+type Common struct {
+	Title     string
+	Nav       string
+	CSRF      string
+	Operator  string
+	Base      string // the session's path: every link is relative to it
+	Workspace string // the workspace's folder name, named on every page (on the site: the model's name)
+	Model     string // the model's path in it (on the site: the commit it is published at)
+	Site      bool   // a page of the published site: read-only, its own script, a CSP of its own
+	// HooksWaiting are the hooks a pull added or changed that do not run until the person
+	// trusts them (archiplan hooks trust): said on every page, since a held pre-apply holds
+	// every approval
+	HooksWaiting []string
+}
+
+// Asset is the embedded file assets/NAME (a script, a style sheet).
+func Asset(name string) ([]byte, error) { return assets.ReadFile("assets/" + name) }
 
 var pageNames = []string{"inbox", "plan", "history", "views", "view", "result", "review",
 	"site_index", "site_views", "site_view", "site_concept", "site_folder", "site_history", "site_plan", "site_search"}
@@ -44,8 +65,9 @@ var funcs = template.FuncMap{
 	"deref": func(p *int) int { return *p },
 }
 
-func loadPages() (*pages, error) {
-	p := &pages{byName: map[string]*template.Template{}}
+// Load parses every page with the layout.
+func Load() (*Pages, error) {
+	p := &Pages{byName: map[string]*template.Template{}}
 	for _, n := range pageNames {
 		files := []string{"assets/layout.html", "assets/" + n + ".html"}
 		if strings.HasPrefix(n, "site_") {
@@ -53,14 +75,15 @@ func loadPages() (*pages, error) {
 		}
 		t, err := template.New("layout.html").Funcs(funcs).ParseFS(assets, files...)
 		if err != nil {
-			return nil, fmt.Errorf("web: parse %s: %w", n, err)
+			return nil, fmt.Errorf("pages: parse %s: %w", n, err)
 		}
 		p.byName[n] = t
 	}
 	return p, nil
 }
 
-func (p *pages) execute(w io.Writer, name string, data any) error {
+// Execute draws page name with data.
+func (p *Pages) Execute(w io.Writer, name string, data any) error {
 	t, ok := p.byName[name]
 	if !ok {
 		return fmt.Errorf("no page %q", name)
@@ -68,18 +91,18 @@ func (p *pages) execute(w io.Writer, name string, data any) error {
 	return t.Execute(w, data)
 }
 
-// markdown renders a preview's Markdown as HTML for the page: tables as GitHub draws them; raw
+// Markdown renders a preview's Markdown as HTML for the page: tables as GitHub draws them; raw
 // HTML is dropped and dangerous link targets emptied (goldmark's safe default), though previews
 // escape everything anyway. An image may only show one of the plan's own pictures, served by the
 // page under the session path base; any other image target is emptied. used says which pictures
 // the preview showed.
-func markdown(src []byte, base, name string, pictures []string) (html template.HTML, used map[string]bool) {
+func Markdown(src []byte, base, name string, pictures []string) (html template.HTML, used map[string]bool) {
 	used = map[string]bool{}
 	known := map[string]bool{}
 	for _, p := range pictures {
 		known[p] = true
 	}
-	html = markdownWith(src, func(dest string, _ bool) string {
+	html = MarkdownWith(src, func(dest string, _ bool) string {
 		if known[dest] {
 			used[dest] = true
 			return base + "/plan/" + url.PathEscape(name) + "/picture/" + url.PathEscape(dest)
@@ -89,9 +112,9 @@ func markdown(src []byte, base, name string, pictures []string) (html template.H
 	return html, used
 }
 
-// markdownWith renders Markdown as markdown does, every image and link target replaced by what
+// MarkdownWith renders Markdown as Markdown does, every image and link target replaced by what
 // rewrite makes of it ("" empties it).
-func markdownWith(src []byte, rewrite imageRewriter) template.HTML {
+func MarkdownWith(src []byte, rewrite ImageRewriter) template.HTML {
 	md := goldmark.New(goldmark.WithExtensions(extension.Table, extension.Strikethrough),
 		goldmark.WithParserOptions(parser.WithASTTransformers(util.Prioritized(rewrite, 100))))
 	var b bytes.Buffer
@@ -101,14 +124,14 @@ func markdownWith(src []byte, rewrite imageRewriter) template.HTML {
 	return template.HTML(b.String()) // #nosec: goldmark without WithUnsafe escapes text and drops raw HTML
 }
 
-// imageRewriter sets every image's and link's target to what the function makes of it (image:
+// ImageRewriter sets every image's and link's target to what the function makes of it (image:
 // the target of an image, not of a link).
-type imageRewriter func(dest string, image bool) string
+type ImageRewriter func(dest string, image bool) string
 
 // Transform rewrites images and links (a link may only lead to one of the plan's own pictures,
 // as the whole view does; any other target is emptied), and leaves the Mermaid diagram out: the
 // page draws no Mermaid (that would take a script it does not load), and shows the pictures.
-func (f imageRewriter) Transform(doc *ast.Document, reader text.Reader, _ parser.Context) {
+func (f ImageRewriter) Transform(doc *ast.Document, reader text.Reader, _ parser.Context) {
 	var drop []ast.Node
 	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
 		if !entering {

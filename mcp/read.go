@@ -1,4 +1,4 @@
-package main
+package mcp
 
 import (
 	"context"
@@ -146,7 +146,7 @@ func (s *mcpServer) answers(name string) ([]byte, error) {
 		return nil, err
 	}
 	if c == nil || len(c.Answers) == 0 {
-		return nil, fmt.Errorf("%w: no answers are recorded for %s", ErrNoQuestions, name)
+		return nil, fmt.Errorf("%w: no answers are recorded for %s", inbox.ErrNoQuestions, name)
 	}
 	type qa struct {
 		Question string `json:"question"`

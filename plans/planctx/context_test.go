@@ -1,4 +1,4 @@
-package plans
+package planctx
 
 import (
 	"bytes"
@@ -10,6 +10,7 @@ import (
 	"errors"
 	"github.com/archiplan/archiplan/archixml"
 	"github.com/archiplan/archiplan/internal/testenv"
+	"github.com/archiplan/archiplan/plans"
 	"strings"
 	"testing"
 )
@@ -25,24 +26,24 @@ func TestContext_Golden(t *testing.T) {
 	}
 	for name, opts := range cases {
 		t.Run(name, func(t *testing.T) {
-			c, err := BuildContext(m, opts, Policy{})
+			c, err := BuildContext(m, opts, plans.Policy{})
 			if err != nil {
 				t.Fatal(err)
 			}
-			again, _ := BuildContext(exampleModel(t), opts, Policy{})
+			again, _ := BuildContext(exampleModel(t), opts, plans.Policy{})
 			if string(c.JSON()) != string(again.JSON()) {
 				t.Fatal("two builds differ")
 			}
 			golden(t, name, c.JSON())
 		})
 	}
-	c, _ := BuildContext(m, ContextOptions{MaxElements: 3}, Policy{})
+	c, _ := BuildContext(m, ContextOptions{MaxElements: 3}, plans.Policy{})
 	if len(c.Elements) != 3 || c.Omitted.Elements != 7 || c.Omitted.Relationships == 0 {
 		t.Fatalf("truncation: %d elements, omitted %+v", len(c.Elements), c.Omitted)
 	}
 	summarised(t, m, c)
 	// a context's ids are the scope a plan beside it is held to
-	ids, err := ScopeFromContext(c.JSON())
+	ids, err := plans.ScopeFromContext(c.JSON())
 	if err != nil || len(ids) != len(c.Elements)+len(c.Relationships)+len(c.Views) {
 		t.Fatalf("%v %v", ids, err)
 	}
@@ -51,7 +52,7 @@ func TestContext_Golden(t *testing.T) {
 func TestContext_Scopes(t *testing.T) {
 	m := exampleModel(t)
 	app := ids(t, m, "{BookingApp}")
-	c, err := BuildContext(m, ContextOptions{Scope: "ids:" + app + "," + ids(t, m, "{FleetRecords}")}, Policy{})
+	c, err := BuildContext(m, ContextOptions{Scope: "ids:" + app + "," + ids(t, m, "{FleetRecords}")}, plans.Policy{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,11 +60,11 @@ func TestContext_Scopes(t *testing.T) {
 		t.Fatalf("%d elements, %d relationships", len(c.Elements), len(c.Relationships))
 	}
 	for _, bad := range []string{"view:nope", "folder:Nowhere", "ids:nope", "colour:red"} {
-		if _, err := BuildContext(m, ContextOptions{Scope: bad}, Policy{}); !errors.Is(err, ErrBadScope) {
+		if _, err := BuildContext(m, ContextOptions{Scope: bad}, plans.Policy{}); !errors.Is(err, ErrBadScope) {
 			t.Errorf("%s: %v", bad, err)
 		}
 	}
-	p, _ := BuildContext(m, ContextOptions{}, Policy{AllowedOps: []string{"rename_element"}, AllowedElementTypes: []string{"Goal"}})
+	p, _ := BuildContext(m, ContextOptions{}, plans.Policy{AllowedOps: []string{"rename_element"}, AllowedElementTypes: []string{"Goal"}})
 	if strings.Join(p.AllowedOps, ",") != "rename_element" || strings.Join(p.AllowedElementTypes, ",") != "Goal" {
 		t.Fatalf("policy not shown: %v %v", p.AllowedOps, p.AllowedElementTypes)
 	}
@@ -72,10 +73,10 @@ func TestContext_Scopes(t *testing.T) {
 func TestPrompt_Golden(t *testing.T) {
 	m := exampleModel(t)
 	intent := "Rename the customer to Client and make the desk serve them."
-	c, _ := BuildContext(m, ContextOptions{Intent: intent}, Policy{})
-	p := BuildPrompt(intent, c)
+	c, _ := BuildContext(m, ContextOptions{Intent: intent}, plans.Policy{})
+	p := plans.BuildPrompt(intent, c)
 	golden(t, "prompt.txt", []byte(p))
-	if !strings.HasPrefix(p, promptContract) {
+	if !strings.HasPrefix(p, plans.StablePrompt()) {
 		t.Fatal("the stable part does not come first")
 	}
 	if !strings.HasSuffix(p, "make the desk serve them.\n") {
@@ -122,7 +123,7 @@ func TestContext_IntentFirst(t *testing.T) {
 	m := exampleModel(t)
 	desk := ids(t, m, "{RentalDesk}")
 	process := ids(t, m, "{RentaBike}")
-	c, err := BuildContext(m, ContextOptions{Intent: "Give the desk a new member role", MaxElements: 2}, Policy{})
+	c, err := BuildContext(m, ContextOptions{Intent: "Give the desk a new member role", MaxElements: 2}, plans.Policy{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,7 +152,7 @@ func TestContext_IntentFirst(t *testing.T) {
 	}
 	summarised(t, m, c)
 	// an id named in the intent is the focus, whatever its name
-	c, _ = BuildContext(m, ContextOptions{Intent: "Document " + process + ".", MaxElements: 1}, Policy{})
+	c, _ = BuildContext(m, ContextOptions{Intent: "Document " + process + ".", MaxElements: 1}, plans.Policy{})
 	if len(c.Elements) != 1 || c.Elements[0].ID != process {
 		t.Fatalf("the id named is not kept: %+v", c.Elements)
 	}
@@ -159,9 +160,9 @@ func TestContext_IntentFirst(t *testing.T) {
 
 func TestContext_CharacterBudget(t *testing.T) {
 	m := exampleModel(t)
-	full, _ := BuildContext(m, ContextOptions{}, Policy{})
+	full, _ := BuildContext(m, ContextOptions{}, plans.Policy{})
 	budget := len(full.JSON()) - 600
-	c, err := BuildContext(m, ContextOptions{MaxChars: budget}, Policy{})
+	c, err := BuildContext(m, ContextOptions{MaxChars: budget}, plans.Policy{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,7 +170,7 @@ func TestContext_CharacterBudget(t *testing.T) {
 		t.Fatalf("%d characters for a budget of %d, %d omitted", len(c.JSON()), budget, c.Omitted.Elements)
 	}
 	summarised(t, m, c)
-	if _, err := BuildContext(m, ContextOptions{MaxChars: 500}, Policy{}); !errors.Is(err, ErrContextTooLarge) {
+	if _, err := BuildContext(m, ContextOptions{MaxChars: 500}, plans.Policy{}); !errors.Is(err, ErrContextTooLarge) {
 		t.Fatalf("a budget nothing fits: %v", err)
 	}
 }
@@ -180,7 +181,7 @@ func TestContext_Specializations(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := BuildContext(m, ContextOptions{}, Policy{})
+	c, err := BuildContext(m, ContextOptions{}, plans.Policy{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -195,22 +196,6 @@ func TestContext_Specializations(t *testing.T) {
 	}
 	if specialised == 0 {
 		t.Fatal("no element shows its specialization")
-	}
-}
-
-// TestPrompt_ExamplePlanIsValid: the example plan in the prompt, its placeholders replaced by
-// ids of a real model, passes archiplan's own checks.
-func TestPrompt_ExamplePlanIsValid(t *testing.T) {
-	m := exampleModel(t)
-	start := strings.Index(promptGuide, `{"schema_version"`)
-	if start < 0 {
-		t.Fatal("no example plan in the prompt")
-	}
-	example := strings.NewReplacer("EXISTING-ELEMENT-ID", ids(t, m, "{RentaBike}"),
-		"EXISTING-VIEW-ID", ids(t, m, "{View}")).Replace(promptGuide[start:])
-	o := Check([]byte(example), m, Options{})
-	if o.Verdict != VerdictValid {
-		t.Fatalf("the example plan is %s: %v", o.Verdict, o.Errors())
 	}
 }
 
@@ -242,18 +227,18 @@ func TestContext_CorpusLargest(t *testing.T) {
 			target := namedElement(m)
 			intent := "Document what " + target.Name() + " is for, and put it on the relevant view."
 			opts := ContextOptions{Intent: intent}
-			c, err := BuildContext(m, opts, Policy{})
+			c, err := BuildContext(m, opts, plans.Policy{})
 			if err != nil {
 				t.Fatal(err)
 			}
-			again, _ := BuildContext(m, opts, Policy{})
+			again, _ := BuildContext(m, opts, plans.Policy{})
 			if !bytes.Equal(c.JSON(), again.JSON()) {
 				t.Fatal("two builds differ")
 			}
 			if len(c.JSON()) > DefaultMaxChars {
 				t.Fatalf("%d characters over the default budget", len(c.JSON()))
 			}
-			if p := BuildPrompt(intent, c); len(p) > 1<<20 {
+			if p := plans.BuildPrompt(intent, c); len(p) > 1<<20 {
 				t.Fatalf("the prompt is %d characters", len(p))
 			}
 			listed := map[string]bool{}
@@ -322,14 +307,14 @@ func TestContext_LargeModelFitsTheBudget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := BuildContext(m, ContextOptions{MaxElements: 5000, Include: []string{"documentation", "properties"}}, Policy{})
+	c, err := BuildContext(m, ContextOptions{MaxElements: 5000, Include: []string{"documentation", "properties"}}, plans.Policy{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if n := len(c.JSON()); n > DefaultMaxChars || c.Omitted.Elements == 0 {
 		t.Fatalf("%d characters, %d omitted", n, c.Omitted.Elements)
 	}
-	if p := BuildPrompt("anything", c); len(p) > 1<<20 {
+	if p := plans.BuildPrompt("anything", c); len(p) > 1<<20 {
 		t.Fatalf("the prompt is %d characters", len(p))
 	}
 	summarised(t, m, c)
@@ -346,7 +331,7 @@ func TestContext_CorpusAll(t *testing.T) {
 		if err != nil {
 			continue // the loader's tests judge what it refuses
 		}
-		c, err := BuildContext(m, ContextOptions{Intent: "Show the main services", MaxElements: 50}, Policy{})
+		c, err := BuildContext(m, ContextOptions{Intent: "Show the main services", MaxElements: 50}, plans.Policy{})
 		if err != nil {
 			t.Fatalf("%s: %v", f, err)
 		}

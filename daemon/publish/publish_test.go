@@ -1,8 +1,9 @@
-package web
+package publish
 
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path"
@@ -14,6 +15,8 @@ import (
 	"golang.org/x/net/html"
 
 	"github.com/archiplan/archiplan/archixml"
+	"github.com/archiplan/archiplan/daemon/ledger"
+	"github.com/archiplan/archiplan/daemon/ledger/ledgertest"
 	"github.com/archiplan/archiplan/internal/testenv"
 	"github.com/archiplan/archiplan/store"
 )
@@ -68,18 +71,51 @@ func xmlEscape(b *bytes.Buffer, s string) error {
 	return err
 }
 
+// Ids of the built-in example model.
+const (
+	customer = "id-59a96df4cd3e24d3da41e81a8c7d1335"
+	desk     = "id-37914ef915915bd2606e2c7216356e27"
+	mainView = "id-8ec058ffdd586dec87035fe47b31819a"
+)
+
+// env is a real workspace (a temp git repository) with a ledger over it.
+type env struct{ ws *store.Workspace }
+
+// renamePlan is a ready plan that renames one element.
+func renamePlan(summary, id, name string) string {
+	return fmt.Sprintf(`{"schema_version": "1.0", "status": "ready", "summary": %q, "questions": [],
+  "actions": [{"op": "rename_element", "element_id": %q, "new_name": %q}]}`+"\n", summary, id, name)
+}
+
+// newEnv is a workspace holding the example model.
+func newEnv(t *testing.T) *env {
+	t.Helper()
+	seed, err := archixml.Example().Save()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws, _, err := store.Init(t.TempDir(), store.InitOptions{Model: "model.archimate", Inbox: "plans", Seed: seed, Author: ledgertest.Signature})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &env{ws: ws}
+}
+
 // publishEnv is a workspace with the hostile model, one applied plan with a hostile summary in
 // its history, and its site.
 func publishEnv(t *testing.T) (*env, string) {
 	t.Helper()
-	e := newEnvWith(t, hostileModel(t))
-	e.drop("hostile.json", renamePlan(hostileScript+" "+hostileBidi, customer, hostileAttr+" renamed"))
-	e.previewed("hostile")
-	before := len(e.history())
-	if err := os.Rename(filepath.Join(e.inbox, "hostile.json"), filepath.Join(e.inbox, "hostile.approved")); err != nil {
+	ws, _, err := store.Init(t.TempDir(), store.InitOptions{Model: "model.archimate", Inbox: "plans", Seed: hostileModel(t),
+		Author: ledgertest.Signature})
+	if err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the plan applied", func() bool { return len(e.history()) > before })
+	e := &env{ws: ws}
+	led := ledger.New(ledger.Config{Workspace: ws, Inbox: ledgertest.Inbox(ws), ApprovedBy: ledgertest.Signature})
+	ledgertest.Preview(t, led, "hostile", []byte(renamePlan(hostileScript+" "+hostileBidi, customer, hostileAttr+" renamed")))
+	if _, err := ledgertest.Approve(t, led, "hostile"); err != nil {
+		t.Fatal(err)
+	}
 	head, err := e.ws.Head()
 	if err != nil {
 		t.Fatal(err)

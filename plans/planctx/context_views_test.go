@@ -1,4 +1,4 @@
-package plans
+package planctx
 
 import (
 	"os"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/archiplan/archiplan/archixml"
 	"github.com/archiplan/archiplan/internal/testenv"
+	"github.com/archiplan/archiplan/plans"
 )
 
 // Every corpus model's context lists every ArchiMate view within the default budget (empty ones
@@ -22,7 +23,7 @@ func TestContext_EveryView(t *testing.T) {
 			if err != nil {
 				t.Skip(err)
 			}
-			c, err := BuildContext(m, ContextOptions{Intent: "Fill the empty views"}, Policy{})
+			c, err := BuildContext(m, ContextOptions{Intent: "Fill the empty views"}, plans.Policy{})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,4 +1,6 @@
-package web
+// Package publish writes the static site of a model at a commit, from the review page's templates
+// (package pages): read-only pages people open without Archi or archiplan.
+package publish
 
 import (
 	"bytes"
@@ -24,6 +26,7 @@ import (
 	"github.com/archiplan/archiplan/archixml/render"
 	"github.com/archiplan/archiplan/daemon/inbox"
 	"github.com/archiplan/archiplan/daemon/ledger"
+	"github.com/archiplan/archiplan/daemon/web/pages"
 	"github.com/archiplan/archiplan/store"
 )
 
@@ -64,7 +67,7 @@ const (
 
 var (
 	sitePagesOnce sync.Once
-	sitePages     *pages
+	sitePages     *pages.Pages
 	sitePagesErr  error
 )
 
@@ -96,7 +99,7 @@ func Publish(ws *store.Workspace, commit, dir string) (*Site, error) {
 	if err != nil {
 		return nil, err
 	}
-	sitePagesOnce.Do(func() { sitePages, sitePagesErr = loadPages() })
+	sitePagesOnce.Do(func() { sitePages, sitePagesErr = pages.Load() })
 	if sitePagesErr != nil {
 		return nil, sitePagesErr
 	}
@@ -179,7 +182,7 @@ type siteWriter struct {
 	ws     *store.Workspace
 	m      *archixml.Model
 	root   string
-	pages  *pages
+	pages  *pages.Pages
 	commit string
 	hist   []store.CommitInfo
 	paths  map[string]string // object id -> its page, from the site's root ("e/id.html")
@@ -267,6 +270,9 @@ func siteFile(id string) string {
 	h := sha256.Sum256([]byte(id))
 	return "h." + hex.EncodeToString(h[:16])
 }
+
+// FileName is siteFile for the site's readers (a test that opens a view's page, say).
+func FileName(id string) string { return siteFile(id) }
 
 // up is the base of a page one folder down.
 const up = ".."
@@ -597,7 +603,7 @@ func (s *siteWriter) plan(e siteEntry) (string, error) {
 	used := map[string]bool{}
 	// a picture is only ever an image: opened as a document from a static host, an SVG a
 	// forged commit put in the archive could run a script in the site's origin
-	preview := markdownWith(a.Preview, func(dest string, image bool) string {
+	preview := pages.MarkdownWith(a.Preview, func(dest string, image bool) string {
 		if out, ok := known[dest]; ok && image {
 			used[out] = true
 			return out
@@ -621,7 +627,7 @@ func (s *siteWriter) plan(e siteEntry) (string, error) {
 // statics writes the style sheet, the script and the search index.
 func (s *siteWriter) statics() error {
 	for _, f := range []string{"style.css", "site.js"} {
-		data, err := assets.ReadFile("assets/" + f)
+		data, err := pages.Asset(f)
 		if err != nil {
 			return err
 		}
@@ -652,9 +658,9 @@ func (s *siteWriter) page(rel, tmpl, title, nav, base string, data any) error {
 // draw draws and writes one page.
 func (s *siteWriter) draw(buf *bytes.Buffer, j pageJob) error {
 	buf.Reset()
-	c := common{Title: j.title, Nav: j.nav, Base: j.base, Site: true, Workspace: s.site.Name, Model: store.Short(s.commit)}
-	if err := s.pages.execute(buf, j.tmpl, struct {
-		common
+	c := pages.Common{Title: j.title, Nav: j.nav, Base: j.base, Site: true, Workspace: s.site.Name, Model: store.Short(s.commit)}
+	if err := s.pages.Execute(buf, j.tmpl, struct {
+		pages.Common
 		D any
 	}{c, j.data}); err != nil {
 		return fmt.Errorf("publish %s: %w", j.rel, err)
