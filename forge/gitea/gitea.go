@@ -7,6 +7,7 @@ package gitea
 import (
 	"context"
 	"fmt"
+	"math"
 	"net/http"
 	"strconv"
 	"strings"
@@ -115,34 +116,18 @@ func (c *Client) PR(ctx context.Context, number int) (forge.PR, error) {
 // pageSize is how many items a list asks for per page (Gitea's default MAX_RESPONSE_ITEMS is 50).
 const pageSize = 50
 
-// maxPages bounds a listing: 50 pages of 50 is more than any pull request archiplan reads has.
-const maxPages = 50
-
-// pages calls get for page 1, 2, ... until it returns fewer than pageSize items.
-func pages(get func(page int) (int, error)) error {
-	for page := 1; page <= maxPages; page++ {
-		n, err := get(page)
-		if err != nil || n < pageSize {
-			return err
-		}
-	}
-	return nil
-}
-
 func (c *Client) FindPR(ctx context.Context, head string) (forge.PR, bool, error) {
 	var found *pull
-	err := pages(func(page int) (int, error) {
+	err := rest.Pages(pageSize, func(page int) (int, bool, error) {
 		var ps []pull
 		_, err := c.api.Do(ctx, "GET", fmt.Sprintf("%s/pulls?state=open&page=%d&limit=%d", c.repo(), page, pageSize), nil, &ps)
 		for i := range ps {
-			if ps[i].Head.Ref == head && found == nil {
+			if ps[i].Head.Ref == head {
 				found = &ps[i]
+				return len(ps), true, err
 			}
 		}
-		if found != nil {
-			return 0, err
-		}
-		return len(ps), err
+		return len(ps), false, err
 	})
 	if err != nil || found == nil {
 		return forge.PR{}, false, err
@@ -152,7 +137,7 @@ func (c *Client) FindPR(ctx context.Context, head string) (forge.PR, bool, error
 
 func (c *Client) Reviews(ctx context.Context, number int) ([]forge.Review, error) {
 	var out []forge.Review
-	err := pages(func(page int) (int, error) {
+	err := rest.Pages(pageSize, func(page int) (int, bool, error) {
 		var rs []struct {
 			User struct {
 				Login string `json:"login"`
@@ -171,7 +156,7 @@ func (c *Client) Reviews(ctx context.Context, number int) ([]forge.Review, error
 			out = append(out, forge.Review{User: r.User.Login, State: r.State, CommitID: r.CommitID,
 				At: r.SubmittedAt, Stale: r.Stale || r.Dismissed})
 		}
-		return len(rs), err
+		return len(rs), false, err
 	})
 	return out, err
 }
@@ -193,8 +178,8 @@ func (c *Client) Comment(ctx context.Context, number int, marker, body string) e
 	if err != nil {
 		return err
 	}
-	id := int64(0)
-	err = pages(func(page int) (int, error) {
+	// Gitea lists an issue's comments whole (page and limit are ignored there): one page
+	return rest.KeepComment(math.MaxInt, func(int) ([]rest.Note, error) {
 		var cs []struct {
 			ID   int64  `json:"id"`
 			Body string `json:"body"`
@@ -202,24 +187,20 @@ func (c *Client) Comment(ctx context.Context, number int, marker, body string) e
 				Login string `json:"login"`
 			} `json:"user"`
 		}
-		_, err := c.api.Do(ctx, "GET", fmt.Sprintf("%s/issues/%d/comments?page=%d&limit=%d", c.repo(), number, page, pageSize), nil, &cs)
-		for _, cm := range cs {
-			if id == 0 && cm.User.Login == me && forge.HasMarker(cm.Body, marker) {
-				id = cm.ID
-			}
+		_, err := c.api.Do(ctx, "GET", fmt.Sprintf("%s/issues/%d/comments", c.repo(), number), nil, &cs)
+		notes := make([]rest.Note, len(cs))
+		for i, cm := range cs {
+			notes[i] = rest.Note{ID: cm.ID, Body: cm.Body, User: cm.User.Login}
 		}
-		return len(cs), err
-	})
-	if err != nil {
-		return err
-	}
-	in := map[string]any{"body": forge.Marked(marker, body)}
-	if id != 0 {
-		_, err = c.api.Do(ctx, "PATCH", fmt.Sprintf("%s/issues/comments/%d", c.repo(), id), in, nil)
-		return err
-	}
-	_, err = c.api.Do(ctx, "POST", fmt.Sprintf("%s/issues/%d/comments", c.repo(), number), in, nil)
-	return err
+		return notes, err
+	}, func(n rest.Note) bool { return n.User == me }, marker, body,
+		func(id int64, body string) error {
+			_, err := c.api.Do(ctx, "PATCH", fmt.Sprintf("%s/issues/comments/%d", c.repo(), id), map[string]any{"body": body}, nil)
+			return err
+		}, func(body string) error {
+			_, err := c.api.Do(ctx, "POST", fmt.Sprintf("%s/issues/%d/comments", c.repo(), number), map[string]any{"body": body}, nil)
+			return err
+		})
 }
 
 func (c *Client) SetStatus(ctx context.Context, sha string, st forge.Status) error {

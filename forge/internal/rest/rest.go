@@ -281,3 +281,50 @@ func Status(err error) int {
 
 // PathEscape escapes one segment of a path (a branch, a project's full path).
 func PathEscape(s string) string { return url.PathEscape(s) }
+
+// MaxPages bounds a listing: no pull request archiplan reads has more pages of reviews or
+// comments than this.
+const MaxPages = 50
+
+// Pages calls get for page 1, 2, ... until it returns fewer than size items (or stop).
+func Pages(size int, get func(page int) (n int, stop bool, err error)) error {
+	for page := 1; page <= MaxPages; page++ {
+		n, stop, err := get(page)
+		if err != nil || stop || n < size {
+			return err
+		}
+	}
+	return nil
+}
+
+// Note is a comment as KeepComment needs it.
+type Note struct {
+	ID   int64
+	Body string
+	User string
+}
+
+// KeepComment keeps one comment per marker on a pull request: list gives a page of its comments
+// (of size items at most), mine says whether a comment is the token's user's; the first comment
+// of that user carrying the marker is edited, or a new one is created.
+func KeepComment(size int, list func(page int) ([]Note, error), mine func(Note) bool, marker, body string,
+	edit func(id int64, body string) error, create func(body string) error) error {
+	var id int64
+	err := Pages(size, func(page int) (int, bool, error) {
+		notes, err := list(page)
+		for _, n := range notes {
+			if mine(n) && forge.HasMarker(n.Body, marker) {
+				id = n.ID
+				return len(notes), true, err
+			}
+		}
+		return len(notes), false, err
+	})
+	if err != nil {
+		return err
+	}
+	if id != 0 {
+		return edit(id, forge.Marked(marker, body))
+	}
+	return create(forge.Marked(marker, body))
+}
