@@ -179,7 +179,7 @@ func (c *Client) Comment(ctx context.Context, number int, marker, body string) e
 		return err
 	}
 	// Gitea lists an issue's comments whole (page and limit are ignored there): one page
-	return rest.KeepComment(math.MaxInt, func(int) ([]rest.Note, error) {
+	return rest.KeepComment(math.MaxInt, func(int) ([]rest.Note, int, error) {
 		var cs []struct {
 			ID   int64  `json:"id"`
 			Body string `json:"body"`
@@ -192,7 +192,7 @@ func (c *Client) Comment(ctx context.Context, number int, marker, body string) e
 		for i, cm := range cs {
 			notes[i] = rest.Note{ID: cm.ID, Body: cm.Body, User: cm.User.Login}
 		}
-		return notes, err
+		return notes, len(cs), err
 	}, func(n rest.Note) bool { return n.User == me }, marker, body,
 		func(id int64, body string) error {
 			_, err := c.api.Do(ctx, "PATCH", fmt.Sprintf("%s/issues/comments/%d", c.repo(), id), map[string]any{"body": body}, nil)

@@ -305,20 +305,21 @@ type Note struct {
 }
 
 // KeepComment keeps one comment per marker on a pull request: list gives a page of its comments
-// (of size items at most), mine says whether a comment is the token's user's; the first comment
+// and how many items the page had (of size at most; a forge's list may hold more than comments),
+// mine says whether a comment is the token's user's; the first comment
 // of that user carrying the marker is edited, or a new one is created.
-func KeepComment(size int, list func(page int) ([]Note, error), mine func(Note) bool, marker, body string,
+func KeepComment(size int, list func(page int) ([]Note, int, error), mine func(Note) bool, marker, body string,
 	edit func(id int64, body string) error, create func(body string) error) error {
 	var id int64
 	err := Pages(size, func(page int) (int, bool, error) {
-		notes, err := list(page)
+		notes, items, err := list(page)
 		for _, n := range notes {
 			if mine(n) && forge.HasMarker(n.Body, marker) {
 				id = n.ID
-				return len(notes), true, err
+				return items, true, err
 			}
 		}
-		return len(notes), false, err
+		return items, false, err
 	})
 	if err != nil {
 		return err
