@@ -129,13 +129,21 @@ func (f *Flow) Apply(ctx context.Context, name string) (*Outcome, error) {
 	if u, err := url.Parse(pr.URL); err == nil {
 		host = u.Hostname()
 	}
+	// each approval recorded once, as archiplan approve records an owner's, until the plan's needs
+	// are met (the approval that meets them renames it approved)
+	e, err := box.Find(name)
 	for _, who := range by {
-		err := box.ApproveByForge(name, st.Preview, inbox.ForgeApproval{Kind: f.Forge.Kind(), Host: host, Account: who, PR: pr.Number, Head: st.Head})
-		if err != nil {
+		if err != nil || e.State != inbox.Pending {
+			break
+		}
+		if contains(rec.Approvers(), who) {
+			continue
+		}
+		if err = box.ApproveByForge(name, st.Preview, inbox.ForgeApproval{Kind: f.Forge.Kind(), Host: host, Account: who, PR: pr.Number, Head: st.Head}); err != nil {
 			return nil, err
 		}
+		e, err = box.Find(name)
 	}
-	e, err := box.Find(name)
 	if err != nil {
 		return nil, err
 	}

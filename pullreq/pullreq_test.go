@@ -11,6 +11,8 @@ import (
 	"github.com/archiplan/archiplan/daemon/ledger"
 	"github.com/archiplan/archiplan/daemon/ledger/ledgertest"
 	"github.com/archiplan/archiplan/forge"
+	"github.com/archiplan/archiplan/plans"
+	"github.com/archiplan/archiplan/policy"
 	"github.com/archiplan/archiplan/pullreq"
 	"github.com/archiplan/archiplan/store"
 )
@@ -217,5 +219,41 @@ func TestWalk_StaleBase(t *testing.T) {
 	w.forge.review(again.Number, "alice", forge.ReviewApproved)
 	if o := w.apply("stale-1"); o.State != pullreq.Applied || !o.Merged {
 		t.Fatalf("%+v", o)
+	}
+}
+
+// TestWalk_OwnersByForgeAccount: where policy/owners.yaml asks for an owner's approval, a forge
+// review counts by the reviewer's forge account: an approval by someone else leaves the plan
+// waiting for the owner, and the owner's applies it with both in the trailers.
+func TestWalk_OwnersByForgeAccount(t *testing.T) {
+	w := newWalk(t)
+	owners := "owners:\n  - name: business\n    layer: Business\n    from: [carol]\n"
+	if err := os.MkdirAll(filepath.Join(w.ws.Root, "policy"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(w.ws.Root, "policy", "owners.yaml"), []byte(owners), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ledgertest.Git(t, w.ws.Root, "add", "policy")
+	ledgertest.Git(t, w.ws.Root, "commit", "-qm", "owners")
+	ledgertest.Git(t, w.ws.Root, "push", "-q", "origin", "main")
+	w.led.SetOptions(plans.Options{Rules: policy.Load(w.ws.Root)})
+	st := w.open("owned-1", ledgertest.Rename(w.ids[0], "Owned"))
+	w.forge.review(st.Number, "alice", forge.ReviewApproved)
+	o := w.apply("owned-1")
+	if o.State != pullreq.Waiting || !strings.Contains(o.Reason, "carol") {
+		t.Fatalf("applied without the owner: %+v", o)
+	}
+	if again := w.apply("owned-1"); again.State != pullreq.Waiting {
+		t.Fatalf("a second look: %+v", again)
+	}
+	w.forge.review(st.Number, "carol", forge.ReviewApproved)
+	o = w.apply("owned-1")
+	if o.State != pullreq.Applied {
+		t.Fatalf("the owner's approval did not apply it: %+v", o)
+	}
+	msg := ledgertest.Git(t, w.bare, "log", "-1", "--format=%B", o.Commit)
+	if !strings.Contains(msg, "Approved-By: carol (owner, preview sha256") || !hasLine(msg, "Approved-By: carol <carol@forge.test>") {
+		t.Errorf("trailers:\n%s", msg)
 	}
 }

@@ -29,6 +29,14 @@ func (b *Inbox) ApproveByForge(name, previewSHA string, f ForgeApproval) error {
 		if err := b.writeRecord(rec); err != nil {
 			return err
 		}
-		return b.approveSeen(name, previewSHA, "", f.Account)
+		if err := b.approveSeen(name, previewSHA, "", f.Account); err != nil {
+			// not approved: no forge account is left to stand for an approval
+			if now, rerr := b.Record(name); rerr == nil && now.Forge != nil {
+				now.Forge = nil
+				_ = b.writeRecord(now)
+			}
+			return err
+		}
+		return nil
 	})
 }
