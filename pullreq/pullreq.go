@@ -185,6 +185,13 @@ func (f *Flow) Open(ctx context.Context, name string) (*State, error) {
 	if err != nil {
 		return nil, err
 	}
+	if prev != nil && prev.Applied == "" && prev.Stale == "" && prev.Preview == rec.Outputs[inbox.PreviewFile(name)] && prev.Base == rec.Commit {
+		// the same preview on the same base: the pull request shows it already, and a new head
+		// would void the approvals of this one
+		if pr, err := f.Forge.PR(ctx, prev.Number); err == nil && pr.State == "open" && pr.HeadSHA == prev.Head {
+			return prev, nil
+		}
+	}
 	// the branch: the base previewed on, and the plan's folder
 	dir := Dir(name)
 	tree := map[string][]byte{dir + "/" + inbox.PlanFile(name): c.Raw}

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/archiplan/archiplan/archixml"
 	"github.com/archiplan/archiplan/daemon/ledger"
@@ -255,5 +256,25 @@ func TestWalk_OwnersByForgeAccount(t *testing.T) {
 	msg := ledgertest.Git(t, w.bare, "log", "-1", "--format=%B", o.Commit)
 	if !strings.Contains(msg, "Approved-By: carol (owner, preview sha256") || !hasLine(msg, "Approved-By: carol <carol@forge.test>") {
 		t.Errorf("trailers:\n%s", msg)
+	}
+}
+
+// TestOpen_SamePreviewKeepsTheHead: opening a plan's pull request again with nothing moved
+// pushes nothing: the head, and the approvals given on it, stay.
+func TestOpen_SamePreviewKeepsTheHead(t *testing.T) {
+	w := newWalk(t)
+	tick := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	w.flow.Now = func() time.Time { tick = tick.Add(time.Minute); return tick } // every commit a time of its own
+	st := w.open("same-1", ledgertest.Rename(w.ids[0], "Same"))
+	w.forge.review(st.Number, "alice", forge.ReviewApproved)
+	again, err := w.flow.Open(context.Background(), "same-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.Head != st.Head || ledgertest.Git(t, w.bare, "rev-parse", st.Branch) != st.Head {
+		t.Fatalf("a new head for the same preview: %s, was %s", again.Head, st.Head)
+	}
+	if o := w.apply("same-1"); o.State != pullreq.Applied {
+		t.Fatalf("%+v", o)
 	}
 }
