@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,10 +12,13 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/archiplan/archiplan/daemon/inbox"
+	"github.com/archiplan/archiplan/daemon/ledger"
 	"github.com/archiplan/archiplan/forge"
 	_ "github.com/archiplan/archiplan/forge/gitea" // the clients register with forge.Open
 	_ "github.com/archiplan/archiplan/forge/github"
 	_ "github.com/archiplan/archiplan/forge/gitlab"
+	"github.com/archiplan/archiplan/plans"
 	"github.com/archiplan/archiplan/pullreq"
 	"github.com/archiplan/archiplan/store"
 )
@@ -35,7 +39,10 @@ func (c *config) openForge(ws *store.Workspace) (forge.Forge, error) {
 
 // flow is the pull-request workflow as the configuration sets it up: a forge and the remote
 // that is its repository are required.
-func (c *config) flow(ws *store.Workspace) (*pullreq.Flow, error) {
+func (c *config) flow(ws *store.Workspace) (*pullreq.Flow, error) { return c.flowOn(ws, c.ledger(ws)) }
+
+// flowOn is the workflow on a ledger already made (the daemon's).
+func (c *config) flowOn(ws *store.Workspace, led *ledger.Ledger) (*pullreq.Flow, error) {
 	f, err := c.openForge(ws)
 	if err != nil {
 		return nil, err
@@ -47,7 +54,7 @@ func (c *config) flow(ws *store.Workspace) (*pullreq.Flow, error) {
 	if remote.Name == "" {
 		return nil, usageError{errors.New("no remote configured: set remote (the git remote that is the forge's repository) in .archiplan.yaml")}
 	}
-	return &pullreq.Flow{Ledger: c.ledger(ws), Forge: f, Remote: remote.Name, Base: c.v.GetString("forge.base"),
+	return &pullreq.Flow{Ledger: led, Forge: f, Remote: remote.Name, Base: c.v.GetString("forge.base"),
 		Approvers: c.v.GetStringSlice("forge.approvers")}, nil
 }
 
@@ -233,4 +240,54 @@ func ciEnv() ciVars {
 		n = ev.Number
 	}
 	return ciVars{base: ev.PullRequest.Base.SHA, head: ev.PullRequest.Head.SHA, number: n}
+}
+
+// Deliveries are the values of the deliver setting.
+const (
+	deliverInbox       = "inbox"
+	deliverPullRequest = "pull-request"
+)
+
+// delivererOf is the daemon's Deliver for deliver: pull-request (nil for the inbox): each plan
+// previewed valid becomes a pull request (opened once; again when its preview changed), and the
+// approved ones are applied.
+func delivererOf(cfg *config, ws *store.Workspace, led *ledger.Ledger) (func(ctx context.Context) error, error) {
+	switch d := cfg.v.GetString("deliver"); d {
+	case "", deliverInbox:
+		return nil, nil
+	case deliverPullRequest:
+	default:
+		return nil, usageError{fmt.Errorf("deliver: %q is not %s or %s", d, deliverInbox, deliverPullRequest)}
+	}
+	flow, err := cfg.flowOn(ws, led)
+	if err != nil {
+		return nil, err
+	}
+	return func(ctx context.Context) error {
+		box := led.Inbox()
+		l, err := box.List()
+		if err != nil {
+			return err
+		}
+		var errs []error
+		for _, p := range l.Plans {
+			if p.State != inbox.Pending {
+				continue
+			}
+			rec, err := box.Record(p.Name)
+			if err != nil || rec.Verdict != plans.VerdictValid {
+				continue // not previewed yet, or nothing a person could approve
+			}
+			if st, _ := flow.Load(p.Name); st != nil && st.Preview == rec.Outputs[inbox.PreviewFile(p.Name)] && st.Stale == "" {
+				continue // its pull request shows this preview
+			}
+			if _, err := flow.Open(ctx, p.Name); err != nil {
+				errs = append(errs, fmt.Errorf("%s: %w", p.Name, err))
+			}
+		}
+		if _, err := flow.Sync(ctx); err != nil {
+			errs = append(errs, err)
+		}
+		return errors.Join(errs...)
+	}, nil
 }

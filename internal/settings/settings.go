@@ -67,6 +67,7 @@ var Keys = []Key{
 	{"pull", "false", false, "fetch the remote on a timer and fast-forward (before each apply, to the last fetch)"},
 	{"push", "false", false, "push each apply commit at once"},
 	{"fetch_interval", "30s", true, "the daemon's timer for fetches"},
+	{"deliver", "inbox", false, "how the daemon delivers plans previewed valid: inbox (approved in the inbox or on the review page) or pull-request (each becomes a pull request on the forge, applied when approved there)"},
 	{"forge.kind", "", false, "the team's forge, for plans as pull requests (archiplan pr, ci): gitea, forgejo, github or gitlab"},
 	{"forge.url", "", false, "the forge's web address (https unless loopback; empty: github.com or gitlab.com)"},
 	{"forge.repo", "", false, "the repository on the forge (owner/name; GitLab: the project's path); the token comes from the environment or git's credential helper, never from here"},
