@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/archiplan/archiplan/daemon/inbox"
+	"github.com/archiplan/archiplan/daemon/ledger"
 	"github.com/archiplan/archiplan/forge"
 	"github.com/archiplan/archiplan/plans"
 	"github.com/archiplan/archiplan/store"
@@ -130,28 +131,37 @@ func (f *Flow) Apply(ctx context.Context, name string) (*Outcome, error) {
 		host = u.Hostname()
 	}
 	// each approval recorded once, as archiplan approve records an owner's, until the plan's needs
-	// are met (the approval that meets them renames it approved)
-	e, err := box.Find(name)
-	for _, who := range by {
-		if err != nil || e.State != inbox.Pending {
-			break
+	// are met (the approval that meets them renames it approved); then the ledger applies it
+	var res *ledger.Result
+	waiting := false
+	err = f.between(func() error {
+		e, err := box.Find(name)
+		for _, who := range by {
+			if err != nil || e.State != inbox.Pending {
+				break
+			}
+			if contains(rec.Approvers(), who) {
+				continue
+			}
+			if err = box.ApproveByForge(name, st.Preview, inbox.ForgeApproval{Kind: f.Forge.Kind(), Host: host, Account: who, PR: pr.Number, Head: st.Head}); err != nil {
+				return err
+			}
+			e, err = box.Find(name)
 		}
-		if contains(rec.Approvers(), who) {
-			continue
+		if err != nil {
+			return err
 		}
-		if err = box.ApproveByForge(name, st.Preview, inbox.ForgeApproval{Kind: f.Forge.Kind(), Host: host, Account: who, PR: pr.Number, Head: st.Head}); err != nil {
-			return nil, err
+		if e.State != inbox.Approved {
+			waiting = true
+			return nil
 		}
-		e, err = box.Find(name)
-	}
-	if err != nil {
-		return nil, err
-	}
-	if e.State != inbox.Approved {
+		res, err = f.Ledger.Approve(ctx, e)
+		return err
+	})
+	if waiting {
 		o.State, o.Reason = Waiting, "approvals missing by the owners rules: "+missingWords(box, name)
 		return o, nil
 	}
-	res, err := f.Ledger.Approve(ctx, e)
 	if err != nil {
 		if res != nil && res.Reason != "" {
 			return f.stale(ctx, st, o, "not applied ("+res.Verdict+"): "+res.Reason)

@@ -59,6 +59,16 @@ type Flow struct {
 	Approvers []string
 	Logger    *slog.Logger
 	Now       func() time.Time
+	// Between, when set, runs the flow's writes to the inbox (a preview, an approval and its
+	// apply) between a daemon's passes (daemon.Exclusive), never during one.
+	Between func(func() error) error
+}
+
+func (f *Flow) between(fn func() error) error {
+	if f.Between == nil {
+		return fn()
+	}
+	return f.Between(fn)
 }
 
 // State is what archiplan keeps of a plan's pull request, beside the ledger's record of the
@@ -165,15 +175,19 @@ func (f *Flow) Open(ctx context.Context, name string) (*State, error) {
 	if e.State != inbox.Pending {
 		return nil, fmt.Errorf("%s is %s: only a plan waiting in the inbox (%s) becomes a pull request", name, e.State, inbox.PlanFile(name))
 	}
-	c, err := f.Ledger.Check(e)
-	if err != nil {
-		return nil, err
-	}
-	rec, err := f.Ledger.Publish(c)
-	if err != nil {
-		return nil, err
-	}
-	files, err := box.Verify(rec)
+	var c *ledger.Checked
+	var rec *inbox.Record
+	var files map[string][]byte
+	err = f.between(func() (err error) {
+		if c, err = f.Ledger.Check(e); err != nil {
+			return err
+		}
+		if rec, err = f.Ledger.Publish(c); err != nil {
+			return err
+		}
+		files, err = box.Verify(rec)
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}

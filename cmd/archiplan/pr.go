@@ -251,17 +251,17 @@ const (
 // delivererOf is the daemon's Deliver for deliver: pull-request (nil for the inbox): each plan
 // previewed valid becomes a pull request (opened once; again when its preview changed), and the
 // approved ones are applied.
-func delivererOf(cfg *config, ws *store.Workspace, led *ledger.Ledger) (func(ctx context.Context) error, error) {
+func delivererOf(cfg *config, ws *store.Workspace, led *ledger.Ledger) (func(ctx context.Context) error, *pullreq.Flow, error) {
 	switch d := cfg.v.GetString("deliver"); d {
 	case "", deliverInbox:
-		return nil, nil
+		return nil, nil, nil
 	case deliverPullRequest:
 	default:
-		return nil, usageError{fmt.Errorf("deliver: %q is not %s or %s", d, deliverInbox, deliverPullRequest)}
+		return nil, nil, usageError{fmt.Errorf("deliver: %q is not %s or %s", d, deliverInbox, deliverPullRequest)}
 	}
 	flow, err := cfg.flowOn(ws, led)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	return func(ctx context.Context) error {
 		box := led.Inbox()
@@ -289,5 +289,5 @@ func delivererOf(cfg *config, ws *store.Workspace, led *ledger.Ledger) (func(ctx
 			errs = append(errs, err)
 		}
 		return errors.Join(errs...)
-	}, nil
+	}, flow, nil
 }
