@@ -98,6 +98,14 @@ func (f *Flow) Apply(ctx context.Context, name string) (*Outcome, error) {
 		o.State, o.Reason = Waiting, "the preview says "+rec.Verdict+": only a valid plan is applied"
 		return o, nil
 	}
+	// the branch as git says it (a forge updates its pull request's head a moment after a push)
+	at, err := f.ws().BranchAt(ctx, f.Remote, st.Branch)
+	if err != nil {
+		return nil, err
+	}
+	if at != st.Head && at != "" {
+		pr.HeadSHA = at
+	}
 	if pr.HeadSHA != st.Head {
 		return f.stale(ctx, st, o, fmt.Sprintf("the branch moved to %s after archiplan pushed %s with the preview: what it shows is not what was previewed; archiplan pr %s previews it again",
 			store.Short(pr.HeadSHA), store.Short(st.Head), name))
@@ -174,7 +182,7 @@ func (f *Flow) Apply(ctx context.Context, name string) (*Outcome, error) {
 		return nil, err
 	}
 	// the apply commit goes where the pull request's head was, and the forge merges it
-	if err := f.ws().PushBranch(ctx, f.Remote, res.Commit, st.Branch); err != nil {
+	if err := f.ws().PushBranch(ctx, f.Remote, res.Commit, st.Branch, st.Head); err != nil {
 		o.Warning = "applied as " + store.Short(res.Commit) + "; the branch could not be set to it: " + err.Error()
 		return o, nil
 	}

@@ -25,6 +25,9 @@ type repoForge struct {
 	// statuses by commit and context
 	statuses map[string]map[string]forge.Status
 	posts    int // comments posted (not edited)
+	// lag makes the API report a pull request's head as it was when last read with lag off, as
+	// Gitea does for a moment after a push (it updates refs/pull/N/head from a queue)
+	lag bool
 }
 
 type fakePR struct {
@@ -55,9 +58,12 @@ func (f *repoForge) find(n int) (*fakePR, error) {
 }
 
 func (f *repoForge) live(p *fakePR) forge.PR {
+	if p.State == "open" && (!f.lag || p.HeadSHA == "") {
+		p.HeadSHA = f.ref(p.Head)
+	}
 	pr := p.PR
 	if pr.State == "open" {
-		pr.HeadSHA, pr.BaseSHA = f.ref(pr.Head), f.ref(pr.Base)
+		pr.BaseSHA = f.ref(pr.Base)
 	}
 	return pr
 }

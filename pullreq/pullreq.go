@@ -223,7 +223,7 @@ func (f *Flow) Open(ctx context.Context, name string) (*State, error) {
 		return nil, err
 	}
 	branch := Branch(name)
-	if err := f.ws().PushBranch(ctx, f.Remote, head, branch); err != nil {
+	if err := f.ws().PushBranch(ctx, f.Remote, head, branch, ""); err != nil {
 		return nil, err
 	}
 	st := &State{Name: name, Branch: branch, Head: head, Base: rec.Commit, Preview: rec.Outputs[inbox.PreviewFile(name)],

@@ -144,7 +144,9 @@ func TestWalk_PushAfterApprovalVoidsIt(t *testing.T) {
 	w := newWalk(t)
 	st := w.open("push-1", ledgertest.Rename(w.ids[1], "Pushed"))
 	w.forge.review(st.Number, "alice", forge.ReviewApproved)
-	// someone (a planner with the forge's access) pushes to the branch after the approval
+	// someone (a planner with the forge's access) pushes to the branch after the approval, and
+	// the forge's API does not say so yet
+	w.forge.lag = true
 	clone := filepath.Join(t.TempDir(), "c")
 	ledgertest.Git(t, filepath.Dir(clone), "clone", "-q", "-b", st.Branch, w.bare, clone)
 	if err := os.WriteFile(filepath.Join(clone, ".archiplan/proposed/push-1/push-1.json"), ledgertest.Rename(w.ids[1], "Other"), 0o644); err != nil {
@@ -166,6 +168,7 @@ func TestWalk_PushAfterApprovalVoidsIt(t *testing.T) {
 	if s := w.forge.status(st.Head, pullreq.StatusContext); s.State != forge.StatusFailure {
 		t.Errorf("status %+v", s)
 	}
+	w.forge.lag = false
 	// previewed again: a new head, the old approval void
 	again, err := w.flow.Open(context.Background(), "push-1")
 	if err != nil {
