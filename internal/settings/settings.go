@@ -85,6 +85,9 @@ var Keys = []Key{
 	{"planner.max_input", "", true, "the characters a prompt may have (0: the planner's known limit)"},
 	{"planner.max_attempts", "", true, "how many answers ask reads at most, asking again with the coded errors"},
 	{"planners", "", false, "more planners by name (planners.NAME.kind, ...), for ask --planner NAME"},
+	{"forge.kind", "", false, "the forge plans' pull requests go to: gitea (or forgejo), github or gitlab; its token from ARCHIPLAN_FORGE_TOKEN, the forge's own variable or git's credential helper"},
+	{"forge.url", "", false, "the forge's web address (https unless loopback); empty: github.com or gitlab.com"},
+	{"forge.repo", "", false, "the repository on the forge: owner/name (GitLab: the project's full path)"},
 }
 
 // EnvKeys are the keys an ARCHIPLAN_* variable may override: how long and how much, never where,
