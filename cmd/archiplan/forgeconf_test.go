@@ -15,8 +15,8 @@ func TestForgeConfig_Opens(t *testing.T) {
 	for yaml, kind := range map[string]string{
 		"forge:\n  kind: gitea\n  url: https://gitea.example.com\n  repo: team/models\n": "gitea",
 		"forge:\n  kind: forgejo\n  url: https://codeberg.org\n  repo: team/models\n":    "gitea",
-		"forge:\n  kind: github\n  repo: team/models\n":                                   "github",
-		"forge:\n  kind: gitlab\n  repo: group/sub/models\n":                              "gitlab",
+		"forge:\n  kind: github\n  repo: team/models\n":                                  "github",
+		"forge:\n  kind: gitlab\n  repo: group/sub/models\n":                             "gitlab",
 	} {
 		v, err := settings.Parse([]byte(yaml))
 		if err != nil {
