@@ -212,9 +212,9 @@ func (c *Client) SetStatus(ctx context.Context, sha string, st forge.Status) err
 // Merge merges with a merge commit whose title is message's first line and whose body is the
 // rest; Gitea refuses (409 "head out of date") when the head is no longer headSHA.
 func (c *Client) Merge(ctx context.Context, number int, headSHA, message string) error {
-	title, rest_, _ := strings.Cut(message, "\n")
+	title, body, _ := strings.Cut(message, "\n")
 	_, err := c.api.Do(ctx, "POST", fmt.Sprintf("%s/pulls/%d/merge", c.repo(), number), map[string]any{
-		"Do": "merge", "merge_title_field": title, "merge_message_field": strings.TrimSpace(rest_),
+		"do": "merge", "merge_title_field": title, "merge_message_field": strings.TrimSpace(body),
 		"head_commit_id": headSHA}, nil)
 	return err
 }
