@@ -48,6 +48,11 @@ type Config struct {
 	// not the one last published: at start, after each apply and revert, after a sync. Its
 	// failure is logged; it never fails an apply.
 	Publish func(commit string) error
+
+	// Deliver, when set, delivers plans as pull requests (deliver: pull-request): it opens one
+	// for each plan previewed and applies those approved on the forge. It runs apart from the
+	// passes, after a pass that previewed a plan and on the fetch timer; its failure is logged.
+	Deliver func(ctx context.Context) error
 }
 
 // Daemon watches the inbox and reconciles it with HEAD: previews for new and changed plans and
@@ -84,6 +89,8 @@ type Daemon struct {
 	syncKick chan struct{}
 	// pubKick asks the publisher to look at HEAD (after each pass)
 	pubKick chan struct{}
+	// deliverKick asks the deliverer to look at the inbox (nil without Config.Deliver)
+	deliverKick chan struct{}
 	// waiting counts the front ends (the syncer, the review page) waiting in Exclusive: a pass
 	// yields to them between plans (it is idempotent; the next pass goes on where it stopped)
 	waiting atomic.Int32
@@ -175,6 +182,9 @@ func New(cfg Config) *Daemon {
 	d := &Daemon{cfg: cfg, led: cfg.Ledger, box: cfg.Ledger.Inbox(), log: cfg.Logger.With("component", "daemon"),
 		seen: map[string]fileState{}, retries: map[string]retry{}, unsafe: map[string]bool{}, syncKick: make(chan struct{}, 1),
 		pubKick: make(chan struct{}, 1)}
+	if cfg.Deliver != nil {
+		d.deliverKick = make(chan struct{}, 1)
+	}
 	// a sync's writes after the network (a fast-forward, a rebase, the rejections it writes into
 	// the inbox) take turns with the passes, as the passes' own writes do
 	cfg.Ledger.SetBetween(d.Exclusive)
@@ -239,6 +249,13 @@ func (d *Daemon) Open(ctx context.Context) error {
 		go func() {
 			defer d.wg.Done()
 			d.publisher(ctx)
+		}()
+	}
+	if d.cfg.Deliver != nil {
+		d.wg.Add(1)
+		go func() {
+			defer d.wg.Done()
+			d.deliverer(ctx)
 		}()
 	}
 	if d.cfg.Remote.Name != "" && (d.cfg.Remote.Pull || d.cfg.Remote.Push) {

@@ -158,6 +158,7 @@ func (d *Daemon) preview(p inbox.Entry, head *ledger.Head, policy string) (time.
 	}
 	st.preview, st.report = lstamp(d.box.Path(inbox.PreviewFile(p.Name))), lstamp(d.box.Path(inbox.ReportFile(p.Name)))
 	d.seen[p.Name] = st
+	d.kickDeliver()
 	d.log.Info("previewed", "plan", p.File, "verdict", c.Outcome.Verdict, "errors", len(c.Outcome.Errors()), "warnings", len(c.Outcome.Warnings()))
 	return 0, true
 }

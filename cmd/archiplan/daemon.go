@@ -100,8 +100,15 @@ func daemonCmd() *cobra.Command {
 				}
 				return optionsOf(fresh), nil
 			}
+			deliver, flow, err := delivererOf(cfg, ws, led)
+			if err != nil {
+				return err
+			}
 			d := daemon.New(daemon.Config{Ledger: led, Reload: reload, ConfigFile: configFile, PolicyDir: filepath.Join(ws.Root, policy.Dir), Logger: logger, Rescan: rescan, Adopt: cfg.adopt(),
-				Remote: cfg.remoteOf(), FetchInterval: cfg.v.GetDuration("fetch_interval"), Publish: publisherOf(cfg, ws)})
+				Remote: cfg.remoteOf(), FetchInterval: cfg.v.GetDuration("fetch_interval"), Publish: publisherOf(cfg, ws), Deliver: deliver})
+			if flow != nil {
+				flow.Between = d.Exclusive // its inbox writes between the passes
+			}
 			ctx := context.Background()
 			signals := make(chan os.Signal, 2)
 			signal.Notify(signals, syscall.SIGINT, syscall.SIGTERM)

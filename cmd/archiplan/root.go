@@ -78,6 +78,7 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 	root.AddCommand(versionCmd(), synthCmd(), daemonCmd(), validateCmd(), previewCmd(), schemaCmd(),
 		initCmd(), applyCmd(), revertCmd(), logCmd(), statusCmd(), contextCmd(), promptCmd(), askCmd(), syncCmd(),
 		approveCmd(), rejectCmd(), resubmitCmd(), mcpCmd(), answerCmd())
+	root.AddCommand(prCmd(), ciCmd())
 	root.AddCommand(renderCmd())
 	root.AddCommand(hooksCmd())
 	root.AddCommand(diffCmd(), reviewCmd())

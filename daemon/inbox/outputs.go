@@ -41,6 +41,9 @@ type Record struct {
 	Summary       string `json:"summary,omitempty"` // the plan's summary, for listings
 	// Reviewer is the name a reviewer gave on the review page when approving ("" otherwise).
 	Reviewer string `json:"reviewer,omitempty"`
+	// Forge is the forge review that approved the plan's pull request (archiplan pr): its
+	// account goes in Approved-By. Nil otherwise.
+	Forge *ForgeApproval `json:"forge,omitempty"`
 	// Needs are the approvals the owners and rules ask for (none: one approval, by anyone), and
 	// Approvals those given so far, each bound to the preview read
 	Needs     []Need     `json:"needs,omitempty"`

@@ -130,6 +130,11 @@ func (l *Ledger) Approve(ctx context.Context, e inbox.Entry) (*Result, error) {
 		by.Name = fmt.Sprintf("%s (review page: %s)", by.Name, rec.Reviewer)
 		req.ApprovedBy = &by
 	}
+	if f := rec.Forge; f != nil {
+		// the account the forge authenticated, as the forge names it
+		by := store.Signature{Name: f.Account, Email: f.Account + "@" + f.Host}
+		req.ApprovedBy = &by
+	}
 	approver := l.cfg.ApprovedBy
 	if req.ApprovedBy != nil {
 		approver = *req.ApprovedBy

@@ -159,8 +159,7 @@ func (l *Ledger) Publish(c *Checked) (*inbox.Record, error) {
 	}
 	preview := c.Outcome.Preview(file, info)
 	if c.Outcome.Verdict == plans.VerdictValid {
-		preview = withNote(preview, fmt.Sprintf("To apply it, rename %s to %s (or run archiplan approve %s).",
-			plans.MDEscape(file), plans.MDEscape(inbox.ApprovedFile(c.Entry.Name)), c.Entry.Name))
+		preview = withNote(preview, ApproveNote(c.Entry.Name))
 	}
 	conv, _ := l.cfg.Inbox.Conversation(c.Entry.Name)
 	if conv.Wrote(c.Outcome.SHA256) != "" {
@@ -244,4 +243,11 @@ func withNote(preview []byte, note string) []byte {
 		return []byte(s[:i+2] + note + "\n\n" + s[i+2:])
 	}
 	return []byte(note + "\n\n" + s)
+}
+
+// ApproveNote is the line a valid preview of the inbox says how to approve it with (a pull
+// request's description says its own instead).
+func ApproveNote(name string) string {
+	return fmt.Sprintf("To apply it, rename %s to %s (or run archiplan approve %s).",
+		plans.MDEscape(inbox.PlanFile(name)), plans.MDEscape(inbox.ApprovedFile(name)), name)
 }

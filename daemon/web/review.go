@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/archiplan/archiplan/daemon/ledger"
+	"github.com/archiplan/archiplan/daemon/web/pages"
 )
 
 // Reviews is what a Backend may also do: show what a local branch changes against the branch
@@ -47,7 +48,7 @@ func (s *Server) review(w http.ResponseWriter, r *http.Request) {
 			s.fail(w, r, err)
 			return
 		}
-		shown = markdownWith(rp.Markdown, func(dest string, _ bool) string {
+		shown = pages.MarkdownWith(rp.Markdown, func(dest string, _ bool) string {
 			if _, ok := rp.Pictures[dest]; ok {
 				return s.base + "/review/picture?branch=" + url.QueryEscape(branch) + "&file=" + url.QueryEscape(dest)
 			}

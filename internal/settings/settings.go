@@ -67,6 +67,7 @@ var Keys = []Key{
 	{"pull", "false", false, "fetch the remote on a timer and fast-forward (before each apply, to the last fetch)"},
 	{"push", "false", false, "push each apply commit at once"},
 	{"fetch_interval", "30s", true, "the daemon's timer for fetches"},
+	{"deliver", "inbox", false, "how the daemon delivers plans previewed valid: inbox (approved in the inbox or on the review page) or pull-request (each becomes a pull request on the forge, applied when approved there)"},
 	{"remote_timeouts.connect", "15s", false, "a fetch or push ends when the TCP connect and TLS handshake take longer"},
 	{"remote_timeouts.idle", "60s", false, "a fetch or push ends when no byte is read or written for this long"},
 	{"remote_timeouts.total", "10m", false, "a fetch or push ends after this long in all"},
@@ -85,6 +86,11 @@ var Keys = []Key{
 	{"planner.max_input", "", true, "the characters a prompt may have (0: the planner's known limit)"},
 	{"planner.max_attempts", "", true, "how many answers ask reads at most, asking again with the coded errors"},
 	{"planners", "", false, "more planners by name (planners.NAME.kind, ...), for ask --planner NAME"},
+	{"forge.kind", "", false, "the forge plans' pull requests go to: gitea (or forgejo), github or gitlab; its token from ARCHIPLAN_FORGE_TOKEN, the forge's own variable or git's credential helper"},
+	{"forge.url", "", false, "the forge's web address (https unless loopback); empty: github.com or gitlab.com"},
+	{"forge.repo", "", false, "the repository on the forge: owner/name (GitLab: the project's full path)"},
+	{"forge.base", "", false, "the branch plans' pull requests go into (empty: the workspace's branch)"},
+	{"forge.approvers", "", false, "the forge accounts whose approval of a plan's pull request counts (empty: anyone but its author; policy/ owners narrow it per plan)"},
 }
 
 // EnvKeys are the keys an ARCHIPLAN_* variable may override: how long and how much, never where,
