@@ -3,12 +3,14 @@ package gitea
 import (
 	"context"
 	"errors"
+	"net/http"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/archiplan/archiplan/forge"
+	"github.com/archiplan/archiplan/forge/internal/rest"
 	"github.com/archiplan/archiplan/internal/giteatest"
 )
 
@@ -157,19 +159,26 @@ func TestGitea_Walk(t *testing.T) {
 		t.Errorf("statuses of head2: %+v", sts)
 	}
 
-	// merge: refused for the head that moved, done for the approved one
-	waitFor(t, "the pull request checked mergeable", func() bool {
-		p, err := bot.PR(ctx, pr.Number)
-		return err == nil && p.Mergeable
+	// merge: refused (409 head out of date) for the head that moved, done for the approved one;
+	// Gitea answers 405 "try again later" while it still checks the pull request after the push
+	var err1 error
+	waitFor(t, "the merge of head1 answered other than 405", func() bool {
+		err1 = bot.Merge(ctx, pr.Number, head1, "apply plan a")
+		return rest.Status(err1) != http.StatusMethodNotAllowed
 	})
-	if err := bot.Merge(ctx, pr.Number, head1, "apply plan a"); !errors.Is(err, forge.ErrRefused) {
-		t.Fatalf("merge of the old head: %v, want ErrRefused", err)
+	if !errors.Is(err1, forge.ErrRefused) || rest.Status(err1) != http.StatusConflict {
+		t.Fatalf("merge of the old head: %v, want 409", err1)
 	}
 	if p, _ := bot.PR(ctx, pr.Number); p.Merged {
 		t.Fatal("merged although the head moved")
 	}
-	if err := bot.Merge(ctx, pr.Number, head2, "apply plan a\n\nApproved-By: bob"); err != nil {
-		t.Fatal(err)
+	var err2 error
+	waitFor(t, "the merge of head2 answered other than 405", func() bool {
+		err2 = bot.Merge(ctx, pr.Number, head2, "apply plan a\n\nApproved-By: bob")
+		return rest.Status(err2) != http.StatusMethodNotAllowed
+	})
+	if err2 != nil {
+		t.Fatal(err2)
 	}
 	if p, err := bot.PR(ctx, pr.Number); err != nil || !p.Merged || p.State != "closed" {
 		t.Errorf("after merge: %+v %v", p, err)

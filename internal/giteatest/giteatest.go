@@ -44,7 +44,7 @@ const (
 // RunUsers are the accounts a Gitea started by root runs as, the first that exists.
 var RunUsers = []string{"archiplan-gitea", "nobody"}
 
-// User is an account on the test Gitea.
+// User is an account on the test Gitea (a bot has no password).
 type User struct {
 	Name, Password, Token string
 }
@@ -181,11 +181,17 @@ func Start() (g *Gitea, err error) {
 	}
 	g.Owner = User{Name: "alice", Password: secret(8)}
 	g.Reviewer = User{Name: "bob", Password: secret(8)}
-	g.Bot = User{Name: "archiplan-bot", Password: secret(8)}
+	g.Bot = User{Name: "archiplan-bot"} // a bot: no password
 	for _, u := range []*User{&g.Owner, &g.Reviewer, &g.Bot} {
-		if u.Token, err = g.createUser(*u, u == &g.Owner); err != nil {
+		if u.Token, err = g.createUser(*u, u == &g.Owner, u == &g.Bot); err != nil {
 			return g, err
 		}
+	}
+	// a bot account has no password, and Gitea makes it "change its password" before its token
+	// may call the API: the admin lifts that
+	if err := g.API(g.Owner, "PATCH", "/admin/users/"+g.Bot.Name, map[string]any{"source_id": 0,
+		"login_name": g.Bot.Name, "must_change_password": false}, nil); err != nil {
+		return g, err
 	}
 	g.Started = time.Since(begin)
 	return g, nil
@@ -271,11 +277,16 @@ func (g *Gitea) waitReady() error {
 
 var tokenLine = regexp.MustCompile(`Access token was successfully created\.\.\. ([0-9a-f]+)`)
 
-// createUser makes a person with `gitea admin user create` and an access token of every scope.
-func (g *Gitea) createUser(u User, admin bool) (string, error) {
+// createUser makes a person (or a bot, Gitea's kind of account without a password) with `gitea
+// admin user create` and an access token of every scope.
+func (g *Gitea) createUser(u User, admin, bot bool) (string, error) {
 	args := []string{"admin", "user", "create", "--username", u.Name, "--email", u.Name + "@example.test",
-		"--password", u.Password, "--must-change-password=false", "--access-token", "--access-token-name", "test",
-		"--access-token-scopes", "all"}
+		"--access-token", "--access-token-name", "test", "--access-token-scopes", "all"}
+	if bot {
+		args = append(args, "--user-type", "bot")
+	} else {
+		args = append(args, "--password", u.Password, "--must-change-password=false")
+	}
 	if admin {
 		args = append(args, "--admin")
 	}
