@@ -355,7 +355,7 @@ func (e *engine) moveViewObject(i int, a Action, r *ActionResult) {
 	}
 	r.Description = "Move " + diagramLabel(o)
 	b, _ := o.Bounds()
-	r.Before = fmt.Sprintf("at %d,%d size %dx%d", b.X, b.Y, b.Width, b.Height)
+	r.hasBefore, r.Before = true, fmt.Sprintf("at %d,%d size %dx%d", b.X, b.Y, b.Width, b.Height)
 	nb := archixml.Bounds{X: intOr(a.X, b.X), Y: intOr(a.Y, b.Y), Width: intOr(a.Width, b.Width), Height: intOr(a.Height, b.Height)}
 	r.After = fmt.Sprintf("at %d,%d size %dx%d", nb.X, nb.Y, nb.Width, nb.Height)
 	if nb == b {
