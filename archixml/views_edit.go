@@ -2,6 +2,7 @@ package archixml
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/beevik/etree"
@@ -122,4 +123,33 @@ func copyTree(e *etree.Element, ids map[string]string) *etree.Element {
 		c.AddChild(copyTree(k, ids))
 	}
 	return c
+}
+
+// Bendpoint is one bendpoint of a connection as Archi keeps it: offsets from the centres of the
+// connection's source and target (DiagramModelBendpoint).
+type Bendpoint struct{ StartX, StartY, EndX, EndY int }
+
+// SetBendpoints replaces a connection's bendpoints, written as Archi writes them (an offset of 0
+// as no attribute).
+func (m *Model) SetBendpoints(connID string, bps []Bendpoint) error {
+	c, err := m.get(connID, KindConnection)
+	if err != nil {
+		return err
+	}
+	for _, old := range c.SelectElements("bendpoint") {
+		m.removeChild(old)
+	}
+	for _, bp := range bps {
+		e := etree.NewElement("bendpoint")
+		for _, a := range []struct {
+			k string
+			v int
+		}{{"startX", bp.StartX}, {"startY", bp.StartY}, {"endX", bp.EndX}, {"endY", bp.EndY}} {
+			if a.v != 0 {
+				e.CreateAttr(a.k, strconv.Itoa(a.v))
+			}
+		}
+		m.insertChild(c, e)
+	}
+	return nil
 }

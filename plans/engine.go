@@ -45,6 +45,12 @@ type ActionResult struct {
 	// and ends, each diagram object and connection by what it shows and where
 	Takes  []string `json:"takes,omitempty"`
 	Failed bool     `json:"-"`
+	// hasBefore says the action has a before side, even an empty one (a rename of an element
+	// with no name): Before == "" alone cannot tell "was empty" from "no before"
+	hasBefore bool
+	// lists are the two sides' values when the action changes a multi-valued property, each
+	// value shown on its own (Before and After hold them as one line for programs)
+	lists *[2][]string
 	// unviewed are the concepts whose appearances on views the action removed (and that it did
 	// not delete): those the plan leaves on no view are warned about
 	unviewed []string

@@ -74,7 +74,7 @@ func givenText(v any) string {
 // in words, and a long or multi-line value with its size, so a person sees that all of it is there.
 func shown(s string) string {
 	if s == "" {
-		return "(empty)"
+		return "“” (empty)"
 	}
 	inner := strings.Trim(s, " \t")
 	lead := len(s) - len(strings.TrimLeft(s, " \t"))
@@ -98,6 +98,31 @@ func shown(s string) string {
 		}
 	}
 	return out
+}
+
+// change records an action's before and after values; an empty before is a before all the same.
+func (r *ActionResult) change(before, after string) {
+	r.Before, r.After, r.hasBefore = before, after, true
+}
+
+// sides are the before and after values of an action as its preview shows them.
+func (r ActionResult) sides() (before, after string) {
+	if r.lists != nil {
+		return shownList(r.lists[0]), shownList(r.lists[1])
+	}
+	return quoteOrNone(r.Before), quoteOrNone(r.After)
+}
+
+// shownList is the values of a multi-valued property, each shown as one value is.
+func shownList(vs []string) string {
+	if len(vs) == 0 {
+		return "(none)"
+	}
+	q := make([]string, len(vs))
+	for i, v := range vs {
+		q[i] = shown(v)
+	}
+	return strings.Join(q, ", ")
 }
 
 // line is a Given as one preview line.

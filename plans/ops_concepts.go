@@ -13,7 +13,8 @@ func (e *engine) renameElement(i int, a Action, r *ActionResult) {
 		return
 	}
 	r.Description = fmt.Sprintf("Rename %s to %q", label(o), str(a.NewName))
-	r.Before, r.After, r.touched = o.Name(), str(a.NewName), []string{o.ID()}
+	r.change(o.Name(), str(a.NewName))
+	r.touched = []string{o.ID()}
 	if e.blank(i, "new_name", str(a.NewName)) {
 		return
 	}
@@ -34,7 +35,8 @@ func (e *engine) setProperty(i int, a Action, r *ActionResult) {
 	key, val := str(a.Key), str(a.Value)
 	old, had := o.Property(key)
 	r.Description = fmt.Sprintf("Set property %q of %s to %q", key, label(o), val)
-	r.Before, r.After, r.touched = old, val, []string{o.ID()}
+	r.change(old, val)
+	r.touched = []string{o.ID()}
 	if !had {
 		r.Before = "(none)"
 	}
@@ -58,7 +60,8 @@ func (e *engine) removeProperty(i int, a Action, r *ActionResult) {
 	key := str(a.Key)
 	old, had := o.Property(key)
 	r.Description = fmt.Sprintf("Remove property %q of %s", key, label(o))
-	r.Before, r.After, r.touched = old, "(none)", []string{o.ID()}
+	r.change(old, "(none)")
+	r.touched = []string{o.ID()}
 	if !had {
 		e.errorf(i, "key", NoOp, key, "%s has no property %q", label(o), key)
 		return
@@ -86,7 +89,8 @@ func (e *engine) setDocumentation(i int, a Action, r *ActionResult) {
 	}
 	doc := str(a.Documentation)
 	r.Description = fmt.Sprintf("Set the documentation of %s", label(o))
-	r.Before, r.After, r.touched = o.Documentation(), doc, []string{o.ID()}
+	r.change(o.Documentation(), doc)
+	r.touched = []string{o.ID()}
 	if o.Documentation() == doc {
 		e.errorf(i, "documentation", NoOp, doc, "%s already has this documentation", label(o))
 		return
@@ -408,7 +412,8 @@ func (e *engine) setSpecialization(i int, a Action, r *ActionResult) {
 	if name == "" {
 		r.Description = fmt.Sprintf("Take the specialization of %s away", label(o))
 	}
-	r.Before, r.After, r.touched = cur, name, []string{o.ID()}
+	r.change(cur, name)
+	r.touched = []string{o.ID()}
 	if cur == "" {
 		r.Before = "(none)"
 	}
@@ -437,7 +442,8 @@ func (e *engine) changeType(i int, a Action, r *ActionResult) {
 		return
 	}
 	r.Description = fmt.Sprintf("Change %s to %s", label(o), article(t.Label))
-	r.Before, r.After, r.touched = o.Type().Label, t.Label, []string{o.ID()}
+	r.change(o.Type().Label, t.Label)
+	r.touched = []string{o.ID()}
 	if !allowedType(e.opts.Policy.AllowedElementTypes, t) {
 		e.errorf(i, "type", PolicyTypeNotAllowed, str(a.Type), "the workspace does not allow %s elements", t.Label)
 		return

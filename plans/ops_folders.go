@@ -14,7 +14,8 @@ func (e *engine) moveToFolder(i int, a Action, r *ActionResult) {
 	}
 	path := strings.Trim(str(a.FolderPath), "/")
 	r.Description = fmt.Sprintf("Move %s to folder %s", label(o), path)
-	r.Before, r.After, r.touched = o.FolderPath(), path, []string{o.ID()}
+	r.change(o.FolderPath(), path)
+	r.touched = []string{o.ID()}
 	if !e.folderPathOK(i, "folder_path", o.Class(), path) {
 		return
 	}

@@ -45,7 +45,7 @@ func (e *engine) setConnectionRouter(i int, a Action, r *ActionResult) {
 	if v.Attr("connectionRouterType") == archixml.Routers["manhattan"] {
 		before = "manhattan"
 	}
-	r.Before, r.After = before, router
+	r.change(before, router)
 	if v.Attr("connectionRouterType") == value {
 		e.errorf(i, "router", NoOp, router, "view %q routes its connections %s already", v.Name(), router)
 		return
@@ -64,6 +64,13 @@ func propertyValues(o archixml.Object, key string) []string {
 		}
 	}
 	return vs
+}
+
+// changeValues records the values a multi-valued property has before and after: for programs as
+// one line each (Go-quoted), for the preview each value shown on its own.
+func (r *ActionResult) changeValues(before, after []string) {
+	r.change(quotedValues(before), quotedValues(after))
+	r.lists = &[2][]string{before, after}
 }
 
 func quotedValues(vs []string) string {
@@ -85,7 +92,8 @@ func (e *engine) addPropertyValue(i int, a Action, r *ActionResult) {
 	key, val := str(a.Key), str(a.Value)
 	had := propertyValues(o, key)
 	r.Description = fmt.Sprintf("Add the value %q to property %q of %s", val, key, label(o))
-	r.Before, r.After, r.touched = quotedValues(had), quotedValues(append(append([]string(nil), had...), val)), []string{o.ID()}
+	r.changeValues(had, append(append([]string(nil), had...), val))
+	r.touched = []string{o.ID()}
 	if e.blank(i, "key", key) {
 		return
 	}
@@ -117,7 +125,8 @@ func (e *engine) removePropertyValue(i int, a Action, r *ActionResult) {
 		left = append(left, v)
 	}
 	r.Description = fmt.Sprintf("Remove the value %q of property %q of %s", val, key, label(o))
-	r.Before, r.After, r.touched = quotedValues(had), quotedValues(left), []string{o.ID()}
+	r.changeValues(had, left)
+	r.touched = []string{o.ID()}
 	if !found {
 		e.errorf(i, "value", NoOp, val, "property %q of %s has no value %q", key, label(o), val)
 		return
@@ -199,7 +208,7 @@ func (e *engine) moveInto(i int, a Action, o archixml.Object, r *ActionResult) {
 		where = diagramLabel(p)
 	}
 	r.Description = fmt.Sprintf("Move %s into %s", diagramLabel(o), where)
-	r.Before = fmt.Sprintf("at %d,%d size %dx%d", b.X, b.Y, b.Width, b.Height)
+	r.hasBefore, r.Before = true, fmt.Sprintf("at %d,%d size %dx%d", b.X, b.Y, b.Width, b.Height)
 	r.After = fmt.Sprintf("at %d,%d size %dx%d, inside %s", nb.X, nb.Y, nb.Width, nb.Height, where)
 	if cur.ID() == p.ID() && nb == b {
 		e.errorf(i, "parent_id", NoOp, p.ID(), "%s is in %s already, %s", diagramLabel(o), where, r.Before)

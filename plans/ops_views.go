@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/archiplan/archiplan/archixml"
+	"github.com/archiplan/archiplan/archixml/route"
 	"github.com/archiplan/archiplan/schemas"
 )
 
@@ -355,7 +356,7 @@ func (e *engine) moveViewObject(i int, a Action, r *ActionResult) {
 	}
 	r.Description = "Move " + diagramLabel(o)
 	b, _ := o.Bounds()
-	r.Before = fmt.Sprintf("at %d,%d size %dx%d", b.X, b.Y, b.Width, b.Height)
+	r.hasBefore, r.Before = true, fmt.Sprintf("at %d,%d size %dx%d", b.X, b.Y, b.Width, b.Height)
 	nb := archixml.Bounds{X: intOr(a.X, b.X), Y: intOr(a.Y, b.Y), Width: intOr(a.Width, b.Width), Height: intOr(a.Height, b.Height)}
 	r.After = fmt.Sprintf("at %d,%d size %dx%d", nb.X, nb.Y, nb.Width, nb.Height)
 	if nb == b {
@@ -522,10 +523,18 @@ func (e *engine) layoutView(i int, a Action, r *ActionResult) {
 	if !e.edit(i, "view_id", err) {
 		return
 	}
-	if len(moved) == 0 {
+	// a line drawn through a box it does not connect reads as a relationship: routed around
+	routed, err := route.Around(e.m, v.ID())
+	if !e.edit(i, "view_id", err) {
+		return
+	}
+	if len(moved) == 0 && len(routed) == 0 {
 		e.errorf(i, "view_id", NoOp, v.ID(), "view %q is laid out already", v.Name())
 		return
 	}
-	r.changed = moved
+	r.changed = append(moved, routed...)
 	r.After = fmt.Sprintf("%d object(s) moved", len(moved))
+	if len(routed) > 0 {
+		r.After += fmt.Sprintf(", %d connection(s) routed around the boxes they do not connect", len(routed))
+	}
 }

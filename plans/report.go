@@ -52,8 +52,9 @@ type ReportAction struct {
 	Op          string   `json:"op"`
 	Description string   `json:"description"`
 	Created     []string `json:"created,omitempty"`
-	Before      string   `json:"before,omitempty"`
-	After       string   `json:"after,omitempty"`
+	// Before is absent when the action has no before side, "" when the value was empty
+	Before *string `json:"before,omitempty"`
+	After  string  `json:"after,omitempty"`
 	// Given are the values the action gives that reach the model beyond what Description says
 	// (documentation, properties, names, text...): every one, whole.
 	Given []Given `json:"given,omitempty"`
@@ -77,8 +78,12 @@ func (o *Outcome) Report(file string, model ModelInfo) *Report {
 	r.Refs = o.Refs
 	r.Approvals = o.Approvals
 	for _, a := range o.Results {
-		r.Actions = append(r.Actions, ReportAction{Index: a.Index, Op: string(a.Op), Description: a.Description, Created: a.Created,
-			Before: a.Before, After: a.After, Given: a.Given, Takes: a.Takes})
+		ra := ReportAction{Index: a.Index, Op: string(a.Op), Description: a.Description, Created: a.Created,
+			After: a.After, Given: a.Given, Takes: a.Takes}
+		if a.hasBefore {
+			ra.Before = &a.Before
+		}
+		r.Actions = append(r.Actions, ra)
 	}
 	return r
 }
@@ -153,8 +158,9 @@ func (o *Outcome) Preview(file string, model ModelInfo) []byte {
 			}
 			w("- **\\[%d\\]** %s%s\n", r.Index, MDProse(r.Description), mark)
 			switch {
-			case r.Before != "":
-				w("  - before: %s\n  - after: %s\n", quoteOrNone(r.Before), quoteOrNone(r.After))
+			case r.hasBefore:
+				before, after := r.sides()
+				w("  - before: %s\n  - after: %s\n", before, after)
 			case r.After != "":
 				w("  - %s\n", MDEscape(r.After))
 			}
@@ -204,7 +210,7 @@ func writeFindings(b *strings.Builder, fs []Finding) {
 }
 
 func quoteOrNone(s string) string {
-	if s == "" || s == "(none)" {
+	if s == "(none)" {
 		return "(none)"
 	}
 	return shown(s)

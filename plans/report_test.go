@@ -60,3 +60,48 @@ func TestCheckInverse_RefusesWhatThePlanDoesNotChange(t *testing.T) {
 		}
 	}
 }
+
+// A preview shows a multi-valued property's values as a person reads them (each quoted and
+// escaped as one value is, not Go-quoted inside quotes), and an empty value that is overwritten
+// as a before that was empty, not as no before at all (issue 33).
+func TestPreview_ValuesAsRead(t *testing.T) {
+	m := exampleModel(t)
+	cust := m.Named("BusinessActor", "Customer")[0].ID()
+	desk := m.Named("BusinessRole", "Rental Desk")[0].ID()
+	for _, v := range []string{"1", `a "b"`} {
+		if err := m.AddPropertyValue(cust, "tier", v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := m.SetProperty(desk, "note", ""); err != nil {
+		t.Fatal(err)
+	}
+	app := m.Named("ApplicationComponent", "Booking App")[0].ID()
+	if err := m.Rename(app, ""); err != nil {
+		t.Fatal(err)
+	}
+	raw := `{"schema_version":"3.1","status":"ready","summary":"s","actions":[
+		{"op":"add_property_value","element_id":"` + cust + `","key":"tier","value":"x*y"},
+		{"op":"set_property","element_id":"` + desk + `","key":"note","value":"set"},
+		{"op":"set_documentation","element_id":"` + desk + `","documentation":"now documented"},
+		{"op":"rename_element","element_id":"` + app + `","new_name":"Booking App"}]}`
+	o := Check([]byte(raw), m, Options{})
+	md := string(o.Preview("p.json", ModelInfo{}))
+	for _, want := range []string{
+		"  - before: “1”, “a \"b\"”\n  - after: “1”, “a \"b\"”, “x\\*y”\n",
+		"  - before: “” (empty)\n  - after: “set”\n",
+		"  - before: “” (empty)\n  - after: “now documented”\n",
+		"  - before: “” (empty)\n  - after: “Booking App”\n",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("the preview lacks %q:\n%s", want, md)
+		}
+	}
+	rep := o.Report("p.json", ModelInfo{})
+	if b := rep.Actions[1].Before; b == nil || *b != "" {
+		t.Errorf("the report's before of an overwritten empty value is %v, want \"\"", b)
+	}
+	if b := rep.Actions[0].Before; b == nil || *b != `"1", "a \"b\""` {
+		t.Errorf("the report's before of a multi-valued property is %v", b)
+	}
+}

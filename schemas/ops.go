@@ -478,7 +478,7 @@ var Ops = []Op{
 		headline(enum("direction", "TB: ranks from top to bottom (default); LR: from left to right", LayoutDirections...)),
 		headline(Field{Name: "node_spacing", Kind: Integer, Min: 0, Max: 1000, Doc: "gap between objects of one rank (default 24)"}),
 		headline(Field{Name: "rank_spacing", Kind: Integer, Min: 0, Max: 1000, Doc: "gap between ranks (default 48)"}),
-	)), Effect: Effect{Changes: true, Attrs: boundsAttrs, Nodes: []string{"bounds"}}},
+	)), Effect: Effect{Changes: true, Attrs: boundsAttrs, Nodes: []string{"bounds", "bendpoint"}}},
 	{Name: MergeElements, Since: "3.0", Doc: "Merge an element into another of the same type: its relationships, appearances on views and properties move to the survivor, then it is deleted.", Fields: []Field{
 		id("element_id", "the element that stays (id or ref_id)"),
 		id("merged_id", "the element merged into it and deleted"),

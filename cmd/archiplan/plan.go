@@ -3,7 +3,11 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
+	"os"
 	"path/filepath"
+	"sort"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -15,70 +19,93 @@ import (
 // checkPlan reads a plan file (never through a link, never blocking, capped, as every inbox file
 // is read) and checks it against the model. A pending plan of the inbox, checked against HEAD,
 // gets its preview and report written again, as the daemon would: a stale plan is previewed
-// again without a daemon.
-func checkPlan(cmd *cobra.Command, path string) (*plans.Outcome, plans.ModelInfo, error) {
+// again without a daemon; wrote is then what was written (the preview with its pictures), nil
+// for any other file.
+func checkPlan(cmd *cobra.Command, path string) (o *plans.Outcome, info plans.ModelInfo, wrote *inbox.Outputs, err error) {
 	cfg, err := newConfig(cmd)
 	if err != nil {
-		return nil, plans.ModelInfo{}, err
+		return nil, plans.ModelInfo{}, nil, err
 	}
 	raw, err := inbox.ReadFile(path, inbox.MaxPlanBytes)
 	if errors.Is(err, inbox.ErrNotRegular) || errors.Is(err, inbox.ErrTooLarge) {
 		// refused unread, with the report every front end gives such a file (--json prints it)
-		return plans.Unreadable(raw, errors.Is(err, inbox.ErrTooLarge), err), plans.ModelInfo{}, nil
+		return plans.Unreadable(raw, errors.Is(err, inbox.ErrTooLarge), err), plans.ModelInfo{}, nil, nil
 	}
 	if err != nil {
-		return nil, plans.ModelInfo{}, usageError{err}
+		return nil, plans.ModelInfo{}, nil, usageError{err}
 	}
 	modelFile, _ := cmd.Flags().GetString("model")
 	strict, _ := cmd.Flags().GetBool("strict")
 	if modelFile == "" {
-		if o, info, ok, err := checkInInbox(cfg, path, strict); ok || err != nil {
-			return o, info, err
+		if o, info, wrote, ok, err := checkInInbox(cfg, path, strict); ok || err != nil {
+			return o, info, wrote, err
 		}
 	}
 	m, info, err := cfg.loadModel(modelFile)
 	if err != nil {
-		return nil, info, err
+		return nil, info, nil, err
 	}
 	_, scope, err := contextOf(path)
 	if err != nil {
-		return nil, info, usageError{err}
+		return nil, info, nil, usageError{err}
 	}
 	opts := optionsOf(cfg)
 	opts.Strict, opts.Scope = strict || opts.Strict, scope
-	o := plans.CheckModel(raw, m, opts)
-	return o, info, nil
+	o = plans.CheckModel(raw, m, opts)
+	return o, info, nil, nil
+}
+
+// pendingPath is where PLAN is: the path itself when a file is there, else, for the NAME of a
+// pending plan of the workspace's inbox, that plan's file.
+func pendingPath(cmd *cobra.Command, path string) string {
+	if _, err := os.Lstat(path); err == nil || inbox.CheckName(path) != nil {
+		return path
+	}
+	cfg, err := newConfig(cmd)
+	if err != nil {
+		return path
+	}
+	ws, err := cfg.workspace()
+	if err != nil {
+		return path
+	}
+	box := cfg.inbox(ws)
+	if e, err := box.Find(path); err == nil && e.State == inbox.Pending {
+		return box.Path(e.File)
+	}
+	return path
 }
 
 // checkInInbox checks a pending plan of the workspace's inbox through the ledger and publishes
 // its preview; ok is false for any other file.
-func checkInInbox(cfg *config, path string, strict bool) (*plans.Outcome, plans.ModelInfo, bool, error) {
+func checkInInbox(cfg *config, path string, strict bool) (*plans.Outcome, plans.ModelInfo, *inbox.Outputs, bool, error) {
 	ws, err := cfg.workspace()
 	if err != nil {
-		return nil, plans.ModelInfo{}, false, nil
+		return nil, plans.ModelInfo{}, nil, false, nil
 	}
 	box := cfg.inbox(ws)
 	name := inbox.NameOf(path)
 	abs, _ := filepath.Abs(path)
 	if name == "" || filepath.Dir(abs) != box.Dir {
-		return nil, plans.ModelInfo{}, false, nil
+		return nil, plans.ModelInfo{}, nil, false, nil
 	}
 	e, err := box.Find(name)
 	if err != nil || e.File != filepath.Base(path) || e.State != inbox.Pending {
-		return nil, plans.ModelInfo{}, false, nil
+		return nil, plans.ModelInfo{}, nil, false, nil
 	}
 	led := cfg.ledger(ws)
 	if strict && !led.Options().Strict {
-		return nil, plans.ModelInfo{}, false, nil // a preview is made under the policy in force only
+		return nil, plans.ModelInfo{}, nil, false, nil // a preview is made under the policy in force only
 	}
 	c, err := led.Check(e)
 	if err != nil {
-		return nil, plans.ModelInfo{}, true, codedError{exitNoUsable, err}
+		return nil, plans.ModelInfo{}, nil, true, codedError{exitNoUsable, err}
 	}
-	if _, err := led.Publish(c); err != nil {
-		return nil, plans.ModelInfo{}, true, codedError{exitNoUsable, err}
+	_, out, err := led.PublishOutputs(c)
+	if err != nil {
+		return nil, plans.ModelInfo{}, nil, true, codedError{exitNoUsable, err}
 	}
-	return c.Outcome, c.Head.Info(ws.Model), true, nil
+	return c.Outcome, c.Head.Info(ws.Model), &out, true, nil
 }
 
 func refused(o *plans.Outcome) error {
@@ -95,13 +122,14 @@ func validateCmd() *cobra.Command {
 		Short: "Check a plan against the model at HEAD (or --model FILE); --json prints its report",
 		Args:  exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			o, info, err := checkPlan(cmd, args[0])
+			path := pendingPath(cmd, args[0])
+			o, info, _, err := checkPlan(cmd, path)
 			if err != nil {
 				return err
 			}
 			out := cmd.OutOrStdout()
 			if asJSON {
-				out.Write(o.Report(filepath.Base(args[0]), info).JSON())
+				out.Write(o.Report(filepath.Base(path), info).JSON())
 			} else {
 				fmt.Fprintf(out, "%s: %s\n", args[0], o.Verdict)
 				for _, f := range o.Findings {
@@ -130,15 +158,22 @@ func previewCmd() *cobra.Command {
 		Short: "Print a plan's preview (Markdown; --plain: for a terminal, without Markdown's escapes)",
 		Args:  exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			o, info, err := checkPlan(cmd, args[0])
+			path := pendingPath(cmd, args[0])
+			o, info, wrote, err := checkPlan(cmd, path)
 			if err != nil {
 				return err
 			}
-			md := o.Preview(filepath.Base(args[0]), info)
+			md := o.Preview(filepath.Base(path), info)
+			if wrote != nil {
+				// the preview the inbox holds, as the daemon writes it: its Views section names
+				// the pictures written beside it
+				md = wrote.Preview
+			}
 			if plain {
 				md = plans.PlainText(md)
 			}
 			cmd.OutOrStdout().Write(md)
+			picturesNote(cmd.ErrOrStderr(), path, wrote)
 			if err := refused(o); err != nil {
 				return silent{err}
 			}
@@ -148,6 +183,22 @@ func previewCmd() *cobra.Command {
 	planFlags(c)
 	c.Flags().BoolVar(&plain, "plain", false, "for a terminal: the preview's words without Markdown's escapes and bold markers (hidden characters still shown as codes)")
 	return c
+}
+
+// picturesNote says on stderr where a preview's pictures are, or why it has none.
+func picturesNote(w io.Writer, path string, wrote *inbox.Outputs) {
+	switch {
+	case wrote == nil:
+		fmt.Fprintf(w, "no pictures: a plan is pictured once it is a pending plan of the inbox (plans/NAME.json); archiplan preview NAME then writes them beside its preview\n")
+	case len(wrote.Pictures) > 0:
+		dir := filepath.Dir(path)
+		names := make([]string, 0, len(wrote.Pictures))
+		for f := range wrote.Pictures {
+			names = append(names, filepath.Join(dir, f))
+		}
+		sort.Strings(names)
+		fmt.Fprintf(w, "%d picture(s) written beside the preview: %s\n", len(names), strings.Join(names, ", "))
+	}
 }
 
 func planFlags(c *cobra.Command) {

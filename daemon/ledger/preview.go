@@ -144,6 +144,13 @@ func unreadable(raw []byte, err error) *plans.Outcome {
 // A check that breaks what the NAME's first valid preview fixed is published as a rejection
 // (NAME.rejected, the reason on top); the first valid preview of a NAME fixes it.
 func (l *Ledger) Publish(c *Checked) (*inbox.Record, error) {
+	rec, _, err := l.PublishOutputs(c)
+	return rec, err
+}
+
+// PublishOutputs is Publish, also handing back what it wrote: the command line prints the very
+// preview the inbox holds (its pictures included) instead of making another.
+func (l *Ledger) PublishOutputs(c *Checked) (*inbox.Record, inbox.Outputs, error) {
 	ws := l.cfg.Workspace
 	info := c.Head.Info(ws.Model)
 	file := c.Entry.File
@@ -152,10 +159,10 @@ func (l *Ledger) Publish(c *Checked) (*inbox.Record, error) {
 		out := rejection(c.Outcome, inbox.RejectedFile(c.Entry.Name), c.refused.verdict, c.refused.reason, info)
 		rec := rejectRecord(c.Entry, c.Raw, res)
 		if err := l.cfg.Inbox.Reject(c.Entry, out, rec); err != nil {
-			return nil, fmt.Errorf("reject %s: %w", file, err)
+			return nil, out, fmt.Errorf("reject %s: %w", file, err)
 		}
 		l.log.Info("rejected", "plan", file, "verdict", c.refused.verdict, "reason", c.refused.reason)
-		return rec, nil
+		return rec, out, nil
 	}
 	preview := c.Outcome.Preview(file, info)
 	if c.Outcome.Verdict == plans.VerdictValid {
@@ -185,10 +192,10 @@ func (l *Ledger) Publish(c *Checked) (*inbox.Record, error) {
 	}
 	prev, _ := l.cfg.Inbox.Record(c.Entry.Name)
 	if err := l.cfg.Inbox.Publish(c.Entry.Name, out, rec); err != nil {
-		return nil, fmt.Errorf("publish the preview of %s: %w", file, err)
+		return nil, out, fmt.Errorf("publish the preview of %s: %w", file, err)
 	}
 	l.auditPreview(c, prev, rec)
-	return rec, nil
+	return rec, out, nil
 }
 
 func recordOf(c *Checked, file string) *inbox.Record {
