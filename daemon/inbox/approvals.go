@@ -150,43 +150,45 @@ func (b *Inbox) Evidence(e Entry, owner int, policy string) (*Evidence, error) {
 	unlock, _ := b.lock(syscall.LOCK_SH) // a shared lock that cannot be had is none (see lock)
 	defer unlock()
 	raw, err := b.ReadApproval(e, owner)
-	no := func(err error, reason string) (*Evidence, error) {
-		return nil, &Refusal{Reason: reason, Err: err, Raw: raw}
-	}
-	switch {
-	case errors.Is(err, ErrNotAdopted):
-		raw, _ = b.ReadPlan(e)
-		return no(err, "this approval is a file archiplan did not adopt (a planner wrote it): in this workspace only a previewed plan, renamed by archiplan's user, is applied")
-	case errors.Is(err, ErrLinked):
-		raw, _ = b.ReadPlan(e)
-		return no(err, "this approval has more than one link ("+err.Error()+"): a hard link to a previewed plan is no approval; only a previewed plan renamed by archiplan's user is applied")
-	case err != nil:
-		return nil, &Refusal{Reason: err.Error(), Err: err, Raw: raw, Unread: true}
+	if err != nil {
+		r := &Refusal{Reason: err.Error(), Err: err, Unread: true}
+		if errors.Is(err, ErrNotAdopted) || errors.Is(err, ErrLinked) {
+			r.Raw, _ = b.ReadPlan(e) // the file is read, only not taken for an approval
+			r.Unread = false
+			r.Reason = "this approval has more than one link (" + err.Error() + "): a hard link to a previewed plan is no approval; only a previewed plan renamed by archiplan's user is applied"
+			if errors.Is(err, ErrNotAdopted) {
+				r.Reason = "this approval is a file archiplan did not adopt (a planner wrote it): in this workspace only a previewed plan, renamed by archiplan's user, is applied"
+			}
+		}
+		return nil, r
 	}
 	rec, err := b.Record(e.Name)
-	switch {
-	case err != nil:
-		return no(err, "approved before archiplan previewed it: only a plan whose preview was read is applied")
-	case Hash(raw) != rec.PlanSHA256:
-		return no(ErrPlanChanged, "the plan changed after its preview: only what was previewed is applied")
+	if err != nil {
+		return nil, &Refusal{Err: err, Raw: raw, Reason: "approved before archiplan previewed it: only a plan whose preview was read is applied"}
+	}
+	if Hash(raw) != rec.PlanSHA256 {
+		return nil, &Refusal{Err: ErrPlanChanged, Raw: raw, Reason: "the plan changed after its preview: only what was previewed is applied"}
 	}
 	if fx, err := b.Fixed(e.Name); err != nil || fx != nil && fx.PlanSHA256 != rec.PlanSHA256 {
 		// the record is of other bytes than the NAME's first valid preview showed (the code is
 		// plans.PlanChangedAfterPreview: the inbox imports nothing of plans)
-		return no(ErrPlanChanged, "the plan changed after "+e.Name+" was previewed valid (PLAN_CHANGED_AFTER_PREVIEW): it is never applied under that name")
+		return nil, &Refusal{Err: ErrPlanChanged, Raw: raw,
+			Reason: "the plan changed after " + e.Name + " was previewed valid (PLAN_CHANGED_AFTER_PREVIEW): it is never applied under that name"}
 	}
 	files, err := b.Verify(rec)
 	if err != nil {
-		return no(err, "the preview on disk is not the one archiplan wrote, so what was read may have been a forgery ("+err.Error()+"): read the new preview before you approve")
+		return nil, &Refusal{Err: err, Raw: raw,
+			Reason: "the preview on disk is not the one archiplan wrote, so what was read may have been a forgery (" + err.Error() + "): read the new preview before you approve"}
 	}
 	if rec.Verdict != "valid" && rec.Verdict != "not_ready" { // plans.VerdictValid, plans.VerdictNotReady
 		// the person was shown a plan that would not apply: what they approved is that refusal
-		return no(ErrNotValid, "its preview said "+rec.Verdict+": only a plan previewed as valid is applied")
+		return nil, &Refusal{Err: ErrNotValid, Raw: raw, Reason: "its preview said " + rec.Verdict + ": only a plan previewed as valid is applied"}
 	}
+	cf := ContextFile(e.Name)
 	cx, err := b.ReadContext(e.Name)
 	if err != nil {
 		// a scope that cannot be read is never taken for no scope
-		return no(err, "its context "+ContextFile(e.Name)+" cannot be read ("+err.Error()+"): a scoped plan is never applied unscoped")
+		return nil, &Refusal{Err: err, Raw: raw, Reason: "its context " + cf + " cannot be read (" + err.Error() + "): a scoped plan is never applied unscoped"}
 	}
 	scope := ""
 	if cx != nil {
@@ -195,7 +197,7 @@ func (b *Inbox) Evidence(e Entry, owner int, policy string) (*Evidence, error) {
 	if policy != rec.Policy || scope != rec.Scope {
 		what := "the policy"
 		if scope != rec.Scope {
-			what = "its context (" + ContextFile(e.Name) + ")"
+			what = "its context (" + cf + ")"
 		}
 		return nil, &Refusal{Err: ErrPreviewAgain, Raw: raw, Reason: what + " changed since the preview: it is previewed again before an approval",
 			Withdraw: what + " changed since the preview of " + e.Name}

@@ -68,12 +68,6 @@ func (l *Ledger) Approve(ctx context.Context, e inbox.Entry) (*Result, error) {
 		by.Name = fmt.Sprintf("%s (review page: %s)", by.Name, rec.Reviewer)
 		req.ApprovedBy = &by
 	}
-	approver := l.cfg.ApprovedBy
-	if req.ApprovedBy != nil {
-		approver = *req.ApprovedBy
-	}
-	l.audit(Event{Event: EventApproved, Name: e.Name, PlanID: PlanID(e.Name, rec.PlanSHA256), SHA256: rec.PlanSHA256, Verdict: rec.Verdict,
-		Summary: rec.Summary, By: signature(approver)})
 	res, err := l.Apply(ctx, req)
 	if err != nil && ctx.Err() != nil {
 		return res, fmt.Errorf("cancelled; the plan stays approved: %w", err) // not the plan's fault
@@ -98,7 +92,7 @@ func (l *Ledger) refuseApproval(e inbox.Entry, err error) (*Result, error) {
 	errors.As(err, &r)
 	if r.Withdraw != "" && l.cfg.Inbox.Withdraw(e) == nil {
 		l.log.Info("approval withdrawn: "+r.Err.Error(), "plan", e.File, "why", r.Withdraw)
-		return &Result{PlanID: PlanID(e.Name, plans.SHA256(r.Raw))}, fmt.Errorf("%w: %s", ErrRepreview, r.Withdraw)
+		return &Result{}, fmt.Errorf("%w: %s", ErrRepreview, r.Withdraw)
 	}
 	o := unreadable(r.Raw, r.Err)
 	if !r.Unread {
@@ -187,6 +181,16 @@ func (l *Ledger) Apply(ctx context.Context, req Request) (*Result, error) {
 		return nil, err
 	}
 	go plans.Warm(req.Raw) // the plan's schema is compiled while the model is read
+	by := l.cfg.ApprovedBy
+	if req.ApprovedBy != nil {
+		by = *req.ApprovedBy
+	}
+	sig := signature(by)
+	if rec := req.Record; rec != nil {
+		// an approval: said before what came of it
+		l.audit(Event{Event: EventApproved, Name: req.Name, PlanID: PlanID(req.Name, rec.PlanSHA256), SHA256: rec.PlanSHA256,
+			Verdict: rec.Verdict, Summary: rec.Summary, By: sig})
+	}
 	var res *Result
 	err := l.locked(func() error {
 		var err error
@@ -194,11 +198,7 @@ func (l *Ledger) Apply(ctx context.Context, req Request) (*Result, error) {
 		return err
 	})
 	if res != nil {
-		by := l.cfg.ApprovedBy
-		if req.ApprovedBy != nil {
-			by = *req.ApprovedBy
-		}
-		ev := Event{Name: req.Name, PlanID: res.PlanID, Commit: res.Commit, Reason: res.Reason, By: signature(by)}.WithOutcome(res.Outcome)
+		ev := Event{Name: req.Name, PlanID: res.PlanID, Commit: res.Commit, Reason: res.Reason, By: sig}.WithOutcome(res.Outcome)
 		switch {
 		case err == nil:
 			ev.Event, ev.Verdict = EventApplied, VerdictApplied
