@@ -76,12 +76,21 @@ func (l *Ledger) Approve(ctx context.Context, e inbox.Entry) (*Result, error) {
 	case err == nil, errors.Is(err, ErrAlreadyApplied):
 		b.Clear(e.Name)
 	case errors.Is(err, ErrRefused):
-		if rerr := b.Reject(e, res.Outputs, rejectRecord(e, raw, res)); rerr != nil {
+		if rerr := l.writeRejection(e, raw, res); rerr != nil {
 			return res, rerr
 		}
-		l.log.Info("rejected", "plan", e.File, "verdict", res.Verdict, "reason", res.Reason)
 	}
 	return res, err
+}
+
+// writeRejection makes a refused plan NAME.rejected, its preview and report the refusal's: the
+// one way every rejection reaches the inbox.
+func (l *Ledger) writeRejection(e inbox.Entry, raw []byte, res *Result) error {
+	if err := l.cfg.Inbox.Reject(e, res.Outputs, rejectRecord(e, raw, res)); err != nil {
+		return err
+	}
+	l.log.Info("rejected", "plan", e.File, "verdict", res.Verdict, "reason", res.Reason)
+	return nil
 }
 
 // refuseApproval is the one way an approval the inbox refused goes: back to be previewed again
@@ -151,10 +160,9 @@ func (l *Ledger) rejectAs(e inbox.Entry, o *plans.Outcome, verdict, reason strin
 		info = h.Info(l.cfg.Workspace.Model)
 	}
 	res.Outputs = rejection(o, inbox.RejectedFile(e.Name), verdict, reason, info)
-	if err := l.cfg.Inbox.Reject(e, res.Outputs, rejectRecord(e, nil, res)); err != nil {
+	if err := l.writeRejection(e, nil, res); err != nil {
 		return res, err
 	}
-	l.log.Info("rejected", "plan", e.File, "verdict", verdict, "reason", reason)
 	ev := Event{Event: EventRejected, Name: e.Name, PlanID: res.PlanID, Reason: reason}.WithOutcome(o)
 	ev.Verdict = verdict
 	l.audit(ev)
