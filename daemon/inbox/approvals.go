@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -99,4 +100,112 @@ func (b *Inbox) approveAs(rec *Record, previewSHA, who string) (bool, error) {
 	}
 	rec.Approvals = append(rec.Approvals, Approval{By: who, Preview: previewSHA, At: time.Now().UTC()})
 	return len(Missing(rec.Needs, rec.Approvals)) == 0, nil
+}
+
+var (
+	// ErrPlanChanged means an approved plan is not the bytes previewed, or not those its NAME's
+	// first valid preview fixed.
+	ErrPlanChanged = errors.New("the plan changed after its preview")
+	// ErrPreviewAgain means an approval was previewed under another policy or scope than the one
+	// in force: it is withdrawn and previewed again, not rejected.
+	ErrPreviewAgain = errors.New("previewed again")
+	// ErrApprovalsMissing means an approval (renamed by hand) lacks the owners' approvals its
+	// preview asked for: it is withdrawn, not rejected.
+	ErrApprovalsMissing = errors.New("approvals missing")
+)
+
+// Evidence is everything an approval is checked against, read at once: the plan's bytes, the
+// record of its preview, the preview's files as verified, and its context. An approval is this
+// value, or a Refusal.
+type Evidence struct {
+	Raw     []byte            // the plan's bytes, as approved
+	Record  *Record           // what archiplan recorded of the preview approved
+	Files   map[string][]byte // the preview's files, each the one archiplan wrote
+	Context []byte            // the plan's context file's bytes (its scope); nil without one
+}
+
+// Refusal is why an approval is not applied: the reason for the person, the sentinel error it
+// wraps (its code), and the plan's bytes as read (nil, with Unread, when they could not be).
+// Withdraw, when set, says why the approval goes back to be previewed again rather than rejected
+// (ErrPreviewAgain, ErrApprovalsMissing).
+type Refusal struct {
+	Reason   string
+	Err      error
+	Raw      []byte
+	Unread   bool
+	Withdraw string
+}
+
+func (r *Refusal) Error() string { return r.Reason }
+func (r *Refusal) Unwrap() error { return r.Err }
+
+// Evidence reads the approval e once, while no preview is being written, and checks it against
+// what archiplan recorded: the file opened is judged, not its listing (one link, and owner when
+// it is not -1), the plan is the very bytes previewed and those its NAME's first valid preview
+// fixed, the preview on disk is the one archiplan wrote and said valid (or not ready: the apply
+// refuses that with its own code), its context can be read, and policy and scope are those the
+// preview was made under (policy: the hash of the policy in force), its owners' approvals given.
+// Any other answer is one *Refusal.
+func (b *Inbox) Evidence(e Entry, owner int, policy string) (*Evidence, error) {
+	unlock, _ := b.lock(syscall.LOCK_SH) // a shared lock that cannot be had is none (see lock)
+	defer unlock()
+	raw, err := b.ReadApproval(e, owner)
+	if err != nil {
+		r := &Refusal{Reason: err.Error(), Err: err, Unread: true}
+		if errors.Is(err, ErrNotAdopted) || errors.Is(err, ErrLinked) {
+			r.Raw, _ = b.ReadPlan(e) // the file is read, only not taken for an approval
+			r.Unread = false
+			r.Reason = "this approval has more than one link (" + err.Error() + "): a hard link to a previewed plan is no approval; only a previewed plan renamed by archiplan's user is applied"
+			if errors.Is(err, ErrNotAdopted) {
+				r.Reason = "this approval is a file archiplan did not adopt (a planner wrote it): in this workspace only a previewed plan, renamed by archiplan's user, is applied"
+			}
+		}
+		return nil, r
+	}
+	rec, err := b.Record(e.Name)
+	if err != nil {
+		return nil, &Refusal{Err: err, Raw: raw, Reason: "approved before archiplan previewed it: only a plan whose preview was read is applied"}
+	}
+	if Hash(raw) != rec.PlanSHA256 {
+		return nil, &Refusal{Err: ErrPlanChanged, Raw: raw, Reason: "the plan changed after its preview: only what was previewed is applied"}
+	}
+	if fx, err := b.Fixed(e.Name); err != nil || fx != nil && fx.PlanSHA256 != rec.PlanSHA256 {
+		// the record is of other bytes than the NAME's first valid preview showed (the code is
+		// plans.PlanChangedAfterPreview: the inbox imports nothing of plans)
+		return nil, &Refusal{Err: ErrPlanChanged, Raw: raw,
+			Reason: "the plan changed after " + e.Name + " was previewed valid (PLAN_CHANGED_AFTER_PREVIEW): it is never applied under that name"}
+	}
+	files, err := b.Verify(rec)
+	if err != nil {
+		return nil, &Refusal{Err: err, Raw: raw,
+			Reason: "the preview on disk is not the one archiplan wrote, so what was read may have been a forgery (" + err.Error() + "): read the new preview before you approve"}
+	}
+	if rec.Verdict != "valid" && rec.Verdict != "not_ready" { // plans.VerdictValid, plans.VerdictNotReady
+		// the person was shown a plan that would not apply: what they approved is that refusal
+		return nil, &Refusal{Err: ErrNotValid, Raw: raw, Reason: "its preview said " + rec.Verdict + ": only a plan previewed as valid is applied"}
+	}
+	cf := ContextFile(e.Name)
+	cx, err := b.ReadContext(e.Name)
+	if err != nil {
+		// a scope that cannot be read is never taken for no scope
+		return nil, &Refusal{Err: err, Raw: raw, Reason: "its context " + cf + " cannot be read (" + err.Error() + "): a scoped plan is never applied unscoped"}
+	}
+	scope := ""
+	if cx != nil {
+		scope = Hash(cx)
+	}
+	if policy != rec.Policy || scope != rec.Scope {
+		what := "the policy"
+		if scope != rec.Scope {
+			what = "its context (" + cf + ")"
+		}
+		return nil, &Refusal{Err: ErrPreviewAgain, Raw: raw, Reason: what + " changed since the preview: it is previewed again before an approval",
+			Withdraw: what + " changed since the preview of " + e.Name}
+	}
+	if missing := MissingWords(Missing(rec.Needs, rec.Approvals)); missing != "" {
+		// renamed by hand: whose approval it was cannot be told; the owners approve with archiplan approve
+		return nil, &Refusal{Err: ErrApprovalsMissing, Raw: raw, Reason: "approvals missing: " + missing,
+			Withdraw: e.Name + " needs more approvals (archiplan approve " + e.Name + "): " + missing}
+	}
+	return &Evidence{Raw: raw, Record: rec, Files: files, Context: cx}, nil
 }

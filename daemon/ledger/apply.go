@@ -56,75 +56,13 @@ func (l *Ledger) Approve(ctx context.Context, e inbox.Entry) (*Result, error) {
 	if l.cfg.Adopted {
 		owner = os.Getuid()
 	}
-	// the file opened is judged, not its listing: one link, and in a workspace that adopts plans
-	// archiplan's user as its owner, whatever the kernel lets a planner link
-	raw, err := b.ReadApproval(e, owner)
-	switch {
-	case errors.Is(err, inbox.ErrNotAdopted):
-		raw, _ := b.ReadPlan(e)
-		return l.refuseEntry(e, l.outcomeOf(raw), VerdictRejected,
-			"this approval is a file archiplan did not adopt (a planner wrote it): in this workspace only a previewed plan, renamed by archiplan's user, is applied")
-	case errors.Is(err, inbox.ErrLinked):
-		raw, _ := b.ReadPlan(e)
-		return l.refuseEntry(e, l.outcomeOf(raw), VerdictRejected,
-			"this approval has more than one link ("+err.Error()+"): a hard link to a previewed plan is no approval; only a previewed plan renamed by archiplan's user is applied")
-	case err != nil:
-		return l.refuseEntry(e, unreadable(raw, err), VerdictRejected, err.Error())
-	}
-	res := &Result{PlanID: PlanID(e.Name, plans.SHA256(raw))}
-	rec, err := b.Record(e.Name)
+	// the inbox answers once: everything the approval is checked against, or why not
+	ev, err := b.Evidence(e, owner, PolicyHash(l.Options()))
 	if err != nil {
-		return l.refuseEntry(e, l.outcomeOf(raw), VerdictRejected,
-			"approved before archiplan previewed it: only a plan whose preview was read is applied")
+		return l.refuseApproval(e, err)
 	}
-	if plans.SHA256(raw) != rec.PlanSHA256 {
-		return l.refuseEntry(e, l.outcomeOf(raw), VerdictRejected,
-			"the plan changed after its preview: only what was previewed is applied")
-	}
-	if fx, err := b.Fixed(e.Name); err != nil || fx != nil && fx.PlanSHA256 != rec.PlanSHA256 {
-		// the record is of other bytes than the NAME's first valid preview showed
-		return l.refuseEntry(e, l.outcomeOf(raw), VerdictRejected,
-			"the plan changed after "+e.Name+" was previewed valid ("+string(plans.PlanChangedAfterPreview)+"): it is never applied under that name")
-	}
-	files, err := b.Verify(rec)
-	if err != nil {
-		return l.refuseEntry(e, l.outcomeOf(raw), VerdictRejected,
-			"the preview on disk is not the one archiplan wrote, so what was read may have been a forgery ("+err.Error()+
-				"): read the new preview before you approve")
-	}
-	if rec.Verdict != plans.VerdictValid && rec.Verdict != plans.VerdictNotReady {
-		// the person was shown a plan that would not apply: what they approved is that refusal
-		// (a plan not ready is refused by the apply, with its own code)
-		return l.refuseEntry(e, l.outcomeOf(raw), VerdictRejected,
-			"its preview said "+rec.Verdict+": only a plan previewed as valid is applied")
-	}
-	cx, cerr := b.ReadContext(e.Name)
-	if cerr != nil {
-		// a scope that cannot be read is never taken for no scope
-		return l.refuseEntry(e, l.outcomeOf(raw), VerdictRejected,
-			"its context "+inbox.ContextFile(e.Name)+" cannot be read ("+cerr.Error()+"): a scoped plan is never applied unscoped")
-	}
-	scope := scopeHash(cx)
-	if PolicyHash(l.Options()) != rec.Policy || scope != rec.Scope {
-		what := "the policy"
-		if scope != rec.Scope {
-			what = "its context (" + inbox.ContextFile(e.Name) + ")"
-		}
-		if err := b.Withdraw(e); err != nil {
-			return l.refuseEntry(e, l.outcomeOf(raw), VerdictRejected, what+" changed since the preview: it is previewed again before an approval")
-		}
-		l.log.Info("approval withdrawn: previewed again", "plan", e.File, "changed", what)
-		return res, fmt.Errorf("%w: %s changed since the preview of %s", ErrRepreview, what, e.Name)
-	}
-	if missing := inbox.Missing(rec.Needs, rec.Approvals); len(missing) > 0 {
-		// renamed by hand: whose approval it was cannot be told; the owners approve with archiplan approve
-		if err := b.Withdraw(e); err != nil {
-			return l.refuseEntry(e, l.outcomeOf(raw), VerdictRejected, "approvals missing: "+inbox.MissingWords(missing))
-		}
-		l.log.Info("approval withdrawn: approvals missing", "plan", e.File, "missing", inbox.MissingWords(missing))
-		return res, fmt.Errorf("%w: %s needs more approvals (archiplan approve %s): %s", ErrRepreview, e.Name, e.Name, inbox.MissingWords(missing))
-	}
-	req := Request{Name: e.Name, File: e.File, Raw: raw, Record: rec, Approved: files, Context: cx}
+	raw, rec := ev.Raw, ev.Record
+	req := Request{Name: e.Name, File: e.File, Raw: raw, Record: rec, Approved: ev.Files, Context: ev.Context}
 	if rec.Reviewer != "" {
 		by := l.cfg.ApprovedBy
 		by.Name = fmt.Sprintf("%s (review page: %s)", by.Name, rec.Reviewer)
@@ -135,13 +73,7 @@ func (l *Ledger) Approve(ctx context.Context, e inbox.Entry) (*Result, error) {
 		by := store.Signature{Name: f.Account, Email: f.Account + "@" + f.Host}
 		req.ApprovedBy = &by
 	}
-	approver := l.cfg.ApprovedBy
-	if req.ApprovedBy != nil {
-		approver = *req.ApprovedBy
-	}
-	l.audit(Event{Event: EventApproved, Name: e.Name, PlanID: res.PlanID, SHA256: rec.PlanSHA256, Verdict: rec.Verdict,
-		Summary: rec.Summary, By: signature(approver)})
-	res, err = l.Apply(ctx, req)
+	res, err := l.Apply(ctx, req)
 	if err != nil && ctx.Err() != nil {
 		return res, fmt.Errorf("cancelled; the plan stays approved: %w", err) // not the plan's fault
 	}
@@ -149,12 +81,38 @@ func (l *Ledger) Approve(ctx context.Context, e inbox.Entry) (*Result, error) {
 	case err == nil, errors.Is(err, ErrAlreadyApplied):
 		b.Clear(e.Name)
 	case errors.Is(err, ErrRefused):
-		if rerr := b.Reject(e, res.Outputs, rejectRecord(e, raw, res)); rerr != nil {
+		if rerr := l.writeRejection(e, raw, res); rerr != nil {
 			return res, rerr
 		}
-		l.log.Info("rejected", "plan", e.File, "verdict", res.Verdict, "reason", res.Reason)
 	}
 	return res, err
+}
+
+// writeRejection makes a refused plan NAME.rejected, its preview and report the refusal's: the
+// one way every rejection reaches the inbox.
+func (l *Ledger) writeRejection(e inbox.Entry, raw []byte, res *Result) error {
+	if err := l.cfg.Inbox.Reject(e, res.Outputs, rejectRecord(e, raw, res)); err != nil {
+		return err
+	}
+	l.log.Info("rejected", "plan", e.File, "verdict", res.Verdict, "reason", res.Reason)
+	return nil
+}
+
+// refuseApproval is the one way an approval the inbox refused goes: back to be previewed again
+// when its policy, scope or owners' approvals are what is missing (ErrRepreview), rejected with
+// the inbox's reason otherwise (ErrRefused).
+func (l *Ledger) refuseApproval(e inbox.Entry, err error) (*Result, error) {
+	r := &inbox.Refusal{Reason: err.Error(), Err: err, Unread: true}
+	errors.As(err, &r)
+	if r.Withdraw != "" && l.cfg.Inbox.Withdraw(e) == nil {
+		l.log.Info("approval withdrawn: "+r.Err.Error(), "plan", e.File, "why", r.Withdraw)
+		return &Result{}, fmt.Errorf("%w: %s", ErrRepreview, r.Withdraw)
+	}
+	o := unreadable(r.Raw, r.Err)
+	if !r.Unread {
+		o = l.outcomeOf(r.Raw)
+	}
+	return l.refuseEntry(e, o, VerdictRejected, r.Reason)
 }
 
 // Reject rejects a plan of the inbox by hand, with a reason: NAME.rejected, its preview keeping
@@ -207,10 +165,9 @@ func (l *Ledger) rejectAs(e inbox.Entry, o *plans.Outcome, verdict, reason strin
 		info = h.Info(l.cfg.Workspace.Model)
 	}
 	res.Outputs = rejection(o, inbox.RejectedFile(e.Name), verdict, reason, info)
-	if err := l.cfg.Inbox.Reject(e, res.Outputs, rejectRecord(e, nil, res)); err != nil {
+	if err := l.writeRejection(e, nil, res); err != nil {
 		return res, err
 	}
-	l.log.Info("rejected", "plan", e.File, "verdict", verdict, "reason", reason)
 	ev := Event{Event: EventRejected, Name: e.Name, PlanID: res.PlanID, Reason: reason}.WithOutcome(o)
 	ev.Verdict = verdict
 	l.audit(ev)
@@ -237,6 +194,16 @@ func (l *Ledger) Apply(ctx context.Context, req Request) (*Result, error) {
 		return nil, err
 	}
 	go plans.Warm(req.Raw) // the plan's schema is compiled while the model is read
+	by := l.cfg.ApprovedBy
+	if req.ApprovedBy != nil {
+		by = *req.ApprovedBy
+	}
+	sig := signature(by)
+	if rec := req.Record; rec != nil {
+		// an approval: said before what came of it
+		l.audit(Event{Event: EventApproved, Name: req.Name, PlanID: PlanID(req.Name, rec.PlanSHA256), SHA256: rec.PlanSHA256,
+			Verdict: rec.Verdict, Summary: rec.Summary, By: sig})
+	}
 	var res *Result
 	err := l.locked(func() error {
 		var err error
@@ -244,11 +211,7 @@ func (l *Ledger) Apply(ctx context.Context, req Request) (*Result, error) {
 		return err
 	})
 	if res != nil {
-		by := l.cfg.ApprovedBy
-		if req.ApprovedBy != nil {
-			by = *req.ApprovedBy
-		}
-		ev := Event{Name: req.Name, PlanID: res.PlanID, Commit: res.Commit, Reason: res.Reason, By: signature(by)}.WithOutcome(res.Outcome)
+		ev := Event{Name: req.Name, PlanID: res.PlanID, Commit: res.Commit, Reason: res.Reason, By: sig}.WithOutcome(res.Outcome)
 		switch {
 		case err == nil:
 			ev.Event, ev.Verdict = EventApplied, VerdictApplied

@@ -101,12 +101,15 @@ func (l *Ledger) remember(commit string, touched []string) {
 	l.made[commit] = touched
 }
 
-// stamp is what the file system says of the model file: when it is unchanged, so is the file.
+// stamp is what the file system says of the model file, and the mtime of git's index when it was
+// taken: when it is unchanged, so is the file, unless the file is racily clean (git's rule: its
+// mtime is not older than the index's, so an edit in the same tick leaves the stamp as it was).
 type stamp struct {
 	size  int64
 	mtime time.Time
 	ino   uint64
 	blob  string
+	index time.Time
 }
 
 // New makes a ledger.
@@ -222,6 +225,7 @@ func (l *Ledger) head() (*Head, error) {
 	}
 	// the work tree's file is parsed while it is hashed, and used only when it is HEAD's blob
 	// (40 ms at 100,000 elements off the apply's path); otherwise the blob is read from git
+	before := l.stampOf(blob) // taken before the file is read: the stamp of what is hashed, or older
 	var at *store.ModelAtHead
 	var m *archixml.Model
 	if data, same, rerr := ws.WorkTreeModel(blob); rerr == nil {
@@ -249,7 +253,7 @@ func (l *Ledger) head() (*Head, error) {
 		}
 	}
 	if !at.Dirty {
-		l.clean = l.stampOf(at.Blob)
+		l.clean = before
 	}
 	// the objects with an id, counted by the index: counting elements walked the model (20 ms at
 	// 100,000 elements) for a line the command line never shows
@@ -271,18 +275,28 @@ func (l *Ledger) stampOf(blob string) stamp {
 	if s, ok := fi.Sys().(*syscall.Stat_t); ok {
 		st.ino = s.Ino
 	}
+	if ix, err := os.Stat(l.cfg.Workspace.GitPath("index")); err == nil {
+		st.index = ix.ModTime()
+	}
 	return st
 }
+
+// racy says whether a file seen clean with this stamp may have been edited since without its
+// stamp showing it: its mtime is not older than the index's (both in the file system's clock),
+// so a write in the same tick keeps the mtime, and only its bytes tell (git's racy-clean rule).
+// Without an index, every stamp is racy.
+func (st stamp) racy() bool { return st.index.IsZero() || !st.mtime.Before(st.index) }
 
 // dirty says whether the model file differs from the blob at HEAD: from its stamp when the file
 // is as it was last seen clean, else by hashing it.
 func (l *Ledger) dirty(blob string) (bool, error) {
-	if st := l.stampOf(blob); st != (stamp{}) && st == l.clean && time.Since(st.mtime) > 2*time.Second {
+	st := l.stampOf(blob) // before the hash: the stamp of the bytes hashed, or older
+	if st != (stamp{}) && st == l.clean && !st.racy() {
 		return false, nil
 	}
 	d, err := l.cfg.Workspace.Dirty(blob)
 	if err == nil && !d {
-		l.clean = l.stampOf(blob)
+		l.clean = st
 	}
 	return d, err
 }
