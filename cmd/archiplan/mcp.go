@@ -140,6 +140,7 @@ func (s *mcpServer) server() *mcp.Server {
 		Description: "The planning context of the model at HEAD: the allowed ops and types, folders, specializations, the elements (what the intent names first), relationships, views with their contents, and what the budget omitted."},
 		s.toolContext)
 	s.addReadTools(srv, read)
+	s.addHistoryTool(srv, read)
 	scope := map[string]any{"type": "string", "description": "hold the plan to this scope (view:ID, folder:PATH or ids:ID,...)"}
 	srv.AddTool(&mcp.Tool{Name: "validate_plan", Annotations: read,
 		Description: "Check a draft plan against the model at HEAD, as archiplan will: returns the report (verdict, coded errors with JSON pointers, warnings, what each action does). Writes nothing.",

@@ -25,6 +25,7 @@ func (s *Server) routes() {
 	m.HandleFunc("POST /history/revert", s.revert)
 	m.HandleFunc("GET /views", s.views)
 	m.HandleFunc("GET /view/{id}", s.view)
+	m.HandleFunc("GET /object/{id}", s.object)
 	m.HandleFunc("GET /svg/{id}", s.svg)
 	m.HandleFunc("GET /events", s.events)
 	m.HandleFunc("GET /static/{file}", s.static)
@@ -273,8 +274,9 @@ func (s *Server) view(w http.ResponseWriter, r *http.Request) {
 		if v.ID == id {
 			s.render(w, http.StatusOK, "view", struct {
 				common
-				V View
-			}{s.common("View "+v.Name, "views"), v})
+				V     View
+				Shown []ObjectLink // each linked to its history
+			}{s.common("View "+v.Name, "views"), v, s.shown(v.ID)})
 			return
 		}
 	}

@@ -24,7 +24,7 @@ var assets embed.FS
 // pages are the page templates, each parsed with the layout.
 type pages struct{ byName map[string]*template.Template }
 
-var pageNames = []string{"inbox", "plan", "history", "views", "view", "result",
+var pageNames = []string{"inbox", "plan", "history", "views", "view", "object", "result",
 	"site_index", "site_views", "site_view", "site_concept", "site_folder", "site_history", "site_plan", "site_search"}
 
 var funcs = template.FuncMap{

@@ -176,15 +176,16 @@ func swapDir(tmp, dir string) error {
 
 // siteWriter writes one site.
 type siteWriter struct {
-	ws     *store.Workspace
-	m      *archixml.Model
-	root   string
-	pages  *pages
-	commit string
-	hist   []store.CommitInfo
-	paths  map[string]string // object id -> its page, from the site's root ("e/id.html")
-	site   Site
-	index  [][3]string // the search index: name, type, page
+	ws      *store.Workspace
+	m       *archixml.Model
+	root    string
+	pages   *pages
+	commit  string
+	hist    []store.CommitInfo
+	paths   map[string]string // object id -> its page, from the site's root ("e/id.html")
+	site    Site
+	index   [][3]string // the search index: name, type, page
+	objLogs siteObjectLogs
 
 	// the pages are drawn and written by one worker per processor: the model is read by the
 	// writer's goroutine only, each page's data made whole before it is handed over
@@ -254,6 +255,7 @@ type sitePage struct {
 	Props, Attrs                   []archixml.Property
 	Source, Target                 *siteLink
 	Out, In, Views, Shown, Folders []siteLink
+	History                        []siteObjectLog // an element's or relationship's commits
 }
 
 var safeID = regexp.MustCompile(`^[A-Za-z0-9_-]{1,100}$`)
@@ -418,6 +420,10 @@ func (s *siteWriter) concept(o archixml.Object) error {
 				p.In = append(p.In, siteLink{Href: s.link(r.ID()), Name: relName(r, other), Type: typeLabel(r), Note: "from " + typeLabel(other)})
 			}
 		}
+	}
+	var err error
+	if p.History, err = s.objectHistory(id); err != nil {
+		return err
 	}
 	s.index = append(s.index, [3]string{o.Name(), p.Type, s.paths[id]})
 	return s.page(s.paths[id], "site_concept", o.Name(), "model", up, struct{ P sitePage }{p})
