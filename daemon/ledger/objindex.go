@@ -93,6 +93,14 @@ func ObjectLog(ws *store.Workspace, id string) ([]ObjectEntry, error) {
 		if errors.Is(err, errGenGone) && try < 3 {
 			continue // made again from the root while we read: read the new one
 		}
+		if errors.Is(err, ErrObjectIndex) && try == 0 && x.dir != "" {
+			// a shard that cannot be read (a disk that lost it): the index is only ever made
+			// from commits, so it is made again rather than trusted or left failing
+			if err := dropObjIndex(ws, x); err != nil {
+				return nil, err
+			}
+			continue
+		}
 		return list, err
 	}
 }
@@ -127,6 +135,23 @@ func OpenObjectIndex(ws *store.Workspace) (*ObjectIndex, error) {
 		return nil, fmt.Errorf("%w: unreadable after it was written", ErrObjectIndex)
 	}
 	return x, nil
+}
+
+// dropObjIndex forgets the generation x read, unless a writer replaced it meanwhile: the next
+// open makes a new one from the root.
+func dropObjIndex(ws *store.Workspace, x *ObjectIndex) error {
+	root := ws.GitPath(objIndexDir)
+	unlock, err := lockObjIndex(root)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	if cur, ok := readObjIndex(root); ok && cur.dir == x.dir {
+		if err := os.Remove(filepath.Join(root, "current")); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("%w: %w", ErrObjectIndex, err)
+		}
+	}
+	return nil
 }
 
 // Log is the history of one object, newest first.

@@ -1,6 +1,8 @@
 package ledger_test
 
 import (
+	"fmt"
+	"os"
 	"os/exec"
 	"slices"
 	"testing"
@@ -15,13 +17,18 @@ import (
 // index once it is built. Reported beside the time: x-gitlog, the ratio to `git log --oneline`
 // of the same commits (the floor of listing them at all), and x-walk, the ratio to walking the
 // history and diffing every commit as log --object did without the index; build-s, the time to
-// index the whole history once, from nothing.
+// index the whole history once, from nothing. ARCHIPLAN_BENCH_OBJLOG=ELEMENTS,COMMITS sets the sizes.
 //
 //	go test ./daemon/ledger -run '^$' -bench BenchmarkObjectLog -benchtime 20x
 func BenchmarkObjectLog(b *testing.B) {
 	elements, commits := 10000, 1000
 	if testing.Short() {
 		elements, commits = 1000, 100
+	}
+	if v := os.Getenv("ARCHIPLAN_BENCH_OBJLOG"); v != "" { // ELEMENTS,COMMITS
+		if _, err := fmt.Sscanf(v, "%d,%d", &elements, &commits); err != nil {
+			b.Fatalf("ARCHIPLAN_BENCH_OBJLOG=%q: %v", v, err)
+		}
 	}
 	h := newObjHistory(b, elements)
 	h.edits(0, commits)
