@@ -16,6 +16,7 @@ import (
 	"github.com/archiplan/archiplan/daemon/inbox"
 	"github.com/archiplan/archiplan/plans"
 	"github.com/archiplan/archiplan/plans/planctx"
+	"github.com/archiplan/archiplan/store"
 )
 
 // The MCP server lets an agent read the model, check a draft plan and submit it to the inbox. It
@@ -90,6 +91,8 @@ type Config struct {
 	Options func() plans.Options
 	// Head is the commit at HEAD, read without the model (nil: nothing is cached).
 	Head func() (string, error)
+	// Workspace is the workspace opened, for what reads its history (object_history).
+	Workspace *store.Workspace
 }
 
 // mcpServer is archiplan's MCP server over a workspace.
@@ -144,6 +147,7 @@ func (s *mcpServer) server() *mcp.Server {
 		Description: "The planning context of the model at HEAD: the allowed ops and types, folders, specializations, the elements (what the intent names first), relationships, views with their contents, and what the budget omitted."},
 		s.toolContext)
 	s.addReadTools(srv, read)
+	s.addHistoryTool(srv, read)
 	scope := map[string]any{"type": "string", "description": "hold the plan to this scope (view:ID, folder:PATH or ids:ID,...)"}
 	srv.AddTool(&mcp.Tool{Name: "validate_plan", Annotations: read,
 		Description: "Check a draft plan against the model at HEAD, as archiplan will: returns the report (verdict, coded errors with JSON pointers, warnings, what each action does). Writes nothing.",

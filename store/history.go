@@ -23,6 +23,7 @@ const (
 type CommitInfo struct {
 	Hash      string
 	Parent    string // first parent ("" for the root commit)
+	Merge     bool   // more than one parent
 	When      time.Time
 	Author    string
 	Subject   string
@@ -77,6 +78,7 @@ func (w *Workspace) historyFrom(head string, stop func(CommitInfo) bool) ([]Comm
 		if len(c.ParentHashes) > 0 {
 			info.Parent = c.ParentHashes[0].String()
 		}
+		info.Merge = len(c.ParentHashes) > 1
 		out = append(out, info)
 		if stop != nil && stop(info) {
 			return out, nil

@@ -747,3 +747,8 @@ func (w *Workspace) diffFiles(from, to string) (map[string][]byte, error) {
 	}
 	return files, nil
 }
+
+// ChangedFiles lists the files that differ between two commits: content at to, or nil where gone.
+func (w *Workspace) ChangedFiles(from, to string) (map[string][]byte, error) {
+	return w.diffFiles(from, to)
+}

@@ -30,7 +30,7 @@ a person approves, as with every plan.`,
 				Inbox: filepath.Join(ws.Root, filepath.FromSlash(cfg.v.GetString("inbox"))), Version: version,
 				Model:   func() (*archixml.Model, plans.ModelInfo, error) { return cfg.loadModel("") },
 				Options: func() plans.Options { return optionsOf(cfg) },
-				Head:    ws.Head},
+				Head:    ws.Head, Workspace: ws},
 				cmd.InOrStdin(), cmd.OutOrStdout())
 			if err != nil {
 				return codedError{exitNoUsable, err}

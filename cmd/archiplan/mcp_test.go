@@ -126,7 +126,7 @@ func TestMCP_ValidateFixSubmit(t *testing.T) {
 		names = append(names, tl.Name)
 	}
 	sort.Strings(names)
-	if strings.Join(names, " ") != "allowed check context folders search show stats submit_plan validate_plan views" {
+	if strings.Join(names, " ") != "allowed check context folders object_history search show stats submit_plan validate_plan views" {
 		t.Fatalf("tools: %v", names)
 	}
 
@@ -321,7 +321,7 @@ func TestMCP_InspectorCLI(t *testing.T) {
 	}
 	list := inspect("--method", "tools/list")
 	tools, _ := list["tools"].([]any)
-	if len(tools) != 10 {
+	if len(tools) != 11 {
 		t.Fatalf("tools: %v", list)
 	}
 	m := archixml.Example()

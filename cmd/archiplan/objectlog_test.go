@@ -29,6 +29,13 @@ func TestLog_Object(t *testing.T) {
 	if out, errs, code := archiplan(t, "apply", "--repo", r.dir, pf); code != 0 {
 		t.Fatalf("apply: %s %s", out, errs)
 	}
+	// read once: the index under .git/ is made, then brought up to date by the next read
+	if out, errs, code := archiplan(t, "log", "--repo", r.dir, "--object", id); code != 0 || !strings.Contains(out, "Rename the insurant") {
+		t.Fatalf("log before the hand edit: %s %s", out, errs)
+	}
+	if _, err := os.Stat(filepath.Join(r.dir, ".git", "archiplan", "objlog", "current")); err != nil {
+		t.Fatalf("no index of object histories under .git: %v", err)
+	}
 	// a person edits in Archi: the name again, and the object moved on a view
 	m := string(r.model())
 	m = strings.Replace(m, `name="Policy holder" id="1368"`, `name="Insured" id="1368"`, 1)

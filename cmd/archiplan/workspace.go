@@ -326,6 +326,9 @@ func printObjectLog(cmd *cobra.Command, ws *store.Workspace, id string, asJSON b
 	}
 	for _, e := range entries {
 		fmt.Fprintf(out, "%s %s %s\n", short(e.Commit), e.Date, plans.ShowHidden(e.Author))
+		if e.Merge {
+			fmt.Fprintln(out, "    a merge: what it brought, against its first parent")
+		}
 		if e.PlanID != "" {
 			fmt.Fprintf(out, "    plan %s: %s", plans.ShowHidden(e.PlanID), plans.ShowHidden(e.Summary))
 			if e.ApprovedBy != "" {

@@ -219,6 +219,10 @@ func (l *Ledger) sync(ctx context.Context) (*SyncResult, error) {
 				}
 			}
 			from, top, err := rebase(ws, r, l.Options(), res)
+			if errors.Is(err, ErrMergeConflict) {
+				remote, _ := ws.RemoteHead(r.Name)
+				ws.NoteRefused(remote, err.Error()) // status says it, naming each object and field
+			}
 			if err != nil {
 				return err
 			}
@@ -256,17 +260,20 @@ func rebase(ws *store.Workspace, r Remote, opts plans.Options, res *SyncResult) 
 	if err != nil {
 		return "", "", err
 	}
-	for _, c := range local {
-		if c.Trailers[store.TrailerPlanID] == "" && c.Trailers[store.TrailerRevertsPlan] == "" {
-			return "", "", fmt.Errorf("commit %s (%s) is not archiplan's: %w", store.Short(c.Hash), c.Subject, store.ErrDiverged)
-		}
-	}
 	theirs, err := spanOf(ws, base, remote)
 	if err != nil {
 		return "", "", err
 	}
 	top = remote
 	for _, c := range local {
+		if c.Trailers[store.TrailerPlanID] == "" && c.Trailers[store.TrailerRevertsPlan] == "" {
+			// a person's commit (an edit saved in Archi): merged as models, as the driver merges
+			if top, err = remerge(ws, top, c); err != nil {
+				return "", "", err
+			}
+			res.Rebased++
+			continue
+		}
 		if c.Trailers[store.TrailerRevertsPlan] != "" {
 			next, dropped, err := rerevert(ws, top, c, theirs)
 			if err != nil {

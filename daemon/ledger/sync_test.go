@@ -576,30 +576,6 @@ func TestSync_PullNeverDropsALocalCommit(t *testing.T) {
 	}
 }
 
-// A local commit that is not archiplan's (a hand edit committed in the workspace) is never made
-// again by a sync: archiplan rewrites only its own commits. The sync stops with ErrDiverged, and
-// nothing is lost or pushed.
-func TestSync_HandMadeLocalCommitIsNotRebased(t *testing.T) {
-	bare, w := lt.Team(t, 1)
-	l := lt.Ledger(w[0])
-	els := lt.Elements(t, w[0])
-	dir := colleagueClone(t, bare)
-	os.WriteFile(dir+"/notes.txt", []byte("notes\n"), 0o644)
-	theirs := colleaguePush(t, dir, "notes")
-	editFile(t, w[0].ModelPath(), `id="`+els[0]+`"`, `id="`+els[0]+`" documentation="by hand"`)
-	lt.Git(t, w[0].Root, "commit", "-q", "-am", "hand edit")
-	mine, _ := w[0].Head()
-	if _, err := l.Sync(context.Background()); !errors.Is(err, store.ErrDiverged) {
-		t.Fatalf("sync over a hand-made local commit: %v", err)
-	}
-	if head, _ := w[0].Head(); head != mine {
-		t.Fatalf("the branch moved to %s", head)
-	}
-	if got := lt.Git(t, bare, "rev-parse", "main"); got != theirs {
-		t.Fatal("something was pushed")
-	}
-}
-
 // A colleague pushes a model Archi cannot open (two objects share an id). archiplan pulls it (it
 // is the team's model to repair), but previews every plan invalid (MODEL_INVALID) and applies
 // none over it.

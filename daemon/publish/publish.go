@@ -179,15 +179,16 @@ func swapDir(tmp, dir string) error {
 
 // siteWriter writes one site.
 type siteWriter struct {
-	ws     *store.Workspace
-	m      *archixml.Model
-	root   string
-	pages  *pages.Pages
-	commit string
-	hist   []store.CommitInfo
-	paths  map[string]string // object id -> its page, from the site's root ("e/id.html")
-	site   Site
-	index  [][3]string // the search index: name, type, page
+	ws      *store.Workspace
+	m       *archixml.Model
+	root    string
+	pages   *pages.Pages
+	commit  string
+	hist    []store.CommitInfo
+	paths   map[string]string // object id -> its page, from the site's root ("e/id.html")
+	site    Site
+	index   [][3]string // the search index: name, type, page
+	objLogs siteObjectLogs
 
 	// the pages are drawn and written by one worker per processor: the model is read by the
 	// writer's goroutine only, each page's data made whole before it is handed over
@@ -257,6 +258,7 @@ type sitePage struct {
 	Props, Attrs                   []archixml.Property
 	Source, Target                 *siteLink
 	Out, In, Views, Shown, Folders []siteLink
+	History                        []siteObjectLog // an element's or relationship's commits
 }
 
 var safeID = regexp.MustCompile(`^[A-Za-z0-9_-]{1,100}$`)
@@ -342,19 +344,8 @@ func (s *siteWriter) linkTo(o archixml.Object, note string) siteLink {
 	return siteLink{Href: s.link(o.ID()), Name: o.Name(), Type: typeLabel(o), Note: note}
 }
 
-// typeLabel is a concept's type as people read it ("Business Actor").
-func typeLabel(o archixml.Object) string {
-	if t := o.Type(); t != nil {
-		return t.Label
-	}
-	switch o.Kind() {
-	case archixml.KindView:
-		return "View"
-	case archixml.KindFolder:
-		return "Folder"
-	}
-	return o.Class()
-}
+// typeLabel is a concept's type as people read it, as the review page says it.
+var typeLabel = pages.TypeLabel
 
 // crumbs are the links from the model down through the folders holding o.
 func (s *siteWriter) crumbs(o archixml.Object, base string) []siteLink {
@@ -424,6 +415,10 @@ func (s *siteWriter) concept(o archixml.Object) error {
 				p.In = append(p.In, siteLink{Href: s.link(r.ID()), Name: relName(r, other), Type: typeLabel(r), Note: "from " + typeLabel(other)})
 			}
 		}
+	}
+	var err error
+	if p.History, err = s.objectHistory(id); err != nil {
+		return err
 	}
 	s.index = append(s.index, [3]string{o.Name(), p.Type, s.paths[id]})
 	return s.page(s.paths[id], "site_concept", o.Name(), "model", up, struct{ P sitePage }{p})

@@ -26,6 +26,7 @@ func (s *Server) routes() {
 	m.HandleFunc("POST /history/revert", s.revert)
 	m.HandleFunc("GET /views", s.views)
 	m.HandleFunc("GET /view/{id}", s.view)
+	m.HandleFunc("GET /object/{id}", s.object)
 	m.HandleFunc("GET /svg/{id}", s.svg)
 	m.HandleFunc("GET /review", s.review)
 	m.HandleFunc("GET /review/picture", s.reviewPicture)
@@ -263,8 +264,9 @@ func (s *Server) view(w http.ResponseWriter, r *http.Request) {
 		if v.ID == id {
 			s.render(w, http.StatusOK, "view", struct {
 				common
-				V View
-			}{s.common("View "+v.Name, "views"), v})
+				V     View
+				Shown []ObjectLink // each linked to its history
+			}{s.common("View "+v.Name, "views"), v, s.shown(v.ID)})
 			return
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"embed"
 	"fmt"
+	"github.com/archiplan/archiplan/archixml"
 	"html/template"
 	"io"
 	"net/url"
@@ -45,7 +46,7 @@ type Common struct {
 // Asset is the embedded file assets/NAME (a script, a style sheet).
 func Asset(name string) ([]byte, error) { return assets.ReadFile("assets/" + name) }
 
-var pageNames = []string{"inbox", "plan", "history", "views", "view", "result", "review",
+var pageNames = []string{"inbox", "plan", "history", "views", "view", "result", "review", "object",
 	"site_index", "site_views", "site_view", "site_concept", "site_folder", "site_history", "site_plan", "site_search"}
 
 var funcs = template.FuncMap{
@@ -163,4 +164,18 @@ func (f ImageRewriter) Transform(doc *ast.Document, reader text.Reader, _ parser
 			p.RemoveChild(p, n)
 		}
 	}
+}
+
+// TypeLabel is a concept's type as people read it ("Business Actor").
+func TypeLabel(o archixml.Object) string {
+	if t := o.Type(); t != nil {
+		return t.Label
+	}
+	switch o.Kind() {
+	case archixml.KindView:
+		return "View"
+	case archixml.KindFolder:
+		return "Folder"
+	}
+	return o.Class()
 }

@@ -1,0 +1,123 @@
+package ledger_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/archiplan/archiplan/archixml"
+	"github.com/archiplan/archiplan/daemon/ledger"
+	lt "github.com/archiplan/archiplan/daemon/ledger/ledgertest"
+)
+
+// renameIn renames an object in a model file as Archi saves it (archixml writes what Archi writes).
+func renameIn(t *testing.T, path, id, name string) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := archixml.Load(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Rename(id, name); err != nil {
+		t.Fatal(err)
+	}
+	out, err := m.Save()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, out, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// handCommit commits the work tree as a person does after saving in Archi.
+func handCommit(t *testing.T, dir, msg string) string {
+	t.Helper()
+	lt.Git(t, dir, "-c", "user.name=Ada", "-c", "user.email=ada@example.org", "commit", "-q", "-am", msg)
+	return lt.Git(t, dir, "rev-parse", "HEAD")
+}
+
+// A person's commit made in the workspace (an edit saved in Archi, committed by hand, not
+// pushed yet) and a colleague's pushed meanwhile (another element renamed, a file added) are
+// merged as models by the sync, as the merge driver merges them, instead of being refused; a
+// local plan applied after the hand commit is made again on top by replaying its ops. The
+// remote gets all three, in a straight line, the hand commit with its author and message, each
+// model one Archi opens.
+func TestSync_HandMadeLocalCommitIsMerged(t *testing.T) {
+	bare, w := lt.Team(t, 1)
+	l := lt.Ledger(w[0])
+	els := lt.Elements(t, w[0])
+	dir := colleagueClone(t, bare)
+	renameIn(t, dir+"/model.archimate", els[0], "Renamed by Bob")
+	os.WriteFile(dir+"/notes.txt", []byte("notes\n"), 0o644)
+	colleaguePush(t, dir, "Bob's edit in Archi")
+
+	renameIn(t, w[0].ModelPath(), els[1], "Renamed by Ada")
+	handCommit(t, w[0].Root, "Ada's edit in Archi")
+	if _, err := l.Apply(context.Background(), ledger.Request{Name: "plan", File: "plan.json", Raw: lt.Rename(els[2], "Renamed by a plan")}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := l.Sync(context.Background())
+	if err != nil || !res.Pushed || res.Rebased != 2 || len(res.Dropped) != 0 {
+		t.Fatalf("sync: %+v %v", res, err)
+	}
+	model := lt.Git(t, bare, "show", "main:model.archimate")
+	for _, name := range []string{"Renamed by Bob", "Renamed by Ada", "Renamed by a plan"} {
+		if !strings.Contains(model, `name="`+name+`"`) {
+			t.Errorf("the remote's model has no %q", name)
+		}
+	}
+	if subjects := lt.Linear(t, bare); len(subjects) < 3 || !strings.HasPrefix(subjects[0], "plan: ") || subjects[1] != "Ada's edit in Archi" || subjects[2] != "Bob's edit in Archi" {
+		t.Errorf("the remote's history: %q", subjects)
+	}
+	if who := lt.Git(t, bare, "log", "-1", "--format=%an <%ae>", "main~1"); who != "Ada <ada@example.org>" {
+		t.Errorf("the hand commit's author: %s", who)
+	}
+	if notes := lt.Git(t, bare, "show", "main:notes.txt"); notes != "notes" {
+		t.Errorf("the colleague's file: %q", notes)
+	}
+	if got, _ := os.ReadFile(w[0].ModelPath()); string(got) != model+"\n" && string(got) != model {
+		t.Error("the work tree is not the pushed model")
+	}
+	lt.CheckRemoteModels(t, bare)
+}
+
+// The same field changed differently on both sides (the same element renamed by a person here
+// and by a colleague there) stops the sync: nothing moves, nothing is pushed, no commit is left
+// on the branch, and status names the object and the field with both values.
+func TestSync_HandMadeLocalCommitConflicts(t *testing.T) {
+	bare, w := lt.Team(t, 1)
+	l := lt.Ledger(w[0])
+	els := lt.Elements(t, w[0])
+	dir := colleagueClone(t, bare)
+	renameIn(t, dir+"/model.archimate", els[0], "Bob's name")
+	theirs := colleaguePush(t, dir, "Bob's edit in Archi")
+	renameIn(t, w[0].ModelPath(), els[0], "Ada's name")
+	mine := handCommit(t, w[0].Root, "Ada's edit in Archi")
+	before, _ := os.ReadFile(w[0].ModelPath())
+
+	_, err := l.Sync(context.Background())
+	if !errors.Is(err, ledger.ErrMergeConflict) {
+		t.Fatalf("sync over a conflicting hand commit: %v", err)
+	}
+	if head, _ := w[0].Head(); head != mine {
+		t.Fatalf("the branch moved to %s", head)
+	}
+	if got := lt.Git(t, bare, "rev-parse", "main"); got != theirs {
+		t.Fatal("something was pushed")
+	}
+	if after, _ := os.ReadFile(w[0].ModelPath()); string(after) != string(before) {
+		t.Fatal("the work tree's model changed")
+	}
+	st := w[0].RemoteState().Refused
+	for _, want := range []string{els[0], " name:", `remote "Bob's name"`, `here "Ada's name"`} {
+		if !strings.Contains(st, want) {
+			t.Errorf("status line %q does not say %q", st, want)
+		}
+	}
+}

@@ -1,0 +1,66 @@
+package publish
+
+import (
+	"github.com/archiplan/archiplan/daemon/ledger"
+	"github.com/archiplan/archiplan/plans"
+)
+
+// siteObjectLog is one commit of the History section of an object's page: log --object's entry
+// (the same index), its words with every character a person cannot see shown as its code.
+type siteObjectLog struct {
+	Commit, Short, Date, Author, PlanID, Summary, ApprovedBy string
+	Merge                                                    bool
+	Changes                                                  []string
+}
+
+// siteObjectLogs is what a site reads of the index of objects' histories: opened once for all
+// the pages, and the commits of the site's first-parent line, whose entries it shows.
+type siteObjectLogs struct {
+	x      *ledger.ObjectIndex
+	onLine map[string]bool
+	// off: the site's commit is not on the branch the index follows (publish --commit of
+	// another branch); no section then, rather than a history that misses its commits
+	off bool
+}
+
+// objectHistory is the History of one object on its page, newest first, up to the site's commit.
+func (s *siteWriter) objectHistory(id string) ([]siteObjectLog, error) {
+	h := &s.objLogs
+	if h.x == nil && !h.off {
+		head, err := s.ws.Head()
+		if err != nil {
+			return nil, err
+		}
+		if base, err := s.ws.MergeBase(head, s.commit); err != nil || base != s.commit {
+			h.off = true
+			return nil, nil
+		}
+		if h.x, err = ledger.OpenObjectIndex(s.ws); err != nil {
+			return nil, err
+		}
+		h.onLine = make(map[string]bool, len(s.hist))
+		for _, c := range s.hist {
+			h.onLine[c.Hash] = true
+		}
+	}
+	if h.off {
+		return nil, nil
+	}
+	entries, err := h.x.Log(id)
+	if err != nil {
+		return nil, err
+	}
+	var out []siteObjectLog
+	for _, e := range entries {
+		if !h.onLine[e.Commit] {
+			continue // after the site's commit
+		}
+		l := siteObjectLog{Commit: e.Commit, Short: e.Commit[:min(12, len(e.Commit))], Date: e.Date, Author: plans.ShowHidden(e.Author),
+			PlanID: plans.ShowHidden(e.PlanID), Summary: plans.ShowHidden(e.Summary), ApprovedBy: plans.ShowHidden(e.ApprovedBy), Merge: e.Merge}
+		for _, c := range e.Changes {
+			l.Changes = append(l.Changes, plans.ShowHidden(c))
+		}
+		out = append(out, l)
+	}
+	return out, nil
+}
