@@ -1,6 +1,8 @@
 package render
 
 import (
+	"fmt"
+	"sort"
 	"strings"
 	"testing"
 
@@ -38,7 +40,10 @@ func archiEnds(a, b [4]int) (pa, pb pt, along int, ok bool) {
 // puts it: a vertical or horizontal line through the middle of the overlap, from side to side.
 func TestView_CorpusOrthogonalEnds(t *testing.T) {
 	checked, placed := 0, 0
+	var perView []viewCount // with -v, the views with the most connections are logged
 	eachCorpusView(t, func(file string, m *archixml.Model, v archixml.Object) {
+		vc := viewCount{file: file, view: v.Name(), conns: len(v.Connections())}
+		defer func() { perView = append(perView, vc) }()
 		svg, err := View(m, v.ID())
 		if err != nil {
 			t.Fatal(err)
@@ -71,9 +76,11 @@ func TestView_CorpusOrthogonalEnds(t *testing.T) {
 				continue
 			}
 			checked++
+			vc.checked++
 			got := [2]pt{line[0], line[len(line)-1]}
 			if onSide(got[0], wa, along, s) && onSide(got[1], wb, along, g) {
 				placed++
+				vc.placed++
 				continue
 			}
 			t.Errorf("%s: view %q: connection %s ends at %v and %v, Archi's orthogonal anchor at %v and %v",
@@ -84,6 +91,27 @@ func TestView_CorpusOrthogonalEnds(t *testing.T) {
 		t.Fatal("no connection between boxes overlapping in x or y: the test proves nothing")
 	}
 	t.Logf("%d of %d straight connections between boxes overlapping in x or y end where Archi's rule puts them", placed, checked)
+	logBusiestViews(t, perView, func(c viewCount) string {
+		return fmt.Sprintf("%d of %d straight connections between boxes overlapping in x or y end where Archi's rule puts them", c.placed, c.checked)
+	})
+}
+
+// viewCount is one corpus view's count for a test's -v log: its connections, how many a rule
+// applies to (checked) and how many follow it (placed).
+type viewCount struct {
+	file, view             string
+	conns, checked, placed int
+}
+
+// logBusiestViews logs, with -v, the counts of the three views with the most connections.
+func logBusiestViews(t *testing.T, counts []viewCount, say func(viewCount) string) {
+	if !testing.Verbose() {
+		return
+	}
+	sort.SliceStable(counts, func(i, j int) bool { return counts[i].conns > counts[j].conns })
+	for _, c := range counts[:min(3, len(counts))] {
+		t.Logf("%s: view %q (%d connections): %s", c.file, c.view, c.conns, say(c))
+	}
 }
 
 // onSide reports whether an end p is where Archi's rule puts it (want, on the box's side), or

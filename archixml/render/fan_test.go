@@ -132,7 +132,10 @@ func onOneSegment(lines map[string][]pt) []string {
 // ones aside).
 func TestView_CorpusNoConnectionUnderAnother(t *testing.T) {
 	pairs, views := 0, 0
+	var perView []viewCount // with -v: the busiest views' pairs on one segment (in placed)
 	eachCorpusView(t, func(file string, m *archixml.Model, v archixml.Object) {
+		vc := viewCount{file: file, view: v.Name(), conns: len(v.Connections())}
+		defer func() { perView = append(perView, vc) }()
 		svg, err := View(m, v.ID())
 		if err != nil {
 			t.Fatal(err)
@@ -155,10 +158,14 @@ func TestView_CorpusNoConnectionUnderAnother(t *testing.T) {
 				continue // lines the model's bendpoints run together: Archi draws them so too
 			}
 			pairs++
+			vc.placed++
 			t.Errorf("%s: view %q draws connections %s and %s (between the same ends) on one segment", file, v.Name(), a, b)
 		}
 	})
 	t.Logf("%d views, %d pairs of connections on one segment", views, pairs)
+	logBusiestViews(t, perView, func(c viewCount) string {
+		return fmt.Sprintf("%d pairs of connections between the same ends drawn on one segment", c.placed)
+	})
 }
 
 // eachCorpusView calls f with every view of every corpus model, and the model's file name.
