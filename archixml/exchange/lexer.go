@@ -158,10 +158,10 @@ func (l *lexer) Token() (xml.Token, error) {
 			}
 			i := bytes.IndexByte(rest, '>')
 			if i < 0 {
-				i = len(rest) - 1
+				return nil, l.errorf("unterminated declaration") // "<!" at the end: found by FuzzImport
 			}
-			d := rest[2:i]
-			return xml.Directive(d), nil
+			l.pos += i + 1
+			return xml.Directive(rest[2:i]), nil
 		case bytes.HasPrefix(rest, []byte("<?")):
 			i := bytes.Index(rest, []byte("?>"))
 			if i < 0 {
