@@ -215,10 +215,16 @@ func (f *Flow) Open(ctx context.Context, name string) (*State, error) {
 		}
 		tree[dir+"/"+file] = data
 	}
+	msg := "proposed plan: " + oneLine(rec.Summary, 200) + "\n\nPlan " + name + " (sha256 " + rec.PlanSHA256 + "), previewed on " + rec.Commit +
+		". archiplan applies it when this pull request is approved; merging this branch by hand applies nothing.\n"
+	if prev != nil && prev.Head != "" {
+		// a re-preview is a new head, never the earlier one again (the same plan, base and
+		// second would give the same commit, and the approvals of that head would count again)
+		msg += "\nPreviewed again after " + prev.Head + ".\n"
+	}
 	head, err := f.ws().WriteCommit(store.Change{Base: rec.Commit, Files: tree,
-		Message: "proposed plan: " + oneLine(rec.Summary, 200) + "\n\nPlan " + name + " (sha256 " + rec.PlanSHA256 + "), previewed on " + rec.Commit +
-			". archiplan applies it when this pull request is approved; merging this branch by hand applies nothing.\n",
-		Author: store.Signature{Name: "archiplan", Email: "archiplan@localhost"}, When: f.now()})
+		Message: msg,
+		Author:  store.Signature{Name: "archiplan", Email: "archiplan@localhost"}, When: f.now()})
 	if err != nil {
 		return nil, err
 	}
