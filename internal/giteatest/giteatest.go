@@ -1,6 +1,8 @@
 // Package giteatest runs a real Gitea on loopback for tests: the binary ARCHIPLAN_GITEA names
 // (built from the Go module proxy by .ci/run), its options/ and templates/ from the module's
-// source (ARCHIPLAN_GITEA_SRC, or src/ beside the binary), sqlite, OFFLINE_MODE and INSTALL_LOCK,
+// source (ARCHIPLAN_GITEA_SRC, or src/ beside the binary), its public/ (the built frontend: scripts
+// and styles, ARCHIPLAN_GITEA_PUBLIC, or public/ beside the binary, or the source's, which has
+// only images) as its static root, sqlite, OFFLINE_MODE and INSTALL_LOCK,
 // HTTP on a free loopback port, no SSH. Gitea refuses to run as root: a test run by root runs it
 // as the user archiplan-gitea (which .ci/run creates) or nobody. It starts in a session of its
 // own and is stopped by whoever started it, nothing else.
@@ -35,11 +37,16 @@ import (
 	"time"
 )
 
-// Env names the Gitea binary; EnvSrc its module source (options/, templates/).
+// Env names the Gitea binary; EnvSrc its module source (options/, templates/); EnvPublic the
+// public/ folder its frontend build made (public/assets/.vite/manifest.json and what it names).
 const (
-	Env    = "ARCHIPLAN_GITEA"
-	EnvSrc = "ARCHIPLAN_GITEA_SRC"
+	Env       = "ARCHIPLAN_GITEA"
+	EnvSrc    = "ARCHIPLAN_GITEA_SRC"
+	EnvPublic = "ARCHIPLAN_GITEA_PUBLIC"
 )
+
+// manifest is what Gitea's frontend build writes in public/, naming its scripts and styles.
+const manifest = "assets/.vite/manifest.json"
 
 // RunUsers are the accounts a Gitea started by root runs as, the first that exists.
 var RunUsers = []string{"archiplan-gitea", "nobody"}
@@ -58,6 +65,9 @@ type Gitea struct {
 	Owner, Reviewer, Bot User
 	// Started is how long the start took, from exec to the users made.
 	Started time.Duration
+	// Frontend says its pages have their scripts and styles (the public/ of a frontend build):
+	// without them a page is its bare HTML, and a browser waits on its scripts forever.
+	Frontend bool
 
 	bin    string
 	cred   *syscall.Credential
@@ -122,6 +132,24 @@ func Binary() (bin, src string, err error) {
 	return bin, src, nil
 }
 
+// Public is the public/ folder Gitea serves: ARCHIPLAN_GITEA_PUBLIC, else public/ beside the
+// binary when a frontend build made it (.ci/run caches it there), else the source's (images only).
+func Public(bin, src string) string {
+	if p := os.Getenv(EnvPublic); p != "" {
+		p, _ = filepath.Abs(p)
+		return p
+	}
+	if p := filepath.Join(filepath.Dir(bin), "public"); hasFile(filepath.Join(p, manifest)) {
+		return p
+	}
+	return filepath.Join(src, "public")
+}
+
+func hasFile(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.Mode().IsRegular()
+}
+
 // Start starts a Gitea and makes its three users. Stop ends it.
 func Start() (g *Gitea, err error) {
 	begin := time.Now()
@@ -156,6 +184,12 @@ func Start() (g *Gitea, err error) {
 		if err := os.Symlink(filepath.Join(src, d), filepath.Join(g.Dir, d)); err != nil {
 			return g, err
 		}
+	}
+	// Gitea's static root is its work path: public/ there is what it serves under /assets
+	public := Public(bin, src)
+	g.Frontend = hasFile(filepath.Join(public, manifest))
+	if err := os.Symlink(public, filepath.Join(g.Dir, "public")); err != nil {
+		return g, err
 	}
 	if err := os.WriteFile(g.conf(), []byte(appIni(g.Dir, g.runAs, port)), 0o600); err != nil {
 		return g, err

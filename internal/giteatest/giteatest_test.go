@@ -1,6 +1,9 @@
 package giteatest
 
 import (
+	"io"
+	"net/http"
+	"regexp"
 	"testing"
 )
 
@@ -36,4 +39,35 @@ func TestShared_UsersAndProtection(t *testing.T) {
 	if len(sha) != 40 {
 		t.Errorf("commit %q", sha)
 	}
+}
+
+// With a frontend build (ARCHIPLAN_GITEA_PUBLIC, or public/ beside the binary), the pages Gitea
+// serves name scripts and styles it serves: every /assets/ address on its sign-in page answers.
+func TestShared_ServesItsFrontend(t *testing.T) {
+	g := Shared(t)
+	if !g.Frontend {
+		t.Skipf("no frontend build: set %s (.ci/run builds one)", EnvPublic)
+	}
+	page := get(t, g.URL+"/user/login")
+	assets := regexp.MustCompile(`(?:src|href)="(?:`+regexp.QuoteMeta(g.URL)+`)?(/assets/(?:js|css)/[^"]+)"`).FindAllStringSubmatch(page, -1)
+	if len(assets) < 2 {
+		t.Fatalf("the sign-in page names %d scripts and styles:\n%s", len(assets), page)
+	}
+	for _, a := range assets {
+		get(t, g.URL+a[1])
+	}
+}
+
+func get(t *testing.T, url string) string {
+	t.Helper()
+	res, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	body, err := io.ReadAll(res.Body)
+	if err != nil || res.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s: %s %v", url, res.Status, err)
+	}
+	return string(body)
 }
