@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -102,9 +101,7 @@ type mcpServer struct {
 	inbox string
 	state string // where archiplan keeps its records (.git/archiplan/inbox)
 
-	mu       sync.Mutex
-	head     string            // the HEAD the cached contexts are of
-	contexts map[string][]byte // HEAD, options and policy -> the context's JSON
+	contexts planctx.Cache // the contexts built, for the HEAD they are of
 }
 
 // Serve serves MCP on in and out until in ends or ctx is done.
@@ -203,42 +200,16 @@ func (s *mcpServer) toolContext(_ context.Context, _ *mcp.CallToolRequest, a con
 // and policy: an agent asking again, or asking after a re-ask, is answered from the cache until
 // HEAD moves (a new HEAD empties it).
 func (s *mcpServer) contextJSON(o planctx.ContextOptions) ([]byte, error) {
-	policy := s.cfg.Options().Policy
-	key := ""
+	head := ""
 	if s.cfg.Head != nil {
-		if head, err := s.cfg.Head(); err == nil {
-			k, _ := json.Marshal(struct {
-				Head    string
-				Options planctx.ContextOptions
-				Policy  plans.Policy
-			}{head, o, policy})
-			key = string(k)
-			s.mu.Lock()
-			if s.head != head || s.contexts == nil {
-				s.head, s.contexts = head, map[string][]byte{}
-			}
-			data, ok := s.contexts[key]
-			s.mu.Unlock()
-			if ok {
-				return data, nil
-			}
+		if h, err := s.cfg.Head(); err == nil {
+			head = h
 		}
 	}
-	m, info, err := s.model()
-	if err != nil {
-		return nil, err
-	}
-	c, err := planctx.BuildContext(m, o, policy)
-	if err != nil {
-		return nil, err
-	}
-	data := c.JSON()
-	s.mu.Lock()
-	if key != "" && s.head == info.Commit { // the model read is the HEAD the key names
-		s.contexts[key] = data
-	}
-	s.mu.Unlock()
-	return data, nil
+	return s.contexts.JSON(head, o, s.cfg.Options().Policy, func() (*archixml.Model, string, error) {
+		m, info, err := s.model()
+		return m, info.Commit, err
+	})
 }
 
 // planBytes is the plan an agent gave: a JSON object, or its text.
@@ -270,11 +241,13 @@ func (s *mcpServer) check(plan any, scope string) (*plans.Outcome, plans.ModelIn
 	opts := s.cfg.Options()
 	var ctxJSON []byte
 	if scope != "" {
-		c, err := planctx.BuildContext(m, planctx.ContextOptions{Scope: scope}, s.cfg.Options().Policy)
+		// the model read is of info.Commit: its scope's context is cached under that commit, for
+		// the submit that follows a validate, and for the context tool
+		ctxJSON, err = s.contexts.JSON(info.Commit, planctx.ContextOptions{Scope: scope}, opts.Policy,
+			func() (*archixml.Model, string, error) { return m, info.Commit, nil })
 		if err != nil {
 			return nil, info, nil, err
 		}
-		ctxJSON = c.JSON()
 		if opts.Scope, err = plans.ScopeFromContext(ctxJSON); err != nil {
 			return nil, info, nil, err
 		}

@@ -8,11 +8,13 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/archiplan/archiplan/archixml"
 	"github.com/archiplan/archiplan/internal/testenv"
+	"github.com/archiplan/archiplan/store"
 )
 
 // proc runs a command and returns its wall time and peak memory (kB), as /usr/bin/time reports
@@ -176,4 +178,53 @@ func againstXmllint(b *testing.B, name, model string, run func() (time.Duration,
 	b.ReportMetric(float64(took)/float64(parse), "x_xmllint")
 	b.ReportMetric(float64(rssRun)/float64(rssParse), "x_mem")
 	return took / time.Duration(b.N)
+}
+
+// BenchmarkContext: `archiplan context --max-chars 2000000` of a 100k-element workspace, cold
+// (a process of its own, the model read at HEAD), next to `xmllint --noout` of the same model in
+// the same run (x_xmllint, x_mem: the ratios of time and of peak memory).
+func BenchmarkContext(b *testing.B) {
+	need(b, "xmllint")
+	bin := built(b)
+	dir := b.TempDir()
+	model := filepath.Join(dir, "m.archimate")
+	proc(b, dir, bin, "synth", "--elements", "100000", "-o", model)
+	proc(b, dir, bin, "init", "ws", "--model", model)
+	ws := filepath.Join(dir, "ws")
+	againstXmllint(b, "context", filepath.Join(ws, "model.archimate"), func() (time.Duration, int64) {
+		return proc(b, ws, "sh", "-c", `exec "$0" context --max-chars 2000000 >/dev/null`, bin)
+	})
+}
+
+// BenchmarkContextWarm: the MCP context tool of a 100k-element workspace asked again, the server
+// warm (its first answer built it): what an agent waits for at its second call, HEAD unmoved.
+func BenchmarkContextWarm(b *testing.B) {
+	m, err := archixml.Synthesize(archixml.SynthOptions{Elements: 100000, Seed: 1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	seed, _ := m.Save()
+	dir := b.TempDir()
+	if _, _, err := store.Init(dir, store.InitOptions{Model: "model.archimate", Inbox: "plans", Seed: seed,
+		Author: store.Signature{Name: "t", Email: "t@t"}}); err != nil {
+		b.Fatal(err)
+	}
+	cs := mcpSession(b, dir)
+	args := map[string]any{"intent": "Document what " + m.Elements()[50000].Name() + " is for", "max_chars": 2000000}
+	first, isErr := call(b, cs, "context", args)
+	if isErr {
+		b.Fatal(first)
+	}
+	var before, after syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &before)
+	for b.Loop() {
+		if again, _ := call(b, cs, "context", args); again != first {
+			b.Fatal("the warm answer differs from the first")
+		}
+	}
+	syscall.Getrusage(syscall.RUSAGE_SELF, &after)
+	// the CPU time of server and client (both in this process): on a loaded machine the wall
+	// time per call measures the others' load more than this call
+	cpu := after.Utime.Nano() + after.Stime.Nano() - before.Utime.Nano() - before.Stime.Nano()
+	b.ReportMetric(float64(cpu)/1e6/float64(b.N), "cpu-ms/op")
 }

@@ -35,7 +35,7 @@ func exampleWorkspace(t *testing.T) string {
 
 // mcpSession runs `archiplan mcp --repo dir` in this process, as the command line runs it, and
 // connects the SDK's own client to it over its standard input and output.
-func mcpSession(t *testing.T, dir string) *mcp.ClientSession {
+func mcpSession(t testing.TB, dir string) *mcp.ClientSession {
 	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
@@ -66,7 +66,7 @@ func mcpSession(t *testing.T, dir string) *mcp.ClientSession {
 }
 
 // call calls a tool and returns its text and whether it is an error.
-func call(t *testing.T, cs *mcp.ClientSession, tool string, args map[string]any) (string, bool) {
+func call(t testing.TB, cs *mcp.ClientSession, tool string, args map[string]any) (string, bool) {
 	t.Helper()
 	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: tool, Arguments: args})
 	if err != nil {

@@ -45,3 +45,27 @@ func BenchmarkContextPrompt(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkContextCold: what `archiplan context --max-chars 2000000` does after reading the
+// model's bytes: the model parsed, the context built and written as JSON. Its floor is
+// `xmllint --noout` of the same bytes (docs/benchmarks.md).
+func BenchmarkContextCold(b *testing.B) {
+	for _, n := range []int{10000, 100000} {
+		b.Run(fmt.Sprintf("elements=%d", n), func(b *testing.B) {
+			data := synth(b, n)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for b.Loop() {
+				m, err := archixml.Load(data)
+				if err != nil {
+					b.Fatal(err)
+				}
+				c, err := BuildContext(m, ContextOptions{MaxChars: 2_000_000}, plans.Policy{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				_ = c.JSON()
+			}
+		})
+	}
+}
