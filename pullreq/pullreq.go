@@ -371,6 +371,10 @@ func (f *Flow) description(st *State, files map[string][]byte, prURL string, cha
 	if st.Verdict == plans.VerdictValid && st.Stale == "" {
 		b.WriteString("Approve this pull request (a review) to apply it: archiplan then makes the " + commit + ", with your account in " +
 			"`Approved-By`, and merges. An approval counts only on this head; a push after it voids it, and so does a move of the base.\n\n")
+		if st.Reverts != "" {
+			b.WriteString("The commit the review names is the revert as archiplan makes it, on no branch: approved, it is made again " +
+				"on the same base with your account, and only if it writes the very model shown.\n\n")
+		}
 	}
 	if len(changed) > 0 {
 		b.WriteString("**Previewed again**:\n\n")

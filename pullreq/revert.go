@@ -68,7 +68,9 @@ func (f *Flow) OpenRevert(ctx context.Context, target string) (*State, error) {
 	if !planID.MatchString(id) {
 		return nil, fmt.Errorf("the plan id %q of commit %s is not one archiplan writes: revert it with archiplan revert", plans.ShowHidden(oneLine(id, 120)), store.Short(res.RevertsCommit))
 	}
-	rv, err := ledger.ReviewRange(f.ws(), res.Base+".."+res.Commit, revertName)
+	// the commit the review names is the revert as the ledger makes it, on no branch: approved,
+	// it is made again on the same base, with the approver's account, and must write this model
+	rv, err := ledger.ReviewRange(f.ws(), store.Short(res.Base)+".."+store.Short(res.Commit), revertName)
 	if err != nil {
 		return nil, err
 	}

@@ -200,6 +200,9 @@ func (l *Ledger) revert(target string, opt RevertOptions) (*RevertResult, error)
 	change := store.Change{Base: head.Commit, Files: files, Message: msg, Author: by, When: l.cfg.Now()}
 	res := &RevertResult{PlanID: id, RevertsCommit: apply.Hash, Base: head.Commit, Blob: blob, Summary: subject}
 	if opt.Preview {
+		// dated as HEAD is: the same revert on the same HEAD is the same commit, and its review
+		// the same preview
+		change.When = hist[0].When
 		res.Commit, err = ws.WriteCommit(change)
 		return res, err
 	}
