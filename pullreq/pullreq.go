@@ -129,7 +129,12 @@ func (f *Flow) Load(name string) (*State, error) {
 	if err := inbox.CheckName(name); err != nil {
 		return nil, err
 	}
-	b, err := os.ReadFile(f.statePath(name))
+	return loadState(f.statePath(name))
+}
+
+// loadState reads a state archiplan kept (nil, nil when there is none).
+func loadState(path string) (*State, error) {
+	b, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
@@ -138,7 +143,7 @@ func (f *Flow) Load(name string) (*State, error) {
 	}
 	var st State
 	if err := json.Unmarshal(b, &st); err != nil {
-		return nil, fmt.Errorf("%s: %w", f.statePath(name), err)
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return &st, nil
 }
@@ -161,13 +166,18 @@ func (f *Flow) save(st *State) error {
 
 // Names are the plans with a pull request archiplan opened, sorted.
 func (f *Flow) Names() ([]string, error) {
-	entries, err := os.ReadDir(filepath.Dir(f.statePath("x")))
+	return listStates(filepath.Dir(f.statePath("x")), func(n string) bool { return inbox.CheckName(n) == nil })
+}
+
+// listStates are the names of the states kept in dir that ok accepts, sorted.
+func listStates(dir string, ok func(string) bool) ([]string, error) {
+	entries, err := os.ReadDir(dir)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
 	var out []string
 	for _, e := range entries {
-		if n, ok := strings.CutSuffix(e.Name(), ".json"); ok && inbox.CheckName(n) == nil {
+		if n, isJSON := strings.CutSuffix(e.Name(), ".json"); isJSON && ok(n) {
 			out = append(out, n)
 		}
 	}

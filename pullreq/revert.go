@@ -4,13 +4,10 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
-	"sort"
 	"strings"
 
 	"github.com/archiplan/archiplan/daemon/inbox"
@@ -103,37 +100,16 @@ func (f *Flow) LoadRevert(id string) (*State, error) {
 	if !planID.MatchString(id) {
 		return nil, fmt.Errorf("%q is not a plan id (NAME-<12 hex digits>)", oneLine(id, 120))
 	}
-	b, err := os.ReadFile(f.revertPath(id))
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	var st State
-	if err := json.Unmarshal(b, &st); err != nil {
-		return nil, fmt.Errorf("%s: %w", f.revertPath(id), err)
-	}
-	if st.Reverts != id {
+	st, err := loadState(f.revertPath(id))
+	if err == nil && st != nil && st.Reverts != id {
 		return nil, fmt.Errorf("%s names the revert of %q", f.revertPath(id), st.Reverts)
 	}
-	return &st, nil
+	return st, err
 }
 
 // revertNames are the plan ids with a revert's pull request archiplan opened, sorted.
 func (f *Flow) revertNames() ([]string, error) {
-	entries, err := os.ReadDir(filepath.Dir(f.revertPath("x")))
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
-	var out []string
-	for _, e := range entries {
-		if id, ok := strings.CutSuffix(e.Name(), ".json"); ok && planID.MatchString(id) {
-			out = append(out, id)
-		}
-	}
-	sort.Strings(out)
-	return out, err
+	return listStates(filepath.Dir(f.revertPath("x")), planID.MatchString)
 }
 
 // ApplyRevert applies the revert whose pull request archiplan opened for target (the plan's id or

@@ -80,7 +80,7 @@ archiplan/revert/PLAN-ID; with --apply (or --sync) it is made, one commit with t
 account in Approved-By, when approved on the head previewed with the base unmoved.`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if sync && (len(args) != 0 || apply || revert) || !sync && len(args) != 1 {
-				return usageError{errors.New("pr takes one plan NAME (--revert: one PLAN-ID or COMMIT), or --sync alone")}
+				return usageError{errors.New("pr takes one plan NAME, or --sync alone (--revert: one PLAN-ID or COMMIT)")}
 			}
 			return nil
 		},
