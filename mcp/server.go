@@ -92,6 +92,9 @@ type Config struct {
 	Head func() (string, error)
 	// Workspace is the workspace opened, for what reads its history (object_history).
 	Workspace *store.Workspace
+	// Deliver, when set (deliver: pull-request), makes a plan submit_plan landed a pull request
+	// on the forge as the daemon would, and says which ("" when it did not: an invalid plan).
+	Deliver func(ctx context.Context, name string) (string, error)
 }
 
 // mcpServer is archiplan's MCP server over a workspace.
@@ -263,7 +266,7 @@ func (s *mcpServer) toolValidate(_ context.Context, _ *mcp.CallToolRequest, a va
 	return textResult(o.Report("draft.json", info).JSON()), nil, nil
 }
 
-func (s *mcpServer) toolSubmit(_ context.Context, _ *mcp.CallToolRequest, a submitArgs) (*mcp.CallToolResult, any, error) {
+func (s *mcpServer) toolSubmit(ctx context.Context, _ *mcp.CallToolRequest, a submitArgs) (*mcp.CallToolResult, any, error) {
 	if err := checkPlanName(a.Name); err != nil {
 		return errorResult(err), nil, nil
 	}
@@ -279,5 +282,13 @@ func (s *mcpServer) toolSubmit(_ context.Context, _ *mcp.CallToolRequest, a subm
 	rel, _ := filepath.Rel(s.root, path)
 	head := fmt.Sprintf("Submitted %s (%s). A person reviews the preview and approves it; it is not applied.\n\n",
 		filepath.ToSlash(rel), o.Verdict)
+	if s.cfg.Deliver != nil {
+		// the plan is in the inbox whatever the forge answers
+		if line, err := s.cfg.Deliver(ctx, a.Name); err != nil {
+			head += "Not proposed as a pull request: " + err.Error() + "\n\n"
+		} else if line != "" {
+			head += "Proposed for review: " + line + "; a person approves it there.\n\n"
+		}
+	}
 	return textResult(append([]byte(head), o.Preview(a.Name+".json", info)...)), nil, nil
 }

@@ -18,6 +18,7 @@ import (
 // Outcome is what one look at a plan's pull request found and did.
 type Outcome struct {
 	Name    string
+	Reverts string // a revert's pull request: the plan id it undoes
 	Number  int
 	State   string   // Waiting, Stale, Applied, Closed
 	Reason  string   // one line: why it waits, why stale
@@ -54,6 +55,18 @@ func (f *Flow) Sync(ctx context.Context) ([]*Outcome, error) {
 		}
 		out = append(out, o)
 	}
+	reverts, err := f.revertNames()
+	if err != nil {
+		return out, errors.Join(append(errs, err)...)
+	}
+	for _, id := range reverts {
+		o, err := f.ApplyRevert(ctx, id)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("revert of %s: %w", id, err))
+			continue
+		}
+		out = append(out, o)
+	}
 	return out, errors.Join(errs...)
 }
 
@@ -72,7 +85,14 @@ func (f *Flow) Apply(ctx context.Context, name string) (*Outcome, error) {
 	if st == nil {
 		return nil, fmt.Errorf("%s: %w", name, ErrNoPR)
 	}
-	o := &Outcome{Name: name, Number: st.Number}
+	return f.apply(ctx, st)
+}
+
+// apply applies what st's pull request shows, a plan or a revert, when it is approved as Apply
+// says.
+func (f *Flow) apply(ctx context.Context, st *State) (*Outcome, error) {
+	name := st.Name
+	o := &Outcome{Name: name, Reverts: st.Reverts, Number: st.Number}
 	if st.Applied != "" {
 		o.State, o.Commit, o.Merged = Applied, st.Applied, true
 		return o, nil
@@ -86,17 +106,20 @@ func (f *Flow) Apply(ctx context.Context, name string) (*Outcome, error) {
 		return o, nil
 	}
 	box := f.Ledger.Inbox()
-	rec, err := box.Record(name)
-	if err != nil {
-		return nil, err
-	}
-	// the preview the description shows must be the ledger's binding still
-	if rec.Outputs[inbox.PreviewFile(name)] != st.Preview || rec.PlanSHA256 != st.Plan {
-		return f.stale(ctx, st, o, "the plan was previewed again since this pull request showed it: archiplan pr "+name+" shows the new preview")
-	}
-	if rec.Verdict != plans.VerdictValid {
-		o.State, o.Reason = Waiting, "the preview says "+rec.Verdict+": only a valid plan is applied"
-		return o, nil
+	var rec *inbox.Record
+	if st.Reverts == "" {
+		// a revert's binding is st itself (Base, Blob), kept under .git/ beside the ledger's
+		if rec, err = box.Record(name); err != nil {
+			return nil, err
+		}
+		// the preview the description shows must be the ledger's binding still
+		if rec.Outputs[inbox.PreviewFile(name)] != st.Preview || rec.PlanSHA256 != st.Plan {
+			return f.stale(ctx, st, o, "the plan was previewed again since this pull request showed it: archiplan pr "+name+" shows the new preview")
+		}
+		if rec.Verdict != plans.VerdictValid {
+			o.State, o.Reason = Waiting, "the preview says "+rec.Verdict+": only a valid plan is applied"
+			return o, nil
+		}
 	}
 	// the branch as git says it (a forge updates its pull request's head a moment after a push)
 	at, err := f.ws().BranchAt(ctx, f.Remote, st.Branch)
@@ -107,8 +130,8 @@ func (f *Flow) Apply(ctx context.Context, name string) (*Outcome, error) {
 		pr.HeadSHA = at
 	}
 	if pr.HeadSHA != st.Head {
-		return f.stale(ctx, st, o, fmt.Sprintf("the branch moved to %s after archiplan pushed %s with the preview: what it shows is not what was previewed; archiplan pr %s previews it again",
-			store.Short(pr.HeadSHA), store.Short(st.Head), name))
+		return f.stale(ctx, st, o, fmt.Sprintf("the branch moved to %s after archiplan pushed %s with the preview: what it shows is not what was previewed; %s previews it again",
+			store.Short(pr.HeadSHA), store.Short(st.Head), st.again()))
 	}
 	by, why, err := f.approvers(ctx, st, pr, rec)
 	if err != nil {
@@ -131,12 +154,15 @@ func (f *Flow) Apply(ctx context.Context, name string) (*Outcome, error) {
 		if moved == st.Base || moved == "" {
 			moved = head
 		}
-		return f.stale(ctx, st, o, fmt.Sprintf("the base moved from %s to %s after the preview: the approval is for a plan on %s; archiplan pr %s previews it again on the new base",
-			store.Short(st.Base), store.Short(moved), store.Short(st.Base), name))
+		return f.stale(ctx, st, o, fmt.Sprintf("the base moved from %s to %s after the preview: the approval is for a change on %s; %s previews it again on the new base",
+			store.Short(st.Base), store.Short(moved), store.Short(st.Base), st.again()))
 	}
 	host := ""
 	if u, err := url.Parse(pr.URL); err == nil {
 		host = u.Hostname()
+	}
+	if st.Reverts != "" {
+		return f.applyRevert(ctx, st, o, by, host)
 	}
 	// each approval recorded once, as archiplan approve records an owner's, until the plan's needs
 	// are met (the approval that meets them renames it approved); then the ledger applies it
@@ -176,27 +202,32 @@ func (f *Flow) Apply(ctx context.Context, name string) (*Outcome, error) {
 		}
 		return nil, err
 	}
-	o.State, o.Commit, o.By = Applied, res.Commit, by
-	st.Applied = res.Commit
+	return f.merge(ctx, st, o, res.Commit, by, fmt.Sprintf("apply plan %s (archiplan, approved by %s)", name, strings.Join(by, ", ")))
+}
+
+// merge ends an apply made as commit: kept in st, the pull request's branch set to it (only while
+// it still holds the head previewed), and merged by the forge.
+func (f *Flow) merge(ctx context.Context, st *State, o *Outcome, commit string, by []string, msg string) (*Outcome, error) {
+	o.State, o.Commit, o.By = Applied, commit, by
+	st.Applied = commit
 	if err := f.save(st); err != nil {
 		return nil, err
 	}
 	// the apply commit goes where the pull request's head was, and the forge merges it
-	if err := f.ws().PushBranch(ctx, f.Remote, res.Commit, st.Branch, st.Head); err != nil {
-		o.Warning = "applied as " + store.Short(res.Commit) + "; the branch could not be set to it: " + err.Error()
+	if err := f.ws().PushBranch(ctx, f.Remote, commit, st.Branch, st.Head); err != nil {
+		o.Warning = "applied as " + store.Short(commit) + "; the branch could not be set to it: " + err.Error()
 		return o, nil
 	}
-	msg := fmt.Sprintf("apply plan %s (archiplan, approved by %s)", name, strings.Join(by, ", "))
-	if err := f.Forge.Merge(ctx, st.Number, res.Commit, msg); err != nil {
-		o.Warning = "applied as " + store.Short(res.Commit) + "; the forge did not merge it: " + err.Error()
+	if err := f.Forge.Merge(ctx, st.Number, commit, msg); err != nil {
+		o.Warning = "applied as " + store.Short(commit) + "; the forge did not merge it: " + err.Error()
 		return o, nil
 	}
 	o.Merged = true
 	if err := f.Ledger.Pull(ctx); err != nil {
 		f.log().Warn("pull after the merge", "err", err)
 	}
-	_ = f.Forge.SetStatus(ctx, res.Commit, forge.Status{Context: StatusContext, State: forge.StatusSuccess,
-		Description: "applied as " + store.Short(res.Commit)})
+	_ = f.Forge.SetStatus(ctx, commit, forge.Status{Context: StatusContext, State: forge.StatusSuccess,
+		Description: "applied as " + store.Short(commit)})
 	return o, nil
 }
 
@@ -288,7 +319,7 @@ func (f *Flow) stale(ctx context.Context, st *State, o *Outcome, reason string) 
 		return nil, err
 	}
 	if err := f.Forge.SetStatus(ctx, st.Head, forge.Status{Context: StatusContext, State: forge.StatusFailure,
-		Description: "stale: archiplan pr " + st.Name + " previews it again"}); err != nil {
+		Description: "stale: " + st.again() + " previews it again"}); err != nil {
 		return nil, err
 	}
 	return o, f.save(st)

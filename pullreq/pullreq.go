@@ -88,6 +88,20 @@ type State struct {
 	Stale   string    `json:"stale,omitempty"`   // why the pull request was marked stale
 	Applied string    `json:"applied,omitempty"` // the apply commit
 	At      time.Time `json:"at"`
+	// Reverts is set on a revert's pull request: the id of the applied plan it undoes (Name is
+	// that id too); RevertsCommit is the plan's apply commit, Blob the model the revert writes
+	// on Base, what the person read and what the revert must write.
+	Reverts       string `json:"reverts,omitempty"`
+	RevertsCommit string `json:"reverts_commit,omitempty"`
+	Blob          string `json:"blob,omitempty"`
+}
+
+// again is the command that previews st's pull request again.
+func (st *State) again() string {
+	if st.Reverts != "" {
+		return "archiplan pr --revert " + st.Reverts
+	}
+	return "archiplan pr " + st.Name
 }
 
 func (f *Flow) log() *slog.Logger {
@@ -115,7 +129,12 @@ func (f *Flow) Load(name string) (*State, error) {
 	if err := inbox.CheckName(name); err != nil {
 		return nil, err
 	}
-	b, err := os.ReadFile(f.statePath(name))
+	return loadState(f.statePath(name))
+}
+
+// loadState reads a state archiplan kept (nil, nil when there is none).
+func loadState(path string) (*State, error) {
+	b, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
@@ -124,13 +143,16 @@ func (f *Flow) Load(name string) (*State, error) {
 	}
 	var st State
 	if err := json.Unmarshal(b, &st); err != nil {
-		return nil, fmt.Errorf("%s: %w", f.statePath(name), err)
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return &st, nil
 }
 
 func (f *Flow) save(st *State) error {
 	p := f.statePath(st.Name)
+	if st.Reverts != "" {
+		p = f.revertPath(st.Reverts)
+	}
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return err
 	}
@@ -144,13 +166,18 @@ func (f *Flow) save(st *State) error {
 
 // Names are the plans with a pull request archiplan opened, sorted.
 func (f *Flow) Names() ([]string, error) {
-	entries, err := os.ReadDir(filepath.Dir(f.statePath("x")))
+	return listStates(filepath.Dir(f.statePath("x")), func(n string) bool { return inbox.CheckName(n) == nil })
+}
+
+// listStates are the names of the states kept in dir that ok accepts, sorted.
+func listStates(dir string, ok func(string) bool) ([]string, error) {
+	entries, err := os.ReadDir(dir)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
 	var out []string
 	for _, e := range entries {
-		if n, ok := strings.CutSuffix(e.Name(), ".json"); ok && inbox.CheckName(n) == nil {
+		if n, isJSON := strings.CutSuffix(e.Name(), ".json"); isJSON && ok(n) {
 			out = append(out, n)
 		}
 	}
@@ -164,20 +191,65 @@ func (f *Flow) Names() ([]string, error) {
 // its description and says what changed since the last preview. The head's status says the
 // verdict.
 func (f *Flow) Open(ctx context.Context, name string) (*State, error) {
-	if err := inbox.CheckName(name); err != nil {
-		return nil, err
-	}
-	box := f.Ledger.Inbox()
-	e, err := box.Find(name)
+	e, err := f.pending(name)
 	if err != nil {
 		return nil, err
 	}
-	if e.State != inbox.Pending {
-		return nil, fmt.Errorf("%s is %s: only a plan waiting in the inbox (%s) becomes a pull request", name, e.State, inbox.PlanFile(name))
+	c, rec, files, err := f.preview(e)
+	if err != nil {
+		return nil, err
 	}
+	return f.openPreviewed(ctx, name, c, rec, files)
+}
+
+// Deliver is deliver: pull-request for one plan of the inbox, whoever put it there (the daemon's
+// pass, ask, MCP's submit_plan): a plan previewed valid becomes a pull request (Open), unless its
+// pull request shows that very preview already. A plan nobody previewed yet (no daemon runs) is
+// previewed first, as the daemon would. The state is nil when the plan is not valid: it waits in
+// the inbox, where its preview says why.
+func (f *Flow) Deliver(ctx context.Context, name string) (*State, error) {
+	e, err := f.pending(name)
+	if err != nil {
+		return nil, err
+	}
+	rec, err := f.Ledger.Inbox().Record(name)
 	var c *ledger.Checked
-	var rec *inbox.Record
 	var files map[string][]byte
+	if errors.Is(err, inbox.ErrNotPreviewed) {
+		c, rec, files, err = f.preview(e)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if rec.Verdict != plans.VerdictValid {
+		return nil, nil // nothing a person could approve
+	}
+	if st, _ := f.Load(name); st != nil && st.Preview == rec.Outputs[inbox.PreviewFile(name)] && st.Stale == "" {
+		return st, nil // its pull request shows this preview
+	}
+	if c == nil {
+		return f.Open(ctx, name)
+	}
+	return f.openPreviewed(ctx, name, c, rec, files)
+}
+
+// pending is plan NAME of the inbox, refused unless it waits there.
+func (f *Flow) pending(name string) (inbox.Entry, error) {
+	if err := inbox.CheckName(name); err != nil {
+		return inbox.Entry{}, err
+	}
+	e, err := f.Ledger.Inbox().Find(name)
+	if err != nil {
+		return e, err
+	}
+	if e.State != inbox.Pending {
+		return e, fmt.Errorf("%s is %s: only a plan waiting in the inbox (%s) becomes a pull request", name, e.State, inbox.PlanFile(name))
+	}
+	return e, nil
+}
+
+// preview is the ledger's preview of a plan of the inbox, as the daemon makes it, and its files.
+func (f *Flow) preview(e inbox.Entry) (c *ledger.Checked, rec *inbox.Record, files map[string][]byte, err error) {
 	err = f.between(func() (err error) {
 		if c, err = f.Ledger.Check(e); err != nil {
 			return err
@@ -185,12 +257,14 @@ func (f *Flow) Open(ctx context.Context, name string) (*State, error) {
 		if rec, err = f.Ledger.Publish(c); err != nil {
 			return err
 		}
-		files, err = box.Verify(rec)
+		files, err = f.Ledger.Inbox().Verify(rec)
 		return err
 	})
-	if err != nil {
-		return nil, err
-	}
+	return c, rec, files, err
+}
+
+// openPreviewed is Open once the plan is previewed.
+func (f *Flow) openPreviewed(ctx context.Context, name string, c *ledger.Checked, rec *inbox.Record, files map[string][]byte) (*State, error) {
 	if rec.Outputs[inbox.PreviewFile(name)] == "" {
 		// published as a rejection (its bytes changed after a valid preview): nothing to review
 		return nil, fmt.Errorf("%s was rejected: %s says why", name, inbox.PreviewFile(name))
@@ -198,13 +272,6 @@ func (f *Flow) Open(ctx context.Context, name string) (*State, error) {
 	prev, err := f.Load(name)
 	if err != nil {
 		return nil, err
-	}
-	if prev != nil && prev.Applied == "" && prev.Stale == "" && prev.Preview == rec.Outputs[inbox.PreviewFile(name)] && prev.Base == rec.Commit {
-		// the same preview on the same base: the pull request shows it already, and a new head
-		// would void the approvals of this one
-		if pr, err := f.Forge.PR(ctx, prev.Number); err == nil && pr.State == "open" && pr.HeadSHA == prev.Head {
-			return prev, nil
-		}
 	}
 	// the branch: the base previewed on, and the plan's folder
 	dir := Dir(name)
@@ -217,26 +284,40 @@ func (f *Flow) Open(ctx context.Context, name string) (*State, error) {
 	}
 	msg := "proposed plan: " + oneLine(rec.Summary, 200) + "\n\nPlan " + name + " (sha256 " + rec.PlanSHA256 + "), previewed on " + rec.Commit +
 		". archiplan applies it when this pull request is approved; merging this branch by hand applies nothing.\n"
+	st := &State{Name: name, Branch: Branch(name), Base: rec.Commit, Preview: rec.Outputs[inbox.PreviewFile(name)],
+		Plan: rec.PlanSHA256, Policy: rec.Policy, Verdict: rec.Verdict, Changes: rec.Changes}
+	return f.propose(ctx, st, prev, tree, files, "plan "+name+": "+oneLine(rec.Summary, 120), msg)
+}
+
+// propose shows st's preview as a pull request: unless the open one shows it on that base already,
+// it commits tree on the base previewed, pushes it to st's branch, opens the pull request (or
+// edits the open one's description: files are the preview's), sets the head's status and keeps
+// st. prev is what the pull request showed before (nil: nothing).
+func (f *Flow) propose(ctx context.Context, st, prev *State, tree, files map[string][]byte, title, msg string) (*State, error) {
+	if prev != nil && prev.Applied == "" && prev.Stale == "" && prev.Preview == st.Preview && prev.Base == st.Base {
+		// the same preview on the same base: the pull request shows it already, and a new head
+		// would void the approvals of this one
+		if pr, err := f.Forge.PR(ctx, prev.Number); err == nil && pr.State == "open" && pr.HeadSHA == prev.Head {
+			return prev, nil
+		}
+	}
 	if prev != nil && prev.Head != "" {
 		// a re-preview is a new head, never the earlier one again (the same plan, base and
 		// second would give the same commit, and the approvals of that head would count again)
 		msg += "\nPreviewed again after " + prev.Head + ".\n"
 	}
-	head, err := f.ws().WriteCommit(store.Change{Base: rec.Commit, Files: tree,
+	head, err := f.ws().WriteCommit(store.Change{Base: st.Base, Files: tree,
 		Message: msg,
 		Author:  store.Signature{Name: "archiplan", Email: "archiplan@localhost"}, When: f.now()})
 	if err != nil {
 		return nil, err
 	}
-	branch := Branch(name)
-	if err := f.ws().PushBranch(ctx, f.Remote, head, branch, ""); err != nil {
+	if err := f.ws().PushBranch(ctx, f.Remote, head, st.Branch, ""); err != nil {
 		return nil, err
 	}
-	st := &State{Name: name, Branch: branch, Head: head, Base: rec.Commit, Preview: rec.Outputs[inbox.PreviewFile(name)],
-		Plan: rec.PlanSHA256, Policy: rec.Policy, Verdict: rec.Verdict, Changes: rec.Changes, At: f.now().UTC()}
-	title := "plan " + name + ": " + oneLine(rec.Summary, 120)
+	st.Head, st.At = head, f.now().UTC()
 	var pr forge.PR
-	open, found, err := f.Forge.FindPR(ctx, branch)
+	open, found, err := f.Forge.FindPR(ctx, st.Branch)
 	if err != nil {
 		return nil, err
 	}
@@ -251,7 +332,7 @@ func (f *Flow) Open(ctx context.Context, name string) (*State, error) {
 		}
 		// opened with the words; the pictures' links need the pull request's address
 		body := f.description(st, files, "", changedSince(prev, st))
-		if pr, err = f.Forge.OpenPR(ctx, forge.NewPR{Title: title, Body: body, Head: branch, Base: base}); err != nil {
+		if pr, err = f.Forge.OpenPR(ctx, forge.NewPR{Title: title, Body: body, Head: st.Branch, Base: base}); err != nil {
 			return nil, err
 		}
 	}
@@ -259,21 +340,25 @@ func (f *Flow) Open(ctx context.Context, name string) (*State, error) {
 	if err := f.Forge.EditPR(ctx, pr.Number, title, f.description(st, files, pr.URL, changedSince(prev, st))); err != nil {
 		return nil, err
 	}
-	if err := f.Forge.SetStatus(ctx, head, verdictStatus(rec.Verdict, name)); err != nil {
+	if err := f.Forge.SetStatus(ctx, head, verdictStatus(st)); err != nil {
 		return nil, err
 	}
 	if err := f.save(st); err != nil {
 		return nil, err
 	}
-	f.log().Info("pull request", "plan", name, "number", pr.Number, "head", store.Short(head), "verdict", rec.Verdict)
+	f.log().Info("pull request", "plan", st.Name, "reverts", st.Reverts, "number", pr.Number, "head", store.Short(head), "verdict", st.Verdict)
 	return st, nil
 }
 
-func verdictStatus(verdict, name string) forge.Status {
-	if verdict == plans.VerdictValid {
-		return forge.Status{Context: StatusContext, State: forge.StatusSuccess, Description: "plan " + name + " is valid: approve to apply"}
+func verdictStatus(st *State) forge.Status {
+	what := "plan " + st.Name
+	if st.Reverts != "" {
+		what = "the revert of " + st.Reverts
 	}
-	return forge.Status{Context: StatusContext, State: forge.StatusFailure, Description: "plan " + name + ": " + verdict}
+	if st.Verdict == plans.VerdictValid {
+		return forge.Status{Context: StatusContext, State: forge.StatusSuccess, Description: what + " is valid: approve to apply"}
+	}
+	return forge.Status{Context: StatusContext, State: forge.StatusFailure, Description: what + ": " + st.Verdict}
 }
 
 // description is a pull request's description: archiplan's lines on top (what an approval does,
@@ -285,10 +370,21 @@ func (f *Flow) description(st *State, files map[string][]byte, prURL string, cha
 	if st.Stale != "" {
 		fmt.Fprintf(&b, "> **Stale**: %s\n\n", plans.MDEscape(st.Stale))
 	}
-	fmt.Fprintf(&b, "**archiplan plan %s**, previewed on %s (branch head %s).\n\n", plans.MDCode(st.Name), plans.MDCode(store.Short(st.Base)), plans.MDCode(store.Short(st.Head)))
+	what, commit := "plan "+plans.MDCode(st.Name), "apply commit"
+	dir, preview := Dir(st.Name), strings.Replace(string(files[inbox.PreviewFile(st.Name)]), ledger.ApproveNote(st.Name),
+		"To apply it, approve this pull request.", 1)
+	if st.Reverts != "" {
+		what, commit = "revert of plan "+plans.MDCode(st.Reverts)+" (applied in "+plans.MDCode(store.Short(st.RevertsCommit))+")", "revert commit"
+		dir, preview = RevertDir(st.Reverts), string(files[revertPreview])
+	}
+	fmt.Fprintf(&b, "**archiplan %s**, previewed on %s (branch head %s).\n\n", what, plans.MDCode(store.Short(st.Base)), plans.MDCode(store.Short(st.Head)))
 	if st.Verdict == plans.VerdictValid && st.Stale == "" {
-		b.WriteString("Approve this pull request (a review) to apply it: archiplan then makes the apply commit, with your account in " +
+		b.WriteString("Approve this pull request (a review) to apply it: archiplan then makes the " + commit + ", with your account in " +
 			"`Approved-By`, and merges. An approval counts only on this head; a push after it voids it, and so does a move of the base.\n\n")
+		if st.Reverts != "" {
+			b.WriteString("The commit the review names is the revert as archiplan makes it, on no branch: approved, it is made again " +
+				"on the same base with your account, and only if it writes the very model shown.\n\n")
+		}
 	}
 	if len(changed) > 0 {
 		b.WriteString("**Previewed again**:\n\n")
@@ -298,10 +394,8 @@ func (f *Flow) description(st *State, files map[string][]byte, prURL string, cha
 		b.WriteString("\n")
 	}
 	b.WriteString("---\n\n")
-	preview := strings.Replace(string(files[inbox.PreviewFile(st.Name)]), ledger.ApproveNote(st.Name),
-		"To apply it, approve this pull request.", 1)
 	if prURL != "" {
-		preview = linkPictures(preview, files, f.Forge.Kind(), prURL, st.Head, Dir(st.Name))
+		preview = linkPictures(preview, files, f.Forge.Kind(), prURL, st.Head, dir)
 	}
 	b.WriteString(preview)
 	return b.String()

@@ -207,6 +207,12 @@ func askPlanner(cmd *cobra.Command, cfg *config, ws *store.Workspace, m *archixm
 	for _, f := range o.Errors() {
 		fmt.Fprintf(out, "  error %s: %s\n", f.Code, f.Message)
 	}
+	// deliver: pull-request: a valid plan goes to the forge's pull requests, as the daemon sends it
+	if line, err := deliverLanded(cmd.Context(), cfg, ws, name); err != nil {
+		return name, codedError{exitNoUsable, fmt.Errorf("%s landed, but its pull request: %w", rel, err)}
+	} else if line != "" {
+		fmt.Fprintln(out, line)
+	}
 	if o.Verdict == plans.VerdictInvalid {
 		return name, silent{codedError{exitRefused, errors.New("the plan that landed is invalid")}}
 	}

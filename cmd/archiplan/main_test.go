@@ -10,12 +10,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/archiplan/archiplan/internal/giteatest"
 	"github.com/archiplan/archiplan/internal/testenv"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
 func TestMain(m *testing.M) {
-	testscript.Main(m, map[string]func(){
+	testscript.Main(giteatest.M{M: m}, map[string]func(){ // the real Gitea of some tests stops after them
 		"archiplan": func() { ownProcess = true; os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) },
 	})
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
@@ -26,11 +27,17 @@ a person approves, as with every plan.`,
 			if err != nil {
 				return err
 			}
+			var deliver func(ctx context.Context, name string) (string, error)
+			if prs, err := cfg.deliversPRs(); err != nil {
+				return err
+			} else if prs {
+				deliver = func(ctx context.Context, name string) (string, error) { return deliverLanded(ctx, cfg, ws, name) }
+			}
 			err = mcp.Serve(cmd.Context(), mcp.Config{Root: ws.Root, State: ws.GitPath("archiplan/inbox"),
 				Inbox: filepath.Join(ws.Root, filepath.FromSlash(cfg.v.GetString("inbox"))), Version: version,
 				Model:   func() (*archixml.Model, plans.ModelInfo, error) { return cfg.loadModel("") },
 				Options: func() plans.Options { return optionsOf(cfg) },
-				Head:    ws.Head, Workspace: ws},
+				Head:    ws.Head, Workspace: ws, Deliver: deliver},
 				cmd.InOrStdin(), cmd.OutOrStdout())
 			if err != nil {
 				return codedError{exitNoUsable, err}

@@ -18,7 +18,6 @@ import (
 	_ "github.com/archiplan/archiplan/forge/gitea" // the clients register with forge.Open
 	_ "github.com/archiplan/archiplan/forge/github"
 	_ "github.com/archiplan/archiplan/forge/gitlab"
-	"github.com/archiplan/archiplan/plans"
 	"github.com/archiplan/archiplan/pullreq"
 	"github.com/archiplan/archiplan/store"
 )
@@ -59,9 +58,9 @@ func (c *config) flowOn(ws *store.Workspace, led *ledger.Ledger) (*pullreq.Flow,
 }
 
 func prCmd() *cobra.Command {
-	var apply, sync bool
+	var apply, sync, revert bool
 	c := &cobra.Command{
-		Use:   "pr NAME | pr --apply NAME | pr --sync",
+		Use:   "pr NAME | pr --apply NAME | pr --revert PLAN-ID|COMMIT | pr --apply --revert PLAN-ID|COMMIT | pr --sync",
 		Short: "A plan as a pull request on the team's forge; applied when approved there",
 		Long: `archiplan pr NAME previews plans/NAME.json (as the daemon does) and pushes it, its preview and the
 preview's pictures to the branch archiplan/plan/NAME, on the commit it was previewed on; it opens the
@@ -72,10 +71,16 @@ someone other than its author (forge.approvers and policy/ owners when set), on 
 pushed (a push after the approval voids it), the base still the commit previewed on (else the pull
 request is marked stale). The apply commit is the ledger's, with the approver's account in
 Approved-By; the branch is set to it and the forge merges it. --sync does it for every plan's pull
-request; the daemon's loop, cron or CI may run it.`,
+request; the daemon's loop, cron or CI may run it.
+
+archiplan pr --revert PLAN-ID|COMMIT proposes the revert of an applied plan the same way (archiplan
+revert does it when deliver is pull-request): the ledger makes the revert without moving the
+branch, its review (words, pictures, Archi's findings) is the description, on the branch
+archiplan/revert/PLAN-ID; with --apply (or --sync) it is made, one commit with the approver's
+account in Approved-By, when approved on the head previewed with the base unmoved.`,
 		Args: func(cmd *cobra.Command, args []string) error {
-			if sync && len(args) != 0 || !sync && len(args) != 1 {
-				return usageError{errors.New("pr takes one plan NAME, or --sync alone")}
+			if sync && (len(args) != 0 || apply || revert) || !sync && len(args) != 1 {
+				return usageError{errors.New("pr takes one plan NAME, or --sync alone (--revert: one PLAN-ID or COMMIT)")}
 			}
 			return nil
 		},
@@ -101,34 +106,84 @@ request; the daemon's loop, cron or CI may run it.`,
 				return nil
 			}
 			name := args[0]
+			if revert && !apply {
+				return openRevert(ctx, out, flow, name)
+			}
+			if revert {
+				o, err := flow.ApplyRevert(ctx, name)
+				return prOutcome(out, o, err)
+			}
 			if !apply {
 				st, err := flow.Open(ctx, name)
 				if err != nil {
 					return codedError{exitRefused, err}
 				}
-				fmt.Fprintf(out, "pull request #%d %s: plan %s %s, branch %s at %s\n", st.Number, st.URL, name, st.Verdict, st.Branch, store.Short(st.Head))
+				fmt.Fprintln(out, prLine(st))
 				return nil
 			}
 			o, err := flow.Apply(ctx, name)
-			if errors.Is(err, pullreq.ErrNoPR) {
-				return usageError{err}
-			}
-			if err != nil {
-				return codedError{exitNoUsable, err}
-			}
-			printOutcome(out, o)
-			if o.State == pullreq.Stale || o.State == pullreq.Closed {
-				return codedError{exitRefused, silent{errors.New(o.State)}}
-			}
-			return nil
+			return prOutcome(out, o, err)
 		},
 	}
 	c.Flags().BoolVar(&apply, "apply", false, "apply the plan if its pull request is approved on the head previewed")
 	c.Flags().BoolVar(&sync, "sync", false, "look at every plan's pull request and apply the approved ones")
+	c.Flags().BoolVar(&revert, "revert", false, "the revert of an applied plan (PLAN-ID or its apply commit) as a pull request")
 	return c
 }
 
+// prLine says which pull request shows a plan.
+func prLine(st *pullreq.State) string {
+	return fmt.Sprintf("pull request #%d %s: plan %s %s, branch %s at %s", st.Number, st.URL, st.Name, st.Verdict, st.Branch, store.Short(st.Head))
+}
+
+// deliverLanded is deliver: pull-request for a plan that ask or MCP's submit_plan just put in the
+// inbox: the daemon's delivery (pullreq.Flow.Deliver), so that it needs no daemon to run. It says
+// which pull request shows it ("" with deliver: inbox, or when the plan is not valid).
+func deliverLanded(ctx context.Context, cfg *config, ws *store.Workspace, name string) (string, error) {
+	if prs, err := cfg.deliversPRs(); !prs || err != nil {
+		return "", err
+	}
+	flow, err := cfg.flow(ws)
+	if err != nil {
+		return "", err
+	}
+	st, err := flow.Deliver(ctx, name)
+	if err != nil || st == nil {
+		return "", err
+	}
+	return prLine(st), nil
+}
+
+// openRevert proposes the revert of an applied plan as a pull request and says which.
+func openRevert(ctx context.Context, out io.Writer, flow *pullreq.Flow, target string) error {
+	st, err := flow.OpenRevert(ctx, target)
+	if err != nil {
+		return workspaceError(err)
+	}
+	fmt.Fprintf(out, "pull request #%d %s: revert of %s (applied in %s), branch %s at %s\n", st.Number, st.URL, st.Reverts,
+		store.Short(st.RevertsCommit), st.Branch, store.Short(st.Head))
+	return nil
+}
+
+// prOutcome prints what pr --apply did and says it in the exit code.
+func prOutcome(out io.Writer, o *pullreq.Outcome, err error) error {
+	if errors.Is(err, pullreq.ErrNoPR) || errors.Is(err, pullreq.ErrNoRevertPR) {
+		return usageError{err}
+	}
+	if err != nil {
+		return codedError{exitNoUsable, err}
+	}
+	printOutcome(out, o)
+	if o.State == pullreq.Stale || o.State == pullreq.Closed {
+		return codedError{exitRefused, silent{errors.New(o.State)}}
+	}
+	return nil
+}
+
 func printOutcome(out io.Writer, o *pullreq.Outcome) {
+	if o.Reverts != "" {
+		o.Name = "revert of " + o.Reverts
+	}
 	switch o.State {
 	case pullreq.Applied:
 		merged := "merged"
@@ -248,16 +303,25 @@ const (
 	deliverPullRequest = "pull-request"
 )
 
+// deliversPRs says whether the configuration's deliver is pull-request (refusing a value it does
+// not know): plans, and reverts, then become pull requests on the forge.
+func (c *config) deliversPRs() (bool, error) {
+	switch d := c.v.GetString("deliver"); d {
+	case "", deliverInbox:
+		return false, nil
+	case deliverPullRequest:
+		return true, nil
+	default:
+		return false, usageError{fmt.Errorf("deliver: %q is not %s or %s", d, deliverInbox, deliverPullRequest)}
+	}
+}
+
 // delivererOf is the daemon's Deliver for deliver: pull-request (nil for the inbox): each plan
 // previewed valid becomes a pull request (opened once; again when its preview changed), and the
 // approved ones are applied.
 func delivererOf(cfg *config, ws *store.Workspace, led *ledger.Ledger) (func(ctx context.Context) error, *pullreq.Flow, error) {
-	switch d := cfg.v.GetString("deliver"); d {
-	case "", deliverInbox:
-		return nil, nil, nil
-	case deliverPullRequest:
-	default:
-		return nil, nil, usageError{fmt.Errorf("deliver: %q is not %s or %s", d, deliverInbox, deliverPullRequest)}
+	if prs, err := cfg.deliversPRs(); !prs || err != nil {
+		return nil, nil, err
 	}
 	flow, err := cfg.flowOn(ws, led)
 	if err != nil {
@@ -274,14 +338,10 @@ func delivererOf(cfg *config, ws *store.Workspace, led *ledger.Ledger) (func(ctx
 			if p.State != inbox.Pending {
 				continue
 			}
-			rec, err := box.Record(p.Name)
-			if err != nil || rec.Verdict != plans.VerdictValid {
-				continue // not previewed yet, or nothing a person could approve
+			if _, err := box.Record(p.Name); err != nil {
+				continue // not previewed yet: the daemon's pass does it first
 			}
-			if st, _ := flow.Load(p.Name); st != nil && st.Preview == rec.Outputs[inbox.PreviewFile(p.Name)] && st.Stale == "" {
-				continue // its pull request shows this preview
-			}
-			if _, err := flow.Open(ctx, p.Name); err != nil {
+			if _, err := flow.Deliver(ctx, p.Name); err != nil {
 				errs = append(errs, fmt.Errorf("%s: %w", p.Name, err))
 			}
 		}

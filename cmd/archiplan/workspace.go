@@ -242,7 +242,7 @@ func pushNowCtx(ctx context.Context, cmd *cobra.Command, led *ledger.Ledger) err
 func revertCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "revert PLAN-ID|COMMIT",
-		Short: "Undo one applied plan in a new commit",
+		Short: "Undo one applied plan in a new commit (deliver: pull-request: propose it as a pull request, as pr --revert)",
 		Args:  exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			cfg, ws, err := openWorkspace(cmd)
@@ -253,6 +253,16 @@ func revertCmd() *cobra.Command {
 			led := cfg.ledger(ws)
 			if err := led.Pull(context.Background()); err != nil {
 				fmt.Fprintln(cmd.ErrOrStderr(), "archiplan: pull:", err)
+			}
+			if prs, err := cfg.deliversPRs(); err != nil {
+				return err
+			} else if prs {
+				// the team reviews on the forge: the revert is a pull request too
+				flow, err := cfg.flowOn(ws, led)
+				if err != nil {
+					return err
+				}
+				return openRevert(cmd.Context(), cmd.OutOrStdout(), flow, args[0])
 			}
 			res, err := led.Revert(context.Background(), args[0])
 			if err != nil {

@@ -21,10 +21,7 @@ func (b *Inbox) ApproveByForge(name, previewSHA string, f ForgeApproval) error {
 		if err != nil {
 			return err
 		}
-		f.Account = strings.Join(strings.Fields(strings.NewReplacer("<", "", ">", "").Replace(f.Account)), " ")
-		if len(f.Account) > 100 {
-			f.Account = f.Account[:100]
-		}
+		f.Account = ForgeAccount(f.Account)
 		rec.Forge = &f
 		if err := b.writeRecord(rec); err != nil {
 			return err
@@ -39,4 +36,14 @@ func (b *Inbox) ApproveByForge(name, previewSHA string, f ForgeApproval) error {
 		}
 		return nil
 	})
+}
+
+// ForgeAccount is a forge's name of an account as an approval records it: one line, no angle
+// brackets (it stands in a signature's name and email), at most 100 bytes.
+func ForgeAccount(s string) string {
+	s = strings.Join(strings.Fields(strings.NewReplacer("<", "", ">", "").Replace(s)), " ")
+	if len(s) > 100 {
+		s = s[:100]
+	}
+	return s
 }

@@ -21,6 +21,9 @@ var (
 	ErrBadInverse = errors.New("the archived inverse is not one archiplan wrote")
 	// ErrAlreadyReverted means the plan was reverted before.
 	ErrAlreadyReverted = errors.New("plan already reverted")
+	// ErrRevertMoved means a revert bound to its preview (RevertOptions.Base, Blob) would not be
+	// the one previewed: HEAD moved, or the model it writes differs.
+	ErrRevertMoved = errors.New("the revert is not the one previewed")
 )
 
 // RevertResult is what a revert did.
@@ -28,6 +31,22 @@ type RevertResult struct {
 	PlanID        string
 	RevertsCommit string
 	Commit        string
+	Base          string // HEAD the revert was made on (the commit's parent)
+	Blob          string // the model the revert writes
+	Summary       string // the reverted plan's summary, as its apply commit's subject says it
+}
+
+// RevertOptions say how a revert is made; the zero value is archiplan revert's: committed on the
+// branch now, approved by the ledger's person.
+type RevertOptions struct {
+	// Preview writes the revert commit without moving any branch (what a revert's pull request
+	// shows): nothing is published, the work tree is not read, no event is recorded.
+	Preview bool
+	// ApprovedBy is who approved the revert, its commit's author too (nil: the ledger's).
+	ApprovedBy *store.Signature
+	// Base and Blob, when set, bind the revert to its preview: HEAD must still be Base and the
+	// model the revert writes must be Blob, else nothing is committed (ErrRevertMoved).
+	Base, Blob string
 }
 
 // Revert undoes one applied plan, named by its id or its apply commit, in a new commit, using the
@@ -38,20 +57,30 @@ type RevertResult struct {
 // The model it makes is read again before it is committed, and it removes from the archive only
 // the files the apply added.
 func (l *Ledger) Revert(ctx context.Context, target string) (*RevertResult, error) {
+	return l.RevertWith(ctx, target, RevertOptions{})
+}
+
+// RevertWith is Revert as opt asks: only previewed, or approved by someone else, bound to the
+// preview a person read.
+func (l *Ledger) RevertWith(ctx context.Context, target string, opt RevertOptions) (*RevertResult, error) {
 	var res *RevertResult
 	err := l.locked(func() error {
 		var err error
-		res, err = l.revert(target)
+		res, err = l.revert(target, opt)
 		return err
 	})
-	if err == nil && res != nil {
+	if err == nil && res != nil && !opt.Preview {
+		by := l.cfg.ApprovedBy
+		if opt.ApprovedBy != nil {
+			by = *opt.ApprovedBy
+		}
 		l.audit(Event{Event: EventReverted, Name: PlanName(res.PlanID), PlanID: res.PlanID, Commit: res.Commit,
-			Reason: "reverts commit " + res.RevertsCommit})
+			Reason: "reverts commit " + res.RevertsCommit, By: signature(by)})
 	}
 	return res, err
 }
 
-func (l *Ledger) revert(target string) (*RevertResult, error) {
+func (l *Ledger) revert(target string, opt RevertOptions) (*RevertResult, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	ws := l.cfg.Workspace
@@ -91,6 +120,9 @@ func (l *Ledger) revert(target string) (*RevertResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	if opt.Base != "" && head.Commit != opt.Base {
+		return nil, fmt.Errorf("%w: HEAD moved from %s to %s since", ErrRevertMoved, short(opt.Base), short(head.Commit))
+	}
 	// a revert of the plan HEAD's model came from (the usual one: right after its apply) proves
 	// the inverse on the model in hand, which is that model, instead of parsing it again
 	var inHand *archixml.Model
@@ -108,7 +140,9 @@ func (l *Ledger) revert(target string) (*RevertResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	if dirty, err := l.dirty(head.Blob); err != nil {
+	if opt.Preview {
+		// the work tree is neither read nor touched
+	} else if dirty, err := l.dirty(head.Blob); err != nil {
 		return nil, err
 	} else if dirty {
 		return nil, fmt.Errorf("%w: commit or discard them first", store.ErrDirty)
@@ -148,22 +182,38 @@ func (l *Ledger) revert(target string) (*RevertResult, error) {
 	if cerr != nil && problem == nil {
 		return nil, fmt.Errorf("the revert of %s would write a model Archi cannot open (%v): nothing was committed", id, cerr)
 	}
+	blob := store.BlobID(data)
+	if opt.Blob != "" && blob != opt.Blob {
+		return nil, fmt.Errorf("%w: it would write model %s, not %s", ErrRevertMoved, short(blob), short(opt.Blob))
+	}
 	files := map[string][]byte{ws.Model: data}
 	for _, f := range a.Files {
 		files[f] = nil
 	}
 	by := l.cfg.ApprovedBy
+	if opt.ApprovedBy != nil {
+		by = *opt.ApprovedBy
+	}
 	subject := strings.TrimPrefix(oneLine(apply.Subject), "plan: ")
 	msg := fmt.Sprintf("revert: %s\n\nUndoes plan %s, applied in %s.\n\n%s: %s\n%s: %s\n%s: %s\n", subject, id, short(apply.Hash),
 		store.TrailerRevertsPlan, id, store.TrailerRevertsCommit, apply.Hash, store.TrailerApprovedBy, signature(by))
-	commit, err := ws.Publish(store.Change{Base: head.Commit, Files: files, Message: msg, Author: by, When: l.cfg.Now()})
-	if err != nil && commit == "" {
+	change := store.Change{Base: head.Commit, Files: files, Message: msg, Author: by, When: l.cfg.Now()}
+	res := &RevertResult{PlanID: id, RevertsCommit: apply.Hash, Base: head.Commit, Blob: blob, Summary: subject}
+	if opt.Preview {
+		// dated as HEAD is: the same revert on the same HEAD is the same commit, and its review
+		// the same preview
+		change.When = hist[0].When
+		res.Commit, err = ws.WriteCommit(change)
+		return res, err
+	}
+	res.Commit, err = ws.Publish(change)
+	if err != nil && res.Commit == "" {
 		return nil, err
 	}
 	if cerr == nil {
-		ws.MarkClean(store.BlobID(data))
+		ws.MarkClean(blob)
 	}
-	return &RevertResult{PlanID: id, RevertsCommit: apply.Hash, Commit: commit}, err
+	return res, err
 }
 
 // undoAtHead undoes the proved inverse of the plan applied in apply on m, the model at HEAD (its

@@ -213,8 +213,10 @@ func (c *Client) SetStatus(ctx context.Context, sha string, st forge.Status) err
 // rest; Gitea refuses (409 "head out of date") when the head is no longer headSHA.
 func (c *Client) Merge(ctx context.Context, number int, headSHA, message string) error {
 	title, body, _ := strings.Cut(message, "\n")
+	// fast-forward: the apply commit itself becomes the base's head, on its first-parent history,
+	// where archiplan log and revert read applied plans (a merge commit would hide it)
 	_, err := c.api.Do(ctx, "POST", fmt.Sprintf("%s/pulls/%d/merge", c.repo(), number), map[string]any{
-		"do": "merge", "merge_title_field": title, "merge_message_field": strings.TrimSpace(body),
+		"do": "fast-forward-only", "merge_title_field": title, "merge_message_field": strings.TrimSpace(body),
 		"head_commit_id": headSHA}, nil)
 	return err
 }

@@ -109,6 +109,19 @@ func Main(m *testing.M) {
 	os.Exit(code)
 }
 
+// M is m with the shared Gitea stopped after its tests, for a TestMain that hands m to what
+// exits itself (testscript.Main(giteatest.M{m}, ...)).
+type M struct{ M interface{ Run() int } }
+
+// Run runs the tests, then stops the shared Gitea.
+func (m M) Run() int {
+	code := m.M.Run()
+	if shared.g != nil {
+		shared.g.Stop()
+	}
+	return code
+}
+
 // Binary is the Gitea binary and its source folder, or ErrAbsent.
 func Binary() (bin, src string, err error) {
 	bin = os.Getenv(Env)

@@ -67,7 +67,7 @@ var Keys = []Key{
 	{"pull", "false", false, "fetch the remote on a timer and fast-forward (before each apply, to the last fetch)"},
 	{"push", "false", false, "push each apply commit at once"},
 	{"fetch_interval", "30s", true, "the daemon's timer for fetches"},
-	{"deliver", "inbox", false, "how the daemon delivers plans previewed valid: inbox (approved in the inbox or on the review page) or pull-request (each becomes a pull request on the forge, applied when approved there)"},
+	{"deliver", "inbox", false, "how plans previewed valid are delivered (by the daemon, ask and MCP's submit_plan): inbox (approved in the inbox or on the review page) or pull-request (each becomes a pull request on the forge, applied when approved there; archiplan revert then proposes a pull request too)"},
 	{"remote_timeouts.connect", "15s", false, "a fetch or push ends when the TCP connect and TLS handshake take longer"},
 	{"remote_timeouts.idle", "60s", false, "a fetch or push ends when no byte is read or written for this long"},
 	{"remote_timeouts.total", "10m", false, "a fetch or push ends after this long in all"},
