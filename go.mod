@@ -84,3 +84,5 @@ require (
 	google.golang.org/protobuf v1.36.12 // indirect
 	gopkg.in/warnings.v0 v0.1.2 // indirect
 )
+
+replace github.com/santhosh-tekuri/jsonschema/v5 => ./third_party/santhosh-tekuri/jsonschema

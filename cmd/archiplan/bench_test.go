@@ -23,6 +23,15 @@ import (
 // failure fails b.
 func proc(b *testing.B, dir string, name string, args ...string) (time.Duration, int64) {
 	b.Helper()
+	took, _, kb := procCPU(b, dir, name, args...)
+	return took, kb
+}
+
+// procCPU is proc with the command's CPU time too (user and system, its children's included:
+// time's own rusage, which the kernel sums over the children it waited for), which a loaded
+// machine disturbs less than the wall time.
+func procCPU(b *testing.B, dir string, name string, args ...string) (time.Duration, time.Duration, int64) {
+	b.Helper()
 	rss := filepath.Join(b.TempDir(), "rss")
 	cmd := exec.Command("/usr/bin/time", append([]string{"-f", "%M", "-o", rss, name}, args...)...)
 	cmd.Dir = dir
@@ -37,7 +46,7 @@ func proc(b *testing.B, dir string, name string, args ...string) (time.Duration,
 	if err != nil {
 		b.Fatalf("peak memory of %s: %q", name, data)
 	}
-	return took, kb
+	return took, cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(), kb
 }
 
 // built is the archiplan command, built once for the benchmarks that run it as a person does.
@@ -75,7 +84,8 @@ func renames100(m *archixml.Model, round int) []byte {
 // of 1k, 10k and 100k elements (`archiplan synth`), next to its floors in the same run: parsing
 // the same file with `xmllint --noout` plus `git commit -a` of the same change in a repository of
 // its own (x_floor), and Archi's own EMF load and save, `archi-emf resave`, when ARCHI_EMF is set
-// (x_emf). x_mem is the apply's peak memory over xmllint's.
+// (x_emf). x_mem is the apply's peak memory over xmllint's; the _cpu ratios are of CPU time (user
+// and system), steadier than wall time on a loaded machine.
 func BenchmarkColdApply(b *testing.B) {
 	need(b, "git", "xmllint")
 	bin := built(b)
@@ -101,6 +111,7 @@ func BenchmarkColdApply(b *testing.B) {
 				proc(b, floor, "git", args...)
 			}
 			var apply, parse, commit, resave time.Duration
+			var applyCPU, parseCPU, commitCPU, resaveCPU time.Duration
 			var rssApply, rssParse int64
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
@@ -114,17 +125,17 @@ func BenchmarkColdApply(b *testing.B) {
 				}
 				next, _ := fm.Save()
 				b.StartTimer()
-				t, rss := proc(b, ws, bin, "apply", plan)
-				apply, rssApply = apply+t, max(rssApply, rss)
+				t, cpu, rss := procCPU(b, ws, bin, "apply", plan)
+				apply, applyCPU, rssApply = apply+t, applyCPU+cpu, max(rssApply, rss)
 				b.StopTimer()
-				t, rss = proc(b, floor, "xmllint", "--noout", "model.archimate")
-				parse, rssParse = parse+t, max(rssParse, rss)
+				t, cpu, rss = procCPU(b, floor, "xmllint", "--noout", "model.archimate")
+				parse, parseCPU, rssParse = parse+t, parseCPU+cpu, max(rssParse, rss)
 				os.WriteFile(filepath.Join(floor, "model.archimate"), next, 0o644)
-				t, _ = proc(b, floor, "git", "-c", "user.name=b", "-c", "user.email=b@b", "commit", "-q", "-a", "-m", "change")
-				commit += t
+				t, cpu, _ = procCPU(b, floor, "git", "-c", "user.name=b", "-c", "user.email=b@b", "commit", "-q", "-a", "-m", "change")
+				commit, commitCPU = commit+t, commitCPU+cpu
 				if emf != "" {
-					t, _ = proc(b, dir, emf, "resave", model, filepath.Join(dir, "resaved.archimate"))
-					resave += t
+					t, cpu, _ = procCPU(b, dir, emf, "resave", model, filepath.Join(dir, "resaved.archimate"))
+					resave, resaveCPU = resave+t, resaveCPU+cpu
 				}
 				b.StartTimer()
 			}
@@ -133,10 +144,12 @@ func BenchmarkColdApply(b *testing.B) {
 			b.ReportMetric(ms(apply), "apply-ms")
 			b.ReportMetric(ms(parse+commit), "floor-ms")
 			b.ReportMetric(float64(apply)/float64(parse+commit), "x_floor")
+			b.ReportMetric(float64(applyCPU)/float64(parseCPU+commitCPU), "x_floor_cpu")
 			b.ReportMetric(float64(rssApply)/float64(rssParse), "x_mem")
 			if emf != "" {
 				b.ReportMetric(ms(resave), "emf-ms")
 				b.ReportMetric(float64(apply)/float64(resave), "x_emf")
+				b.ReportMetric(float64(applyCPU)/float64(resaveCPU), "x_emf_cpu")
 			}
 		})
 	}
