@@ -98,6 +98,7 @@ func run(raw []byte, m *archixml.Model, opts Options) (*Outcome, *engine) {
 	o.Findings = append(o.Findings, eng.findings...)
 	o.Results = eng.results
 	o.Views = eng.viewChanges()
+	made := 0
 	for i := range o.Results {
 		r := &o.Results[i]
 		var steps []archixml.Step
@@ -105,6 +106,12 @@ func run(raw []byte, m *archixml.Model, opts Options) (*Outcome, *engine) {
 			steps = append(steps, m.StepsBetween(rg[0], rg[1])...)
 		}
 		r.objects = objectsOf(steps)
+		made += len(steps)
+	}
+	if p.Status == StatusReady && made == 0 && !hasErrors(o.Findings) {
+		// a ready plan that changes nothing would be approved into a commit that changes nothing
+		o.Findings = append(o.Findings, newFinding(NothingToApply, -1, "/actions", "",
+			"the plan changes nothing in the model: there is nothing to apply"))
 	}
 	if !hasErrors(eng.findings) {
 		o.Findings = append(o.Findings, eng.archiFindings(o.Views)...)

@@ -95,6 +95,7 @@ const (
 	DuplicateOnView   Code = "DUPLICATE_ON_VIEW"
 	DuplicateRel      Code = "DUPLICATE_RELATIONSHIP"
 	NoActions         Code = "NO_ACTIONS"
+	NothingToApply    Code = "NOTHING_TO_APPLY"
 	QuestionsMissing  Code = "QUESTIONS_MISSING"
 	ActionsIgnored    Code = "ACTIONS_IGNORED"
 	PlannerWarning    Code = "PLANNER_WARNING"
@@ -174,6 +175,7 @@ var Codes = []struct {
 	{DuplicateOnView, Warning, "the element is already on the view; it will appear twice"},
 	{DuplicateRel, Warning, "the same relationship between the same ends already exists (same type, and for Access the same access type, for Influence the same strength)"},
 	{NoActions, Warning, "a ready plan with no actions"},
+	{NothingToApply, Error, "a ready plan whose actions change nothing in the model (each one a NOOP, or none at all): approving it would commit nothing, so it cannot be approved"},
 	{QuestionsMissing, Warning, "needs_clarification without questions"},
 	{ActionsIgnored, Warning, "a plan that is not ready carries actions; they are shown but never applied"},
 	{PlannerWarning, Warning, "a warning the planner wrote into the plan"},

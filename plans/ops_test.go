@@ -243,7 +243,7 @@ func TestPeerConventions_Accepted(t *testing.T) {
 		name, plan string
 		warn       Code
 	}{
-		{"1.0 plan with a 2.0 op", `{"schema_version":"1.0","status":"ready","summary":"s","actions":[{"op":"remove_property","element_id":"{Customer}","key":"segment"}]}`, SchemaOpLaterVersion},
+		{"1.0 plan with a 2.0 op", `{"schema_version":"1.0","status":"ready","summary":"s","actions":[{"op":"remove_property","element_id":"{Customer}","key":"segment"},{"op":"rename_element","element_id":"{Customer}","new_name":"Client"}]}`, SchemaOpLaterVersion},
 		{"negative coordinates", plan(`{"op":"add_to_view","view_id":"{View}","element_id":"{ShorterQueues}","x":-100,"y":-5}`), ""},
 		{"delete_element on a view", plan(`{"op":"delete_element","element_id":"{View}"}`), ""},
 		{"set_property on a folder", plan(`{"op":"set_property","element_id":"{Folder}","key":"owner","value":"me"}`), ""},
@@ -373,5 +373,39 @@ func TestREADME_PlansValid(t *testing.T) {
 	}
 	if n < 2 {
 		t.Fatalf("found %d plans in docs/plans.md", n)
+	}
+}
+
+// A ready plan that changes nothing cannot be approved into a commit that changes nothing: each
+// of its actions a NOOP, only reuses, or no action at all, it is refused with NOTHING_TO_APPLY
+// (the NOOP warnings still say why), and a plan with one real change beside NOOPs is valid.
+func TestCheck_NothingToApply(t *testing.T) {
+	cases := []struct {
+		name, plan string
+		refused    bool
+	}{
+		{"rename to the same name", plan3(`{"op":"rename_element","element_id":"{Customer}","new_name":"Customer"}`), true},
+		{"two NOOPs", plan3(`{"op":"rename_element","element_id":"{Customer}","new_name":"Customer"}`,
+			`{"op":"remove_property","element_id":"{Customer}","key":"no such key"}`), true},
+		{"only a reuse", plan3(`{"op":"create_element","type":"Business Actor","name":"Customer","on_duplicate":"reuse"}`), true},
+		{"no action", `{"schema_version":"3.0","status":"ready","summary":"s","actions":[]}`, true},
+		{"a NOOP beside a change", plan3(`{"op":"rename_element","element_id":"{Customer}","new_name":"Customer"}`,
+			`{"op":"rename_element","element_id":"{ShorterQueues}","new_name":"Short queues"}`), false},
+		{"needs clarification", `{"schema_version":"3.0","status":"needs_clarification","summary":"s","questions":["which one?"],"actions":[]}`, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			m := exampleModel(t)
+			o := Check([]byte(ids(t, m, c.plan)), m, Options{})
+			if got := hasFinding(o.Errors(), NothingToApply); got != c.refused {
+				t.Fatalf("NOTHING_TO_APPLY %v, want %v: %v", got, c.refused, o.Findings)
+			}
+			if c.refused && o.Verdict != VerdictInvalid {
+				t.Fatalf("verdict %s, want invalid", o.Verdict)
+			}
+			if _, _, err := Apply([]byte(ids(t, m, c.plan)), m, Options{}); c.refused && err == nil {
+				t.Fatal("Apply applied a plan that changes nothing")
+			}
+		})
 	}
 }

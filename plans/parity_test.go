@@ -62,7 +62,8 @@ func TestCreateRelationship_DuplicateRule(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			m := exampleModel(t)
 			before := len(m.Relationships())
-			o, _, err := Apply([]byte(ids(t, m, plan3(c.action))), m, Options{})
+			// a second action that changes the model: a plan that only reuses changes nothing (NOTHING_TO_APPLY)
+			o, _, err := Apply([]byte(ids(t, m, plan3(c.action, `{"op":"rename_element","element_id":"{Customer}","new_name":"Client"}`))), m, Options{})
 			if err != nil {
 				t.Fatal(err, o.Findings)
 			}

@@ -50,6 +50,9 @@ func TestBound_EveryShownFieldIsBound(t *testing.T) {
 				other.Actions[len(other.Actions)-1] = a
 				o1 := plans.Check(s.Plan(), archixml.Example(), plans.Options{})
 				o2 := plans.Check(other.Plan(), archixml.Example(), plans.Options{Seed: o1.SHA256})
+				if errs := o2.Errors(); len(errs) == 1 && errs[0].Code == plans.NothingToApply {
+					return // the other value makes the plan change nothing: no approval can pass it
+				}
 				if o1.Verdict != plans.VerdictValid || o2.Verdict != plans.VerdictValid {
 					t.Fatalf("%s %v / %s %v", o1.Verdict, o1.Errors(), o2.Verdict, o2.Errors())
 				}

@@ -70,12 +70,12 @@ func TestJourney_ApplyThenPreviewAgainConverges(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			o, inv, err := plans.Apply(raw, m, plans.Options{})
-			if err != nil {
-				t.Fatalf("the plan again on HEAD: %v", err)
+			o, _, err := plans.Apply(raw, m, plans.Options{})
+			if err == nil {
+				t.Fatal("the plan again on HEAD applies: it should have nothing to apply")
 			}
-			if len(inv.Steps) > 0 || len(o.Views) > 0 {
-				t.Fatalf("the plan again on HEAD changes the model: %d step(s), %d view change(s)", len(inv.Steps), len(o.Views))
+			if errs := o.Errors(); len(errs) != 1 || errs[0].Code != plans.NothingToApply || len(o.Views) > 0 {
+				t.Fatalf("the plan again on HEAD: %v, %d view change(s) (want only NOTHING_TO_APPLY)", errs, len(o.Views))
 			}
 			nooped := map[int]bool{}
 			for _, w := range o.Warnings() {

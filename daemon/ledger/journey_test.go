@@ -48,8 +48,8 @@ func journeyTarget(t *testing.T, data []byte) string {
 }
 
 // reviewAgain submits an applied plan again under a new name and checks it on the model at HEAD:
-// a plan once applied has nothing left to do (only NOOP warnings, no error), as
-// `pulumi preview --expect-no-changes`.
+// a plan once applied has nothing left to do (NOOP warnings and NOTHING_TO_APPLY, no other error),
+// as `pulumi preview --expect-no-changes`.
 func reviewAgain(t *testing.T, l *ledger.Ledger, name string, raw []byte) {
 	t.Helper()
 	if err := l.Inbox().Submit(name, raw); err != nil {
@@ -63,8 +63,8 @@ func reviewAgain(t *testing.T, l *ledger.Ledger, name string, raw []byte) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if errs := c.Outcome.Errors(); len(errs) > 0 {
-		t.Fatalf("%s previewed again after its apply: %s: %s", name, errs[0].Code, errs[0].Message)
+	if errs := c.Outcome.Errors(); len(errs) != 1 || errs[0].Code != plans.NothingToApply {
+		t.Fatalf("%s previewed again after its apply: %v (want only NOTHING_TO_APPLY)", name, errs)
 	}
 	ws := c.Outcome.Warnings()
 	if len(ws) == 0 {
