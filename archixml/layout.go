@@ -46,6 +46,22 @@ func overlaps(a, b Bounds) bool {
 	return a.X < b.X+b.Width && b.X < a.X+a.Width && a.Y < b.Y+b.Height && b.Y < a.Y+a.Height
 }
 
+// placeClearance is how far a new object placed without a place keeps from every other object
+// beside it: touching one, it reads as part of it, and an arrowhead (7 px in Archi) between the
+// two has no room to show.
+const placeClearance = insideMargin
+
+// clearOf says whether b keeps placeClearance from every box of taken.
+func clearOf(b Bounds, taken []Bounds) bool {
+	grown := Bounds{X: b.X - placeClearance, Y: b.Y - placeClearance, Width: b.Width + 2*placeClearance, Height: b.Height + 2*placeClearance}
+	for _, t := range taken {
+		if overlaps(grown, t) {
+			return false
+		}
+	}
+	return true
+}
+
 // siblings returns the bounds of the objects directly in a container.
 func (m *Model) siblings(container *etree.Element) []Bounds {
 	var out []Bounds
@@ -172,14 +188,7 @@ func (m *Model) placeInside(parent *etree.Element, elementID string, size Bounds
 	var b Bounds
 	for i := 0; ; i++ {
 		b = Bounds{X: insideMargin + (i%cols)*cellW, Y: insideTop + (i/cols)*cellH, Width: size.Width, Height: size.Height}
-		free := true
-		for _, t := range taken {
-			if overlaps(b, t) {
-				free = false
-				break
-			}
-		}
-		if free {
+		if clearOf(b, taken) {
 			break
 		}
 	}
@@ -266,20 +275,13 @@ func (m *Model) placeNear(container *etree.Element, elementID string, size Bound
 				{r.X - layoutGap - w - ring*(w+layoutGap), r.Y, w, h},
 				{r.X, r.Y - layoutGap - h - ring*(h+layoutGap), w, h},
 			} {
-				if c.X < 0 || c.Y < 0 {
+				if c.X < placeClearance || c.Y < placeClearance { // clear of the view's edge, or its holder's
 					continue
 				}
 				if within != nil && (c.X < within.X || c.Y < within.Y || c.X+c.Width > within.X+within.Width || c.Y+c.Height > within.Y+within.Height) {
 					continue
 				}
-				free := true
-				for _, b := range taken {
-					if overlaps(c, b) {
-						free = false
-						break
-					}
-				}
-				if free {
+				if clearOf(c, taken) {
 					return c, true
 				}
 			}
