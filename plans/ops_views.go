@@ -149,6 +149,10 @@ func (e *engine) fillView(i int, a Action, viewID string, r *ActionResult) {
 	if _, err := e.m.LayoutView(viewID); !e.edit(i, "select_ids", err) {
 		return
 	}
+	// as layout_view does: no line drawn through a box it does not connect
+	if _, err := route.Around(e.m, viewID); !e.edit(i, "select_ids", err) {
+		return
+	}
 	r.Description += fmt.Sprintf(", showing %d element(s) (%s), laid out by layer", len(picked), strings.Join(what, "; "))
 }
 
