@@ -89,6 +89,9 @@ func (m *Model) layoutLayered(container *etree.Element, conns []*etree.Element, 
 			edges = append(edges, ledge{a, b})
 		}
 	}
+	if opts.Grid {
+		edges = nil // one rank in document order, whatever connects
+	}
 	m.band(nodes, edges, opts)
 	for i, e := range edges {
 		if e.a.band > e.b.band { // the ArchiMate layers decide first
