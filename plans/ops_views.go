@@ -537,7 +537,13 @@ func (e *engine) layoutView(i int, a Action, r *ActionResult) {
 		return
 	}
 	r.changed = append(moved, routed...)
-	r.After = fmt.Sprintf("%d object(s) moved", len(moved))
+	objects := 0 // moved or resized; the rest are connections whose bendpoints were dropped
+	for _, id := range moved {
+		if o, ok := e.m.Object(id); ok && o.Kind() == archixml.KindDiagramObject {
+			objects++
+		}
+	}
+	r.After = fmt.Sprintf("%d object(s) moved", objects)
 	if len(routed) > 0 {
 		r.After += fmt.Sprintf(", %d connection(s) routed around the boxes they do not connect", len(routed))
 	}
