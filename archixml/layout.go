@@ -2,7 +2,6 @@ package archixml
 
 import (
 	"fmt"
-	"sort"
 	"strconv"
 
 	"github.com/beevik/etree"
@@ -45,6 +44,22 @@ func sized(b Bounds) Bounds {
 
 func overlaps(a, b Bounds) bool {
 	return a.X < b.X+b.Width && b.X < a.X+a.Width && a.Y < b.Y+b.Height && b.Y < a.Y+a.Height
+}
+
+// placeClearance is how far a new object placed without a place keeps from every other object
+// beside it: touching one, it reads as part of it, and an arrowhead (7 px in Archi) between the
+// two has no room to show.
+const placeClearance = insideMargin
+
+// clearOf says whether b keeps placeClearance from every box of taken.
+func clearOf(b Bounds, taken []Bounds) bool {
+	grown := Bounds{X: b.X - placeClearance, Y: b.Y - placeClearance, Width: b.Width + 2*placeClearance, Height: b.Height + 2*placeClearance}
+	for _, t := range taken {
+		if overlaps(grown, t) {
+			return false
+		}
+	}
+	return true
 }
 
 // siblings returns the bounds of the objects directly in a container.
@@ -173,14 +188,7 @@ func (m *Model) placeInside(parent *etree.Element, elementID string, size Bounds
 	var b Bounds
 	for i := 0; ; i++ {
 		b = Bounds{X: insideMargin + (i%cols)*cellW, Y: insideTop + (i/cols)*cellH, Width: size.Width, Height: size.Height}
-		free := true
-		for _, t := range taken {
-			if overlaps(b, t) {
-				free = false
-				break
-			}
-		}
-		if free {
+		if clearOf(b, taken) {
 			break
 		}
 	}
@@ -267,20 +275,13 @@ func (m *Model) placeNear(container *etree.Element, elementID string, size Bound
 				{r.X - layoutGap - w - ring*(w+layoutGap), r.Y, w, h},
 				{r.X, r.Y - layoutGap - h - ring*(h+layoutGap), w, h},
 			} {
-				if c.X < 0 || c.Y < 0 {
+				if c.X < placeClearance || c.Y < placeClearance { // clear of the view's edge, or its holder's
 					continue
 				}
 				if within != nil && (c.X < within.X || c.Y < within.Y || c.X+c.Width > within.X+within.Width || c.Y+c.Height > within.Y+within.Height) {
 					continue
 				}
-				free := true
-				for _, b := range taken {
-					if overlaps(c, b) {
-						free = false
-						break
-					}
-				}
-				if free {
+				if clearOf(c, taken) {
 					return c, true
 				}
 			}
@@ -289,10 +290,13 @@ func (m *Model) placeNear(container *etree.Element, elementID string, size Bound
 	return Bounds{}, false
 }
 
-// LayoutView lays a view out: its top-level objects in rows by ArchiMate layer from top to bottom
-// (see LayerRank), each row ordered so that objects sit under those they are related to, rows
-// wrapped after 8 objects, nothing overlapping. Nested objects keep their place in their parent,
-// and every object its size. It returns the ids of the objects it moved.
+// LayoutView lays a view out in layers (see layoutLayered): its objects in ranks, the ArchiMate
+// layers from top to bottom (see LayerRank) and in each layer what is served, realized or
+// composed above what serves, realizes or composes it; each rank ordered to cross few lines,
+// ranks wrapped after 8 objects; nested objects laid out the same way inside their parent, which
+// is sized to hold them. Nothing overlaps; every object keeps its size but a parent. It returns
+// the ids of the objects it moved or resized and of the connections whose bendpoints it dropped
+// (set for the places the objects had).
 func (m *Model) LayoutView(viewID string) ([]string, error) {
 	return m.LayoutViewWith(viewID, LayoutOptions{})
 }
@@ -320,104 +324,17 @@ func (m *Model) LayoutViewWith(viewID string, opts LayoutOptions) ([]string, err
 	if err != nil {
 		return nil, err
 	}
-	type item struct {
-		e       *etree.Element
-		b       Bounds
-		concept string
-		rank    int
-		doc     int
-		key     float64
-	}
-	var items []*item
-	for _, t := range v.Child {
-		c, ok := t.(*etree.Element)
-		if !ok || c.Tag != "child" {
-			continue
-		}
-		b, _ := (Object{m, c}).Bounds()
-		it := &item{e: c, b: sized(b), concept: c.SelectAttrValue("archimateElement", ""), doc: len(items)}
-		it.rank = len(layerOrder)
-		if opts.Grid {
-			it.rank = 0
-		} else if it.concept != "" {
-			it.rank = LayerRank(m.classOf(it.concept))
-		}
-		items = append(items, it)
-	}
-	// what each shown element is related to
-	shownAt := map[string][]*item{}
-	for _, it := range items {
-		if it.concept != "" {
-			shownAt[it.concept] = append(shownAt[it.concept], it)
-		}
-	}
-	placedX := map[*item]int{}
+	conns := m.viewConnections(v)
 	var moved []string
-	byRank := map[int][]*item{}
-	var ranks []int
-	for _, it := range items {
-		if _, ok := byRank[it.rank]; !ok {
-			ranks = append(ranks, it.rank)
-		}
-		byRank[it.rank] = append(byRank[it.rank], it)
-	}
-	sort.Ints(ranks)
-	y := layoutMargin
-	for _, rank := range ranks {
-		row := byRank[rank]
-		// the barycentre of the related objects placed above; the unrelated keep document order
-		for _, it := range row {
-			sum, n := 0, 0
-			if it.concept != "" {
-				for _, rel := range m.relsByEnd[it.concept] {
-					for _, end := range []string{"source", "target"} {
-						other := rel.SelectAttrValue(end, "")
-						if other == it.concept {
-							continue
-						}
-						for _, o := range shownAt[other] {
-							if x, ok := placedX[o]; ok {
-								sum += x
-								n++
-							}
-						}
-					}
+	m.layoutLayered(v, conns, opts, gap, rowGap, [2]int{layoutMargin, layoutMargin}, &moved)
+	if len(moved) > 0 {
+		for _, c := range conns {
+			if c.SelectElement("bendpoint") != nil {
+				if err := m.SetBendpoints(c.SelectAttrValue("id", ""), nil); err != nil {
+					return moved, err
 				}
+				moved = append(moved, c.SelectAttrValue("id", ""))
 			}
-			it.key = 1e18 + float64(it.doc)
-			if n > 0 {
-				it.key = float64(sum) / float64(n)
-			}
-		}
-		sort.SliceStable(row, func(i, j int) bool {
-			if row[i].key != row[j].key {
-				return row[i].key < row[j].key
-			}
-			return row[i].doc < row[j].doc
-		})
-		for start := 0; start < len(row); start += layoutPerRow {
-			end := min(start+layoutPerRow, len(row))
-			// along is the position in the rank, across the rank's own; left to right, a rank is
-			// a column
-			along, depth := layoutMargin, 0
-			for _, it := range row[start:end] {
-				w, h := it.b.Width, it.b.Height
-				if opts.LeftToRight {
-					w, h = h, w
-				}
-				placedX[it] = along + w/2
-				x, yy := along, y
-				if opts.LeftToRight {
-					x, yy = y, along
-				}
-				if it.b.X != x || it.b.Y != yy {
-					m.moveTo(it.e, x, yy)
-					moved = append(moved, it.e.SelectAttrValue("id", ""))
-				}
-				along += w + gap
-				depth = max(depth, h)
-			}
-			y += depth + rowGap
 		}
 	}
 	return moved, nil

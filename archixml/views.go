@@ -273,14 +273,7 @@ func (m *Model) freeCellSized(v *etree.Element, size Bounds) Bounds {
 	cellW, cellH := max(144, size.Width+24), max(80, size.Height+25)
 	for i := 0; ; i++ {
 		c := Bounds{X: margin + (i%cols)*cellW, Y: margin + (i/cols)*cellH, Width: size.Width, Height: size.Height}
-		free := true
-		for _, b := range taken {
-			if c.X < b.X+b.Width && b.X < c.X+c.Width && c.Y < b.Y+b.Height && b.Y < c.Y+c.Height {
-				free = false
-				break
-			}
-		}
-		if free {
+		if clearOf(c, taken) {
 			return c
 		}
 	}

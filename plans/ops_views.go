@@ -149,6 +149,10 @@ func (e *engine) fillView(i int, a Action, viewID string, r *ActionResult) {
 	if _, err := e.m.LayoutView(viewID); !e.edit(i, "select_ids", err) {
 		return
 	}
+	// as layout_view does: no line drawn through a box it does not connect
+	if _, err := route.Around(e.m, viewID); !e.edit(i, "select_ids", err) {
+		return
+	}
 	r.Description += fmt.Sprintf(", showing %d element(s) (%s), laid out by layer", len(picked), strings.Join(what, "; "))
 }
 
@@ -533,7 +537,13 @@ func (e *engine) layoutView(i int, a Action, r *ActionResult) {
 		return
 	}
 	r.changed = append(moved, routed...)
-	r.After = fmt.Sprintf("%d object(s) moved", len(moved))
+	objects := 0 // moved or resized; the rest are connections whose bendpoints were dropped
+	for _, id := range moved {
+		if o, ok := e.m.Object(id); ok && o.Kind() == archixml.KindDiagramObject {
+			objects++
+		}
+	}
+	r.After = fmt.Sprintf("%d object(s) moved", objects)
 	if len(routed) > 0 {
 		r.After += fmt.Sprintf(", %d connection(s) routed around the boxes they do not connect", len(routed))
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/archiplan/archiplan/archixml"
 	"github.com/archiplan/archiplan/archixml/render"
+	"github.com/archiplan/archiplan/archixml/route"
 	"github.com/archiplan/archiplan/daemon/inbox"
 	"github.com/archiplan/archiplan/plans"
 )
@@ -42,6 +43,9 @@ type pictures struct {
 	legend map[string][]*legendLine // view -> a line per changed object, in order
 	labels map[string]string        // diagram object or connection -> how the legend names it
 	direct map[string]bool          // views the plan changes itself, not only what they show
+	// the layout's measures of each view drawn, before and after (from the geometry the
+	// pictures are drawn from)
+	quality map[string]*[2]*route.Quality
 	// subject and unit are how the section names what it pictures and the numbered steps of it:
 	// "this plan" and its "action"s, or a reviewed range and its "change"s
 	subject, unit string
@@ -57,7 +61,7 @@ type legendLine struct {
 func newPictures(name string) *pictures {
 	return &pictures{name: name, after: map[string]*render.Picture{}, before: map[string]*render.Picture{}, titles: map[string]string{},
 		marks: map[string]render.Mark{}, rank: map[string]int{}, focus: map[string][]string{}, legend: map[string][]*legendLine{},
-		labels: map[string]string{}, direct: map[string]bool{}, subject: "this plan", unit: "action"}
+		labels: map[string]string{}, direct: map[string]bool{}, quality: map[string]*[2]*route.Quality{}, subject: "this plan", unit: "action"}
 }
 
 // markOf is how a change marks its object: added and removed ones as such, renamed ones tagged,
@@ -244,7 +248,44 @@ func (p *pictures) draw(m *archixml.Model, after bool) {
 			continue
 		}
 		into[id] = pic
+		if q, err := route.Measure(m, id); err == nil {
+			if p.quality[id] == nil {
+				p.quality[id] = &[2]*route.Quality{}
+			}
+			p.quality[id][map[bool]int{false: 0, true: 1}[after]] = &q
+		}
 	}
+}
+
+// qualityWords say, when a view as the plan leaves it has lines through boxes they do not
+// connect, overlapping boxes, boxes outside their parent or crossing lines, how many, each with
+// the count before where the view was there before; "" when it has none.
+func qualityWords(q *[2]*route.Quality) string {
+	if q == nil || q[1] == nil {
+		return ""
+	}
+	var words []string
+	for _, m := range []struct {
+		what string
+		n    func(route.Quality) int
+	}{
+		{"line(s) through a box they do not connect", func(q route.Quality) int { return q.Through }},
+		{"pair(s) of overlapping boxes", func(q route.Quality) int { return q.Overlaps }},
+		{"box(es) sticking out of their parent", func(q route.Quality) int { return q.Outside }},
+		{"pair(s) of crossing lines", func(q route.Quality) int { return q.Crossings }},
+	} {
+		if n := m.n(*q[1]); n > 0 {
+			w := fmt.Sprintf("%d %s", n, m.what)
+			if q[0] != nil {
+				w += fmt.Sprintf(" (%d before)", m.n(*q[0]))
+			}
+			words = append(words, w)
+		}
+	}
+	if len(words) == 0 {
+		return ""
+	}
+	return "- as drawn after: " + strings.Join(words, ", ") + "\n"
 }
 
 // frame is the one frame of a view's two pictures: the box around what it marks on either side,
@@ -365,6 +406,7 @@ func (p *pictures) files() (map[string][]byte, string) {
 			}
 			fmt.Fprintf(&b, "- %s: %s (%s %s)\n", what, strings.Join(l.words, ", "), n, strings.Join(acts, ", "))
 		}
+		b.WriteString(qualityWords(p.quality[id]))
 		whole, hasWhole := p.after[id]
 		if !hasWhole {
 			whole = p.before[id]
