@@ -18,7 +18,7 @@ type objectHistoryArgs struct {
 // addHistoryTool registers object_history: log --object's answer (the same index), read-only.
 func (s *mcpServer) addHistoryTool(srv *mcp.Server, read *mcp.ToolAnnotations) {
 	mcp.AddTool(srv, &mcp.Tool{Name: "object_history", Annotations: read,
-		Description: "Who changed one object and how (blame): every commit on the branch that created, changed or deleted it, newest first, with its author, the plan and approver where a plan did it, and the changes in words; commits made in Archi too, read from the models."},
+		Description: "Who changed one object and how (blame): every commit on the branch that created, changed or deleted it, newest first, with its author, the plan (its summary, and the request it was asked for) and approver where a plan did it, and the changes in words; commits made in Archi too, read from the models."},
 		s.toolObjectHistory)
 }
 

@@ -576,6 +576,12 @@ func (w *Workspace) FileAt(commit, path string) ([]byte, bool, error) {
 			if data, loose, err := w.looseBlob(e.Hash); loose || err != nil {
 				return data, err == nil, err
 			}
+			// packed: read once into a buffer of the blob's size (File.Contents grows a
+			// buffer from nothing, then copies it to a string and the caller to bytes again)
+			if b, err := w.git().BlobObject(e.Hash); err == nil {
+				data, err := readBlob(b)
+				return data, err == nil, err
+			}
 		}
 	}
 	f, err := c.File(path)

@@ -2,6 +2,7 @@ package store
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -10,6 +11,7 @@ import (
 	"strconv"
 
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/klauspost/compress/zlib"
 )
 
@@ -77,4 +79,22 @@ func (w *Workspace) looseBlob(h plumbing.Hash) (data []byte, loose bool, err err
 		return bad("%v", err)
 	}
 	return data, true, nil
+}
+
+// readBlob reads a blob go-git holds (packed) into a buffer of its size, in one copy; a size
+// beyond 256 MB is not trusted to allocate at once (the buffer grows as the bytes come).
+func readBlob(b *object.Blob) ([]byte, error) {
+	r, err := b.Reader()
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	buf := bytes.NewBuffer(make([]byte, 0, min(b.Size, 256<<20)+bytes.MinRead))
+	if _, err := buf.ReadFrom(r); err != nil {
+		return nil, fmt.Errorf("blob %s: %w", b.Hash, err)
+	}
+	if int64(buf.Len()) != b.Size {
+		return nil, fmt.Errorf("blob %s: %d bytes where its header says %d", b.Hash, buf.Len(), b.Size)
+	}
+	return buf.Bytes(), nil
 }

@@ -345,6 +345,9 @@ func printObjectLog(cmd *cobra.Command, ws *store.Workspace, id string, asJSON b
 				fmt.Fprintf(out, " (approved by %s)", plans.ShowHidden(e.ApprovedBy))
 			}
 			fmt.Fprintln(out)
+			if e.Intent != "" {
+				fmt.Fprintf(out, "    asked for: %s\n", quoted(e.Intent))
+			}
 		}
 		for _, l := range e.Changes {
 			fmt.Fprintf(out, "    %s\n", plans.ShowHidden(l))

@@ -9,9 +9,11 @@ type ObjectEntry struct {
 	// Changes says how, one line each: renamed, property set, moved on a view, ...
 	Changes []string `json:"changes"`
 	// PlanID, Summary and ApprovedBy are set when the commit holds the archive of the plan that
-	// made it (an apply of archiplan).
+	// made it (an apply of archiplan); Intent is the request the plan was asked for, from the
+	// conversation archiplan archived with it (its own record, never the plan's words).
 	PlanID     string `json:"plan_id,omitempty"`
 	Summary    string `json:"summary,omitempty"`
+	Intent     string `json:"intent,omitempty"`
 	ApprovedBy string `json:"approved_by,omitempty"`
 	// Merge says the commit is a merge: its changes are those against its first parent (what
 	// the merge brought to the branch).

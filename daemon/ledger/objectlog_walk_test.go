@@ -52,6 +52,7 @@ func objectLogWalk(ws *store.Workspace, id string) ([]ObjectEntry, error) {
 				}
 				_ = json.Unmarshal(plan, &p)
 				e.PlanID, e.Summary, e.ApprovedBy = pid, p.Summary, c.Trailers[store.TrailerApprovedBy]
+				e.Intent = archivedIntent(ws, c.Hash, pid)
 			}
 		}
 		out = append(out, e)

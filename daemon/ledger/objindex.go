@@ -9,6 +9,7 @@ import (
 	"hash/fnv"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -38,7 +39,7 @@ import (
 // (the indexed tip no longer on the line from HEAD) makes a new generation from the root.
 const (
 	objIndexDir     = "archiplan/objlog"
-	objIndexVersion = 1
+	objIndexVersion = 2 // 2: entries say the plan's intent
 	objShards       = 256
 	// bounds of one entry: a commit's words about one object, its author and plan, whoever wrote them
 	maxEntryLines    = 40
@@ -374,8 +375,19 @@ func updateObjIndex(ws *store.Workspace, root, head string) error {
 				return err
 			}
 		}
+		if fresh { // no reader opens the generation before current names it: synced all at once below
+			if err := os.WriteFile(shardPath(dir, n), buf.Bytes(), 0o644); err != nil {
+				return fmt.Errorf("%w: %w", ErrObjectIndex, err)
+			}
+			continue
+		}
 		if err := store.WriteFileAtomic(shardPath(dir, n), buf.Bytes(), 0o644); err != nil {
 			return fmt.Errorf("%w: %w", ErrObjectIndex, err)
+		}
+	}
+	if fresh {
+		if err := syncShards(dir, slices.Collect(maps.Keys(adds))); err != nil {
+			return err
 		}
 	}
 	st, _ := json.Marshal(objIndexState{Version: objIndexVersion, Model: ws.Model, Tip: head, Seq: seq})
@@ -397,6 +409,48 @@ func updateObjIndex(ws *store.Workspace, root, head string) error {
 			os.RemoveAll(filepath.Join(root, o.Name()))
 		}
 	}
+	return nil
+}
+
+// syncShards makes a new generation's shards durable before its state and current name it: the
+// files synced side by side (a disk's journal commits them together; one after the other, 256 of
+// them took seconds), then their folder.
+func syncShards(dir string, shards []int) error {
+	errs := make(chan error, len(shards))
+	next := make(chan int)
+	for range min(16, len(shards)) {
+		go func() {
+			for n := range next {
+				f, err := os.Open(shardPath(dir, n))
+				if err == nil {
+					err = f.Sync()
+					f.Close()
+				}
+				errs <- err
+			}
+		}()
+	}
+	go func() {
+		for _, n := range shards {
+			next <- n
+		}
+		close(next)
+	}()
+	var first error
+	for range shards {
+		if err := <-errs; err != nil && first == nil {
+			first = fmt.Errorf("%w: %w", ErrObjectIndex, err)
+		}
+	}
+	if first != nil {
+		return first
+	}
+	d, err := os.Open(dir)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrObjectIndex, err)
+	}
+	defer d.Close()
+	_ = d.Sync() // a folder some file systems cannot sync: the shards are
 	return nil
 }
 
@@ -424,9 +478,25 @@ func entryOf(ws *store.Workspace, c store.CommitInfo) ObjectEntry {
 			}
 			_ = json.Unmarshal(plan, &p)
 			e.PlanID, e.Summary, e.ApprovedBy = bound(pid, maxEntryField), bound(p.Summary, maxEntryField), bound(c.Trailers[store.TrailerApprovedBy], maxEntryField)
+			e.Intent = bound(archivedIntent(ws, c.Hash, pid), maxEntryLineText)
 		}
 	}
 	return e
+}
+
+// archivedIntent is the request a plan was asked for, as the archive of its apply keeps it: the
+// conversation archiplan recorded under .git/ when `ask` asked (a planner writes the plan, not
+// this), "" when the plan was not asked for.
+func archivedIntent(ws *store.Workspace, commit, id string) string {
+	data, ok, _ := ws.FileAt(commit, archivePath(id, ArchiveConversation))
+	if !ok {
+		return ""
+	}
+	var c struct {
+		Intent string `json:"intent"`
+	}
+	_ = json.Unmarshal(data, &c)
+	return c.Intent
 }
 
 // commitChanges says, for every object a commit changed, how: the words of the diff of its

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/archiplan/archiplan/archixml"
+	"github.com/archiplan/archiplan/daemon/inbox"
 	"github.com/archiplan/archiplan/daemon/ledger"
 	lt "github.com/archiplan/archiplan/daemon/ledger/ledgertest"
 	"github.com/archiplan/archiplan/store"
@@ -394,5 +395,45 @@ func TestObjectLog_IndexMadeAgainWhenUnreadable(t *testing.T) {
 	got, err := ledger.ObjectLog(h.ws, id)
 	if err != nil || !reflect.DeepEqual(got, want) {
 		t.Fatalf("after the shards were lost: %+v %v, want %+v", got, err, want)
+	}
+}
+
+// An entry of a plan says what the plan was asked for: the intent of the conversation archiplan
+// archived with the apply (kept under .git/ when `ask` asked, where planners do not write; a
+// plan's JSON has no such field). A plan nobody asked for, and a hand commit whose trailers name
+// a plan it does not archive, say nothing of the kind.
+func TestObjectLog_EntryHasThePlansIntent(t *testing.T) {
+	h := newObjHistory(t, 60)
+	l := lt.Ledger(h.ws)
+	if err := lt.Inbox(h.ws).SaveConversation(&inbox.Conversation{Name: "asked", Intent: "name the first one after the customer", Planner: "codex"}); err != nil {
+		t.Fatal(err)
+	}
+	lt.Preview(t, l, "asked", lt.Rename(h.els[1], "Customer"))
+	if _, err := lt.Approve(t, l, "asked"); err != nil {
+		t.Fatal(err)
+	}
+	own := fmt.Sprintf(`{"schema_version":"2.0","status":"ready","summary":"by itself","actions":[{"op":"rename_element","element_id":%q,"new_name":"Dropped"}]}`, h.els[2])
+	lt.Preview(t, l, "dropped", []byte(own))
+	if _, err := lt.Approve(t, l, "dropped"); err != nil {
+		t.Fatal(err)
+	}
+	h.m = h.load(h.head())
+	if err := h.m.Rename(h.els[1], "By hand"); err != nil {
+		t.Fatal(err)
+	}
+	h.commit("", "by hand\n\nPlan-Id: asked-000000000000\nApproved-By: Mallory <m@example.org>", store.Signature{Name: "Mallory", Email: "m@example.org"})
+	agrees(t, h.ws, []string{h.els[1], h.els[2]})
+	got, err := ledger.ObjectLog(h.ws, h.els[1])
+	if err != nil || len(got) < 2 {
+		t.Fatalf("%+v %v", got, err)
+	}
+	if got[0].Intent != "" || got[0].PlanID != "" {
+		t.Errorf("the hand commit's trailers made it a plan's: %+v", got[0])
+	}
+	if got[1].Intent != "name the first one after the customer" || got[1].Summary != "rename to Customer" {
+		t.Errorf("the asked plan's entry: %+v", got[1])
+	}
+	if got, _ := ledger.ObjectLog(h.ws, h.els[2]); len(got) == 0 || got[0].Summary != "by itself" || got[0].Intent != "" {
+		t.Errorf("a plan nobody asked for: %+v", got)
 	}
 }

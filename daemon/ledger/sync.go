@@ -130,8 +130,11 @@ func (l *Ledger) fastForward() error {
 	if err != nil {
 		return err
 	}
+	if base == remote {
+		return nil // ahead: Sync pushes
+	}
 	if base != head {
-		return nil // ahead, or diverged: Sync pushes (and makes local plans again on top)
+		return l.mergeHandMade(head, remote, base)
 	}
 	if st := ws.RemoteState(); st.RefusedCommit == remote {
 		return fmt.Errorf("%s: %w", st.Refused, store.ErrCommitRefused) // checked already: not again on every pass
@@ -144,6 +147,40 @@ func (l *Ledger) fastForward() error {
 	}
 	ws.NoteInSync(r.Name)
 	return nil
+}
+
+// mergeHandMade is a pull onto a branch that diverged from the remote by commits a person made
+// (edits saved in Archi, committed by hand): each is made again on top of the remote's head as
+// the sync does before a push (remerge: the models merged object by object and field by field,
+// its author, message and date kept), so that a workspace that only pulls, or has no plan to
+// push, does not stay diverged. A conflict stops it before the branch moves, status naming each
+// object and field. Local plans and reverts (made again by replaying their ops, or dropped as
+// stale) and merges made by hand are left to Sync and to the person, as before.
+func (l *Ledger) mergeHandMade(head, remote, base string) error {
+	ws := l.cfg.Workspace
+	local, err := ws.CommitsBetween(base, head)
+	if err != nil {
+		return err
+	}
+	for _, c := range local {
+		if c.Merge || c.Trailers[store.TrailerPlanID] != "" || c.Trailers[store.TrailerRevertsPlan] != "" {
+			return nil
+		}
+	}
+	if err := l.admit(head, remote); err != nil {
+		return err
+	}
+	top := remote
+	for _, c := range local {
+		if top, err = remerge(ws, top, c); err != nil {
+			if errors.Is(err, ErrMergeConflict) {
+				ws.NoteRefused(remote, err.Error()) // status says it, naming each object and field
+				l.log.Error("a commit made by hand conflicts with the remote; the branch stays", "commit", store.Short(c.Hash), "err", err)
+			}
+			return err
+		}
+	}
+	return ws.MoveBranch(head, top)
 }
 
 // admit checks the remote's commit before the work tree moves to it (CheckTree, and the

@@ -10,6 +10,7 @@ import (
 	"github.com/archiplan/archiplan/archixml"
 	"github.com/archiplan/archiplan/daemon/ledger"
 	lt "github.com/archiplan/archiplan/daemon/ledger/ledgertest"
+	"github.com/archiplan/archiplan/store"
 )
 
 // renameIn renames an object in a model file as Archi saves it (archixml writes what Archi writes).
@@ -110,6 +111,94 @@ func TestSync_HandMadeLocalCommitConflicts(t *testing.T) {
 	}
 	if got := lt.Git(t, bare, "rev-parse", "main"); got != theirs {
 		t.Fatal("something was pushed")
+	}
+	if after, _ := os.ReadFile(w[0].ModelPath()); string(after) != string(before) {
+		t.Fatal("the work tree's model changed")
+	}
+	st := w[0].RemoteState().Refused
+	for _, want := range []string{els[0], " name:", `remote "Bob's name"`, `here "Ada's name"`} {
+		if !strings.Contains(st, want) {
+			t.Errorf("status line %q does not say %q", st, want)
+		}
+	}
+}
+
+// pullOnly is a ledger on the team's workspace that pulls and never pushes.
+func pullOnly(ws *store.Workspace) *ledger.Ledger {
+	return ledger.New(ledger.Config{Workspace: ws, Inbox: lt.Inbox(ws), ApprovedBy: lt.Signature, Remote: ledger.Remote{Name: "origin", Pull: true}})
+}
+
+// A pull onto a branch that has a person's commit (an edit saved in Archi, committed by hand)
+// and no plan to push, after a colleague pushed: the hand commit is made again on top of the
+// colleague's, the models merged as the merge driver merges them, its author, message and date
+// kept; the branch is no longer diverged, nothing is pushed, and every model on it is one Archi
+// opens. A pull that only pulled left the branch diverged for good.
+func TestPull_HandMadeLocalCommitIsMerged(t *testing.T) {
+	bare, w := lt.Team(t, 1)
+	l := pullOnly(w[0])
+	els := lt.Elements(t, w[0])
+	dir := colleagueClone(t, bare)
+	renameIn(t, dir+"/model.archimate", els[0], "Renamed by Bob")
+	os.WriteFile(dir+"/notes.txt", []byte("notes\n"), 0o644)
+	theirs := colleaguePush(t, dir, "Bob's edit in Archi")
+	renameIn(t, w[0].ModelPath(), els[1], "Renamed by Ada")
+	mine := handCommit(t, w[0].Root, "Ada's edit in Archi")
+
+	if err := l.Pull(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	head, _ := w[0].Head()
+	if parent := lt.Git(t, w[0].Root, "rev-parse", head+"~1"); head == mine || parent != theirs {
+		t.Fatalf("the branch is at %s (its parent %s), want the hand commit made again on the colleague's %s", head, parent, theirs)
+	}
+	format := "%an <%ae>|%ad|%B"
+	if got, want := lt.Git(t, w[0].Root, "log", "-1", "--format="+format, head), lt.Git(t, w[0].Root, "log", "-1", "--format="+format, mine); got != want {
+		t.Errorf("the hand commit made again says\n%s\nwant\n%s", got, want)
+	}
+	model := lt.Git(t, w[0].Root, "show", "HEAD:model.archimate")
+	for _, name := range []string{"Renamed by Bob", "Renamed by Ada"} {
+		if !strings.Contains(model, `name="`+name+`"`) {
+			t.Errorf("the merged model has no %q", name)
+		}
+	}
+	if got, _ := os.ReadFile(w[0].ModelPath()); strings.TrimSpace(string(got)) != model {
+		t.Error("the work tree is not the merged model")
+	}
+	if notes, _ := os.ReadFile(w[0].Root + "/notes.txt"); string(notes) != "notes\n" {
+		t.Errorf("the colleague's file: %q", notes)
+	}
+	if got := lt.Git(t, bare, "rev-parse", "main"); got != theirs {
+		t.Error("a pull pushed")
+	}
+	lt.CheckRemoteModels(t, w[0].Root)
+	// pulled again: nothing to do (ahead of the remote)
+	if err := l.Pull(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if again, _ := w[0].Head(); again != head {
+		t.Errorf("a second pull moved the branch to %s", again)
+	}
+}
+
+// The same field changed differently by the person here and the colleague there: the pull stops
+// before the branch moves, the work tree as it was, and status names the object and the field
+// with both values.
+func TestPull_HandMadeLocalCommitConflicts(t *testing.T) {
+	bare, w := lt.Team(t, 1)
+	l := pullOnly(w[0])
+	els := lt.Elements(t, w[0])
+	dir := colleagueClone(t, bare)
+	renameIn(t, dir+"/model.archimate", els[0], "Bob's name")
+	colleaguePush(t, dir, "Bob's edit in Archi")
+	renameIn(t, w[0].ModelPath(), els[0], "Ada's name")
+	mine := handCommit(t, w[0].Root, "Ada's edit in Archi")
+	before, _ := os.ReadFile(w[0].ModelPath())
+
+	if err := l.Pull(context.Background()); !errors.Is(err, ledger.ErrMergeConflict) {
+		t.Fatalf("pull over a conflicting hand commit: %v", err)
+	}
+	if head, _ := w[0].Head(); head != mine {
+		t.Fatalf("the branch moved to %s", head)
 	}
 	if after, _ := os.ReadFile(w[0].ModelPath()); string(after) != string(before) {
 		t.Fatal("the work tree's model changed")

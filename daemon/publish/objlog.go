@@ -8,9 +8,9 @@ import (
 // siteObjectLog is one commit of the History section of an object's page: log --object's entry
 // (the same index), its words with every character a person cannot see shown as its code.
 type siteObjectLog struct {
-	Commit, Short, Date, Author, PlanID, Summary, ApprovedBy string
-	Merge                                                    bool
-	Changes                                                  []string
+	Commit, Short, Date, Author, PlanID, Summary, Intent, ApprovedBy string
+	Merge                                                            bool
+	Changes                                                          []string
 }
 
 // siteObjectLogs is what a site reads of the index of objects' histories: opened once for all
@@ -56,7 +56,7 @@ func (s *siteWriter) objectHistory(id string) ([]siteObjectLog, error) {
 			continue // after the site's commit
 		}
 		l := siteObjectLog{Commit: e.Commit, Short: e.Commit[:min(12, len(e.Commit))], Date: e.Date, Author: plans.ShowHidden(e.Author),
-			PlanID: plans.ShowHidden(e.PlanID), Summary: plans.ShowHidden(e.Summary), ApprovedBy: plans.ShowHidden(e.ApprovedBy), Merge: e.Merge}
+			PlanID: plans.ShowHidden(e.PlanID), Summary: plans.ShowHidden(e.Summary), Intent: plans.ShowHidden(e.Intent), ApprovedBy: plans.ShowHidden(e.ApprovedBy), Merge: e.Merge}
 		for _, c := range e.Changes {
 			l.Changes = append(l.Changes, plans.ShowHidden(c))
 		}

@@ -32,6 +32,9 @@ func TestPublish_ElementHistory(t *testing.T) {
 	if !strings.Contains(h, "plan <code>hostile-") {
 		t.Errorf("History does not name the plan:\n%s", h)
 	}
+	if !strings.Contains(h, `asked for:</span> <bdi>call it &lt;script&gt;alert`) {
+		t.Errorf("History does not say what the plan was asked for:\n%s", h)
+	}
 	// an element no commit changed after it was made: its creation only
 	other := string(files["e/"+desk+".html"])
 	if !strings.Contains(other, `<h2 id="history">History</h2>`) || strings.Count(other, "created as") != 1 {

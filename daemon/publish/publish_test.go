@@ -15,6 +15,7 @@ import (
 	"golang.org/x/net/html"
 
 	"github.com/archiplan/archiplan/archixml"
+	"github.com/archiplan/archiplan/daemon/inbox"
 	"github.com/archiplan/archiplan/daemon/ledger"
 	"github.com/archiplan/archiplan/daemon/ledger/ledgertest"
 	"github.com/archiplan/archiplan/internal/testenv"
@@ -112,6 +113,9 @@ func publishEnv(t *testing.T) (*env, string) {
 	}
 	e := &env{ws: ws}
 	led := ledger.New(ledger.Config{Workspace: ws, Inbox: ledgertest.Inbox(ws), ApprovedBy: ledgertest.Signature})
+	if err := ledgertest.Inbox(ws).SaveConversation(&inbox.Conversation{Name: "hostile", Intent: "call it " + hostileScript}); err != nil {
+		t.Fatal(err)
+	}
 	ledgertest.Preview(t, led, "hostile", []byte(renamePlan(hostileScript+" "+hostileBidi, customer, hostileAttr+" renamed")))
 	if _, err := ledgertest.Approve(t, led, "hostile"); err != nil {
 		t.Fatal(err)

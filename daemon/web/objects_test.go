@@ -5,6 +5,8 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+
+	"github.com/archiplan/archiplan/daemon/inbox"
 )
 
 // The review page shows who changed each object a view shows: the view lists them, each linked
@@ -18,6 +20,10 @@ const (
 
 func TestServer_ObjectHistory(t *testing.T) {
 	e := newEnv(t)
+	// asked for with a request that breaks out of a page: the entry says it, escaped
+	if err := inbox.New(e.inbox, e.ws.GitPath("archiplan/inbox")).SaveConversation(&inbox.Conversation{Name: "hostile", Intent: "call it " + hostileScript}); err != nil {
+		t.Fatal(err)
+	}
 	e.approved("hostile", renamePlan(hostileScript, customer, hostileAttr))
 	c := e.client()
 	get := func(path string) (int, string) {
@@ -46,6 +52,9 @@ func TestServer_ObjectHistory(t *testing.T) {
 	}
 	if !strings.Contains(page, "plan <code>hostile-") || !strings.Contains(page, "approved by Daemon Operator") {
 		t.Errorf("the page does not name the plan and its approver:\n%s", page)
+	}
+	if !strings.Contains(page, "asked for: <bdi>call it &lt;script&gt;alert") {
+		t.Errorf("the page does not say what the plan was asked for:\n%s", page)
 	}
 	if code, _ := get("/object/no-such-object"); code != http.StatusNotFound {
 		t.Errorf("an unknown object: %d", code)
