@@ -53,6 +53,9 @@ type Options struct {
 	// element or relationship it shows (or of the view a view reference shows); "" for none. Each
 	// one with an address is drawn inside an SVG link, for a picture inlined in a page.
 	Link func(conceptID string) string
+	// Prefs are Archi's preferences for drawing lines (line jumps, curves); ViewWith draws with
+	// them, Write leaves a drawn Picture as it is.
+	Prefs Prefs
 }
 
 // Colours of marks.
@@ -68,7 +71,7 @@ func View(m *archixml.Model, viewID string) ([]byte, error) {
 
 // ViewWith draws a view as View does, with marks and cropping.
 func ViewWith(m *archixml.Model, viewID string, o Options) ([]byte, error) {
-	p, err := Draw(m, viewID)
+	p, err := DrawWith(m, viewID, o.Prefs)
 	if err != nil {
 		return nil, err
 	}
@@ -130,6 +133,7 @@ type drawing struct {
 	connsBy   map[string]*conn
 	fans      map[[2]string]int // straight connections routed so far between each pair of ends
 	lanes     *lanes            // the rows and columns a Manhattan view's connections use
+	prefs     Prefs             // Archi's preferences for drawing lines
 }
 
 func layout(m *archixml.Model, root *diagram.Node) *drawing {

@@ -1,0 +1,151 @@
+package render
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"testing"
+
+	"github.com/archiplan/archiplan/archixml"
+)
+
+// prefsXML is a view with two straight lines crossing, A to B across at y 27 and C to D down at
+// x 210, meeting at 210,27; and E to F with one bendpoint, a right-angle bend at 60,527 (below
+// E's middle, level with F's).
+func prefsXML() string {
+	conn := func(id, src, tgt, rel, inner string) string {
+		return fmt.Sprintf(`        <sourceConnection xsi:type="archimate:Connection" id="%s" source="%s" target="%s" archimateRelationship="%s">%s</sourceConnection>`+"\n", id, src, tgt, rel, inner)
+	}
+	rel, box := relXML, boxXML
+	return appModelXML("prefs", []string{"a", "b", "c", "d", "e", "f"},
+		rel("r1", "ServingRelationship", "a", "b")+rel("r2", "FlowRelationship", "c", "d")+rel("r3", "TriggeringRelationship", "e", "f"), "",
+		box("oa", "a", 0, 0, conn("c1", "oa", "ob", "r1", ""))+
+			box("ob", "b", 300, 0, "")+
+			box("oc", "c", 150, -100, conn("c2", "oc", "od", "r2", ""))+
+			box("od", "d", 150, 100, "")+
+			box("oe", "e", 0, 300, conn("c3", "oe", "of", "r3", `<bendpoint startY="200" endX="-300"/>`))+
+			box("of", "f", 300, 500, ""))
+}
+
+func drawPrefs(t *testing.T, p Prefs) (map[string][]pt, []byte) {
+	t.Helper()
+	m, err := archixml.Load([]byte(prefsXML()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	svg, err := ViewWith(m, "v", Options{Prefs: p})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return drawnLines(t, svg), svg
+}
+
+// TestViewWith_PrefsOffIsTheDefault: with no preference set the picture is View's, byte for byte,
+// and its lines are the routes: straight, and through the bendpoint.
+func TestViewWith_PrefsOffIsTheDefault(t *testing.T) {
+	m, err := archixml.Load([]byte(prefsXML()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain, err := View(m, "v")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines, withZero := drawPrefs(t, Prefs{})
+	if !bytes.Equal(plain, withZero) {
+		t.Error("ViewWith with no preferences draws other bytes than View")
+	}
+	want := map[string]string{"c1": "[{120 27} {300 27}]", "c2": "[{210 -45} {210 100}]", "c3": "[{60 355} {60 527} {300 527}]"}
+	for id, w := range want {
+		if fmt.Sprint(lines[id]) != w {
+			t.Errorf("%s drawn through %v, want %s", id, lines[id], w)
+		}
+	}
+}
+
+// distToLine is the distance from p to the polyline l.
+func distToLine(p pt, l []pt) float64 {
+	best := math.Inf(1)
+	for i := 1; i < len(l); i++ {
+		a, b := l[i-1], l[i]
+		dx, dy := b.x-a.x, b.y-a.y
+		t := 0.0
+		if n := dx*dx + dy*dy; n > 0 {
+			t = math.Max(0, math.Min(1, ((p.x-a.x)*dx+(p.y-a.y)*dy)/n))
+		}
+		best = math.Min(best, dist(p, pt{a.x + t*dx, a.y + t*dy}))
+	}
+	return best
+}
+
+// TestViewWith_LineJumps: where two straight lines cross, the one at the greater angle (the
+// vertical, pi/2 against 0) jumps the other with a half circle of 5 px around the crossing, as
+// Archi's RoundedPolylineConnection draws it; the other goes straight through; the ends stay.
+func TestViewWith_LineJumps(t *testing.T) {
+	lines, _ := drawPrefs(t, Prefs{LineJumps: true})
+	cross := pt{210, 27}
+	if l := lines["c1"]; fmt.Sprint(l) != "[{120 27} {300 27}]" {
+		t.Errorf("the line at the lower angle is drawn through %v, want straight through the crossing", l)
+	}
+	v := lines["c2"]
+	if len(v) < 4 || v[0] != (pt{210, -45}) || v[len(v)-1] != (pt{210, 100}) {
+		t.Fatalf("the jumping line %v does not keep its ends 210,-45 and 210,100", v)
+	}
+	if d := distToLine(cross, v); d < 4 {
+		t.Errorf("the jumping line passes %.1f px from the crossing, want a jump of 5 px over it", d)
+	}
+	off := 0 // points off the straight line: the jump's, each 5 px from the crossing
+	for _, p := range v {
+		if p.x == 210 && math.Abs(p.y-cross.y) >= 5 {
+			continue
+		}
+		off++
+		if r := dist(p, cross); math.Abs(r-5) > 0.75 {
+			t.Errorf("jump point %v is %.2f px from the crossing, want 5", p, r)
+		}
+	}
+	if off < 5 {
+		t.Errorf("the jump has %d points off the line, want a half circle: %v", off, v)
+	}
+	if l := lines["c3"]; fmt.Sprint(l) != "[{60 355} {60 527} {300 527}]" {
+		t.Errorf("a line crossing nothing is drawn through %v, want its route", l)
+	}
+}
+
+// TestViewWith_Curves: a bend is rounded as Archi rounds it: an arc tangent to both legs on the
+// circle whose centre lies min(14, half the shorter leg) px from the bendpoint along the bend's
+// bisector, of radius that times sin(half the angle between the legs); straight legs to the arc,
+// the ends kept. For the right angle at 60,527: the centre 70,517, the radius 9.9, the arc
+// from 60,517 to 70,527, passing 4.1 px from the bendpoint.
+func TestViewWith_Curves(t *testing.T) {
+	lines, _ := drawPrefs(t, Prefs{Curves: true})
+	l := lines["c3"]
+	bp := pt{60, 527}
+	if len(l) < 4 || l[0] != (pt{60, 355}) || l[len(l)-1] != (pt{300, 527}) {
+		t.Fatalf("the curved line %v does not keep its ends", l)
+	}
+	centre := pt{bp.x + 14*math.Cos(math.Pi/4), bp.y - 14*math.Sin(math.Pi/4)}
+	r := 14 * math.Sin(math.Pi/4)
+	onArc := 0
+	for _, p := range l {
+		onLeg := p.x == 60 && p.y <= 527-r+1 || p.y == 527 && p.x >= 60+r-1
+		if onLeg {
+			continue
+		}
+		onArc++
+		if d := dist(p, centre); math.Abs(d-r) > 1 {
+			t.Errorf("curve point %v is %.2f px from the arc's centre, want %.2f", p, d, r)
+		}
+	}
+	if onArc < 5 {
+		t.Errorf("%d points on the arc, want the arc drawn in pieces: %v", onArc, l)
+	}
+	if d := distToLine(bp, l); math.Abs(d-(14-r)) > 1 {
+		t.Errorf("the curve passes %.1f px from the bendpoint, want %.1f", d, 14-r)
+	}
+	for _, id := range []string{"c1", "c2"} {
+		if len(lines[id]) != 2 {
+			t.Errorf("a straight line %s is drawn through %v with curves on, want its two ends", id, lines[id])
+		}
+	}
+}
