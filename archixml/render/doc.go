@@ -59,8 +59,8 @@
 //     re-routed while a person works; here they are taken once, in the order the view stores
 //     the connections, so where two lines compete for a row the one moved may differ. Like
 //     Archi, two connections between the same boxes side by side are drawn on one line under
-//     Manhattan (the router moves only middle segments). Archi's "rounded" corners, line jumps
-//     and curves are not applied.
+//     Manhattan (the router moves only middle segments). Line jumps and curves (Archi's
+//     preferences, off by default) are drawn only when Prefs asks for them.
 //
 // The drawing is made for people and tools alike: each drawn object is an SVG group carrying its
 // diagram object's id (data-id), its kind (data-kind) and its absolute bounds (data-x, data-y,
