@@ -90,7 +90,7 @@ func middlesShared(lines map[string][]pt) []string {
 }
 
 // TestView_CorpusManhattan: every view of every corpus model, its router set to Manhattan (in
-// memory), is drawn with right angles only; its connections end where Archi's orthogonal anchor
+// memory), is drawn with right angles only, no two middle segments on one another; its connections end where Archi's orthogonal anchor
 // puts them (the router keeps the anchors: a straight line across the overlap of two boxes
 // overlapping in x or y, corner to facing corner of two rectangles overlapping in neither); and
 // each leaves a box perpendicular to the side its end lies on, out of the box, as draw2d's
@@ -109,12 +109,19 @@ func TestView_CorpusManhattan(t *testing.T) {
 			t.Fatalf("%s: view %q measured as not Manhattan", file, v.Name())
 		}
 		views++
+		lines := map[string][]pt{}
+		defer func() {
+			for _, p := range middlesShared(lines) {
+				t.Errorf("%s: view %q: the middle segments of %s run on one another (draw2d moves them to free rows and columns)", file, v.Name(), p)
+			}
+		}()
 		for _, c := range g.Connections {
 			conns++
 			var l []pt
 			for _, p := range c.Points {
 				l = append(l, pt{p[0], p[1]})
 			}
+			lines[c.ID] = l
 			if s := slanted(l); s > 0 {
 				bad++
 				t.Errorf("%s: view %q: connection %s has %d segments neither horizontal nor vertical: %v", file, v.Name(), c.ID, s, l)
