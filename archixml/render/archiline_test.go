@@ -242,3 +242,55 @@ func crossAt(p1, p2, q1, q2 pt) (pt, bool) {
 	}
 	return pt{p1.x + ua*(p2.x-p1.x), p1.y + ua*(p2.y-p1.y)}, true
 }
+
+// TestViewWith_CorpusCurves: on every corpus view, with curves on, every line keeps its ends,
+// stays within 14 px (the largest radius) of its route, and rounds each bend whose legs are 28
+// px or longer and meet at 30 to 120 degrees: it passes the bendpoint at 14 (1 - sin(a/2)) px
+// (a the angle between the legs), 1.8 px at least, not through it.
+func TestViewWith_CorpusCurves(t *testing.T) {
+	bends := 0
+	eachCorpusView(t, func(file string, m *archixml.Model, v archixml.Object) {
+		d := layoutOf(t, m, v.ID())
+		d.prefs = Prefs{Curves: true}
+		for _, c := range d.conns {
+			if len(c.pts) < 3 || d.hiddenConn(c) {
+				continue
+			}
+			route := make([]pt, len(c.pts))
+			for i, q := range c.pts {
+				route[i] = pt{math.Round(q.x), math.Round(q.y)}
+			}
+			line := d.line(c)
+			if line[0] != route[0] || line[len(line)-1] != route[len(route)-1] {
+				t.Errorf("%s: view %q: %s curved from %v to %v, its route from %v to %v", file, v.Name(), c.id, line[0], line[len(line)-1], route[0], route[len(route)-1])
+			}
+			for _, p := range line {
+				if dd := distToLine(p, route); dd > 14 {
+					t.Errorf("%s: view %q: %s curved through %v, %.1f px off its route", file, v.Name(), c.id, p, dd)
+				}
+			}
+			for i := 1; i+1 < len(route); i++ {
+				a, b, n := route[i-1], route[i], route[i+1]
+				if dist(a, b) < 28 || dist(b, n) < 28 {
+					continue
+				}
+				ang := math.Abs(math.Atan2(a.y-b.y, a.x-b.x) - math.Atan2(n.y-b.y, n.x-b.x))
+				if ang > math.Pi {
+					ang = 2*math.Pi - ang
+				}
+				if ang > 2*math.Pi/3 || ang < math.Pi/6 {
+					continue // nearly straight on, or folded back on itself
+				}
+				bends++
+				want := 14 * (1 - math.Sin(ang/2))
+				if dd := distToLine(b, line); math.Abs(dd-want) > 1.5 {
+					t.Errorf("%s: view %q: %s passes its bend at %v %.1f px off, want %.1f", file, v.Name(), c.id, b, dd, want)
+				}
+			}
+		}
+	})
+	if bends == 0 {
+		t.Fatal("no bend to round in the corpus: the test proves nothing")
+	}
+	t.Logf("%d bends rounded as Archi rounds them", bends)
+}
