@@ -136,7 +136,8 @@ func (d *drawing) connPiece(c *conn) piece {
 	if c.concept.Valid() {
 		p.target = c.concept.ID()
 	}
-	for _, q := range c.pts {
+	line := d.line(c)
+	for _, q := range line {
 		r := rect{int(math.Floor(q.x)), int(math.Floor(q.y)), 0, 0}
 		r.w, r.h = int(math.Ceil(q.x))-r.x, int(math.Ceil(q.y))-r.y
 		if !p.hasExt {
@@ -148,19 +149,36 @@ func (d *drawing) connPiece(c *conn) piece {
 	p.head = fmt.Sprintf(`<g data-id="%s" data-kind="%s" data-type="%s" data-source="%s" data-target="%s"`,
 		esc(c.id), kind, esc(c.class), esc(c.src), esc(c.tgt))
 	var body bytes.Buffer
-	d.connBody(&body, c, &p)
+	d.connBody(&body, c, line, &p)
 	p.body = body.Bytes()
 	return p
 }
 
-func (d *drawing) connBody(b *bytes.Buffer, c *conn, pc *piece) {
+// line is the line drawn for a connection: its route, curved and jumping other lines as the
+// preferences say.
+func (d *drawing) line(c *conn) []pt {
+	if d.prefs == (Prefs{}) || len(c.pts) < 2 {
+		return c.pts
+	}
+	var others [][]pt
+	for _, o := range d.conns {
+		if o != c && len(o.pts) > 1 && !d.hiddenConn(o) {
+			others = append(others, o.pts)
+		}
+	}
+	return archiLine(c.pts, others, d.prefs)
+}
+
+// connBody draws a connection's line (its route, or the route curved and jumping as the
+// preferences say), its ends at the route's ends and its label.
+func (d *drawing) connBody(b *bytes.Buffer, c *conn, route []pt, pc *piece) {
 	if len(c.pts) < 2 {
 		return // an end is missing from the view: nothing to draw, the id stays findable
 	}
 	line := colour(c.n.Attr("lineColor"), "#000000")
 	width := clamp(num(c.n.Attr("lineWidth"), 1), 1, 3)
 	ls := d.styleOfConn(c)
-	pc.path = pathOf([][]pt{c.pts})
+	pc.path = pathOf([][]pt{route})
 	drawn := pc.path
 	lines, st := d.connLabel(c)
 	var box rect
@@ -168,7 +186,7 @@ func (d *drawing) connBody(b *bytes.Buffer, c *conn, pc *piece) {
 		box = d.labelBox(c, lines, st)
 		// Archi's default label strategy clips the line behind the label, widened by a pixel
 		// each side (AbstractDiagramConnectionFigure.clipTextLabel)
-		drawn = pathOf(clipOut(c.pts, rect{box.x - 1, box.y, box.w + 2, box.h}))
+		drawn = pathOf(clipOut(route, rect{box.x - 1, box.y, box.w + 2, box.h}))
 	}
 	fmt.Fprintf(b, `<path d="%s" fill="none" stroke="%s" stroke-width="%d"`, drawn, line, width)
 	if ls.dash != "" {

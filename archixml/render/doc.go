@@ -29,7 +29,12 @@
 // either side, as Archi's FanRouter does, so that none is drawn on another. A connection Archi hides is not drawn:
 // with Archi's default preferences, one between a diagram object and the object it sits in
 // directly, and one whose source (else target) is such a connection
-// (DiagramModelUtils.shouldBeHiddenConnection).
+// (DiagramModelUtils.shouldBeHiddenConnection). On a view whose router is Manhattan, the
+// bendpoints are unused and each connection is routed as draw2d's ManhattanConnectionRouter
+// routes it between the same anchors: out of each box perpendicular to the side its end lies on,
+// turning halfway between the ends (or 10 px out of a box when the other end lies behind it),
+// its middle segments moved 2 px at a time off the rows and columns the view's earlier
+// connections use.
 //
 // Labels are measured with the advance widths of Liberation Sans (metric-compatible with Arial),
 // generated from Debian's fonts-liberation into metrics_table.go by gen_metrics.go, and the SVG
@@ -50,9 +55,12 @@
 //   - Images on objects (Archi's iconic delegate), gradients and the legend figure are not drawn;
 //     label expressions are expanded for the common forms only (${name}, ${type},
 //     ${documentation}, ${property:key}).
-//   - Connections are straight segments through their bendpoints; on a view whose router is
-//     Manhattan, right angles without bendpoints, but without Archi's spreading of lines that
-//     would run along one another. Archi's "rounded" corners and line jumps are not applied.
+//   - Archi's Manhattan router keeps its rows and columns as connections are routed and
+//     re-routed while a person works; here they are taken once, in the order the view stores
+//     the connections, so where two lines compete for a row the one moved may differ. Like
+//     Archi, two connections between the same boxes side by side are drawn on one line under
+//     Manhattan (the router moves only middle segments). Line jumps and curves (Archi's
+//     preferences, off by default) are drawn only when Prefs asks for them.
 //
 // The drawing is made for people and tools alike: each drawn object is an SVG group carrying its
 // diagram object's id (data-id), its kind (data-kind) and its absolute bounds (data-x, data-y,

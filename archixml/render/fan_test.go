@@ -186,44 +186,57 @@ func eachCorpusView(t *testing.T, f func(file string, m *archixml.Model, v archi
 	}
 }
 
+// relXML is a relationship element of a test model.
+func relXML(id, class, src, tgt string) string {
+	return fmt.Sprintf(`    <element xsi:type="archimate:%s" id="%s" source="%s" target="%s"/>`+"\n", class, id, src, tgt)
+}
+
+// boxXML is a 120 x 55 diagram object at x, y showing the element el, holding its connections.
+func boxXML(id, el string, x, y int, conns string) string {
+	return fmt.Sprintf(`      <child xsi:type="archimate:DiagramObject" id="%s" archimateElement="%s">
+        <bounds x="%d" y="%d" width="120" height="55"/>
+%s      </child>
+`, id, el, x, y, conns)
+}
+
+// appModelXML is a model of application components named after their ids (upper-cased), the
+// relationships rels and one view "v" with the attributes viewAttrs and the children kids.
+func appModelXML(name string, els []string, rels, viewAttrs, kids string) string {
+	var b strings.Builder
+	for _, e := range els {
+		fmt.Fprintf(&b, `    <element xsi:type="archimate:ApplicationComponent" name="%s" id="%s"/>`+"\n", strings.ToUpper(e), e)
+	}
+	return `<?xml version="1.0" encoding="UTF-8"?>
+<archimate:model xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xmlns:archimate="http://www.archimatetool.com/archimate" name="` + name + `" id="m">
+  <folder name="Application" id="f1" type="application">
+` + b.String() + `  </folder>
+  <folder name="Relations" id="f2" type="relations">
+` + rels + `  </folder>
+  <folder name="Views" id="f3" type="diagrams">
+    <element xsi:type="archimate:ArchimateDiagramModel" name="` + strings.ToUpper(name[:1]) + name[1:] + `" id="v"` + viewAttrs + `>
+` + kids + `    </element>
+  </folder>
+</archimate:model>`
+}
+
 // fanXML is a view of pairs of boxes with several straight connections between each pair: a
 // serving and a flow from A to B, flows both ways between C and D (one above the other), and
 // three triggerings between E and F.
 func fanXML() string {
-	rel := func(id, class, src, tgt string) string {
-		return fmt.Sprintf(`    <element xsi:type="archimate:%s" id="%s" source="%s" target="%s"/>`+"\n", class, id, src, tgt)
-	}
 	conn := func(id, src, tgt, rel string) string {
 		return fmt.Sprintf(`        <sourceConnection xsi:type="archimate:Connection" id="%s" source="%s" target="%s" archimateRelationship="%s"/>`+"\n", id, src, tgt, rel)
 	}
-	box := func(id, el string, x, y int, conns string) string {
-		return fmt.Sprintf(`      <child xsi:type="archimate:DiagramObject" id="%s" archimateElement="%s">
-        <bounds x="%d" y="%d" width="120" height="55"/>
-%s      </child>
-`, id, el, x, y, conns)
-	}
-	var els strings.Builder
-	for _, e := range []string{"a", "b", "c", "d", "e", "f"} {
-		fmt.Fprintf(&els, `    <element xsi:type="archimate:ApplicationComponent" name="%s" id="%s"/>`+"\n", strings.ToUpper(e), e)
-	}
-	return `<?xml version="1.0" encoding="UTF-8"?>
-<archimate:model xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xmlns:archimate="http://www.archimatetool.com/archimate" name="fan" id="m">
-  <folder name="Application" id="f1" type="application">
-` + els.String() + `  </folder>
-  <folder name="Relations" id="f2" type="relations">
-` + rel("r1", "ServingRelationship", "a", "b") + rel("r2", "FlowRelationship", "a", "b") +
-		rel("r3", "FlowRelationship", "c", "d") + rel("r4", "FlowRelationship", "d", "c") +
-		rel("r5", "TriggeringRelationship", "e", "f") + rel("r6", "TriggeringRelationship", "f", "e") + rel("r7", "TriggeringRelationship", "e", "f") + `  </folder>
-  <folder name="Views" id="f3" type="diagrams">
-    <element xsi:type="archimate:ArchimateDiagramModel" name="Fan" id="v">
-` + box("oa", "a", 0, 0, conn("c1", "oa", "ob", "r1")+conn("c2", "oa", "ob", "r2")) +
-		box("ob", "b", 300, 0, "") +
-		box("oc", "c", 0, 150, conn("c3", "oc", "od", "r3")) +
-		box("od", "d", 0, 350, conn("c4", "od", "oc", "r4")) +
-		box("oe", "e", 300, 150, conn("c5", "oe", "of", "r5")+conn("c7", "oe", "of", "r7")) +
-		box("of", "f", 500, 350, conn("c6", "of", "oe", "r6")) + `    </element>
-  </folder>
-</archimate:model>`
+	rel, box := relXML, boxXML
+	return appModelXML("fan", []string{"a", "b", "c", "d", "e", "f"},
+		rel("r1", "ServingRelationship", "a", "b")+rel("r2", "FlowRelationship", "a", "b")+
+			rel("r3", "FlowRelationship", "c", "d")+rel("r4", "FlowRelationship", "d", "c")+
+			rel("r5", "TriggeringRelationship", "e", "f")+rel("r6", "TriggeringRelationship", "f", "e")+rel("r7", "TriggeringRelationship", "e", "f"), "",
+		box("oa", "a", 0, 0, conn("c1", "oa", "ob", "r1")+conn("c2", "oa", "ob", "r2"))+
+			box("ob", "b", 300, 0, "")+
+			box("oc", "c", 0, 150, conn("c3", "oc", "od", "r3"))+
+			box("od", "d", 0, 350, conn("c4", "od", "oc", "r4"))+
+			box("oe", "e", 300, 150, conn("c5", "oe", "of", "r5")+conn("c7", "oe", "of", "r7"))+
+			box("of", "f", 500, 350, conn("c6", "of", "oe", "r6")))
 }
 
 // TestView_FanSeparatesConnections: straight connections between the same two boxes are drawn

@@ -53,6 +53,9 @@ type Options struct {
 	// element or relationship it shows (or of the view a view reference shows); "" for none. Each
 	// one with an address is drawn inside an SVG link, for a picture inlined in a page.
 	Link func(conceptID string) string
+	// Prefs are Archi's preferences for drawing lines (line jumps, curves); ViewWith draws with
+	// them, Write leaves a drawn Picture as it is.
+	Prefs Prefs
 }
 
 // Colours of marks.
@@ -68,7 +71,7 @@ func View(m *archixml.Model, viewID string) ([]byte, error) {
 
 // ViewWith draws a view as View does, with marks and cropping.
 func ViewWith(m *archixml.Model, viewID string, o Options) ([]byte, error) {
-	p, err := Draw(m, viewID)
+	p, err := DrawWith(m, viewID, o.Prefs)
 	if err != nil {
 		return nil, err
 	}
@@ -129,10 +132,12 @@ type drawing struct {
 	conns     []*conn
 	connsBy   map[string]*conn
 	fans      map[[2]string]int // straight connections routed so far between each pair of ends
+	lanes     *lanes            // the rows and columns a Manhattan view's connections use
+	prefs     Prefs             // Archi's preferences for drawing lines
 }
 
 func layout(m *archixml.Model, root *diagram.Node) *drawing {
-	d := &drawing{m: m, byID: map[string]*obj{}, connsBy: map[string]*conn{}, fans: map[[2]string]int{}}
+	d := &drawing{m: m, byID: map[string]*obj{}, connsBy: map[string]*conn{}, fans: map[[2]string]int{}, lanes: newLanes()}
 	d.manhattan = root.Attr("connectionRouterType") == archixml.Routers["manhattan"]
 	var place func(n *diagram.Node, parent *obj, ox, oy int)
 	place = func(n *diagram.Node, parent *obj, ox, oy int) {
@@ -355,7 +360,13 @@ func (d *drawing) route(c *conn) {
 		return
 	}
 	if d.manhattan {
-		c.pts = manhattanRoute(sr, tr)
+		// draw2d's Manhattan router between the ends the anchors give towards the other
+		// figure's middle, the bendpoints unused; an end on a connection turns off that
+		// connection's bounds
+		whole := func(p pt) pt { return pt{math.Round(p.x), math.Round(p.y)} }
+		s := whole(d.anchor(c.src, sr, pt{float64(tr.cx()), float64(tr.cy())}, c.tgt))
+		e := whole(d.anchor(c.tgt, tr, pt{float64(sr.cx()), float64(sr.cy())}, c.src))
+		c.pts = d.lanes.route(s, e, d.figureBox(c.src), d.figureBox(c.tgt), !d.hiddenConn(c))
 		return
 	}
 	var bends []pt
@@ -425,44 +436,6 @@ func fan(p []pt, index int) []pt {
 	return []pt{p[0], bend, p[1]}
 }
 
-// manhattanRoute routes a connection of a view whose router is Manhattan with right angles, its
-// bendpoints unused, as Archi's router does: straight across where the two boxes face each other,
-// else out of the side of the source that faces the target, turning halfway between them. It is
-// simpler than Archi's router, which also spreads lines that would run along one another.
-func manhattanRoute(s, t rect) []pt {
-	f := func(v int) float64 { return float64(v) }
-	// overlapping spans: one straight segment in the middle of the overlap
-	if lo, hi := max(s.x, t.x), min(s.x+s.w, t.x+t.w); lo <= hi && (s.y+s.h <= t.y || t.y+t.h <= s.y) {
-		x := f(lo+hi) / 2
-		if s.y < t.y {
-			return []pt{{x, f(s.y + s.h)}, {x, f(t.y)}}
-		}
-		return []pt{{x, f(s.y)}, {x, f(t.y + t.h)}}
-	}
-	if lo, hi := max(s.y, t.y), min(s.y+s.h, t.y+t.h); lo <= hi && (s.x+s.w <= t.x || t.x+t.w <= s.x) {
-		y := f(lo+hi) / 2
-		if s.x < t.x {
-			return []pt{{f(s.x + s.w), y}, {f(t.x), y}}
-		}
-		return []pt{{f(s.x), y}, {f(t.x + t.w), y}}
-	}
-	sc, tc := pt{f(s.x) + f(s.w)/2, f(s.y) + f(s.h)/2}, pt{f(t.x) + f(t.w)/2, f(t.y) + f(t.h)/2}
-	if math.Abs(tc.x-sc.x) >= math.Abs(tc.y-sc.y) {
-		x0, x1 := f(s.x+s.w), f(t.x)
-		if tc.x < sc.x {
-			x0, x1 = f(s.x), f(t.x+t.w)
-		}
-		mid := math.Round((x0 + x1) / 2)
-		return []pt{{x0, sc.y}, {mid, sc.y}, {mid, tc.y}, {x1, tc.y}}
-	}
-	y0, y1 := f(s.y+s.h), f(t.y)
-	if tc.y < sc.y {
-		y0, y1 = f(s.y), f(t.y+t.h)
-	}
-	mid := math.Round((y0 + y1) / 2)
-	return []pt{{sc.x, y0}, {sc.x, mid}, {tc.x, mid}, {tc.x, y1}}
-}
-
 // bendpoint is Archi's DiagramModelUtils.getAbsoluteBendpointPositions for the i-th of n
 // bendpoints (1-based): the weighted mix of source centre plus start offset and target centre
 // plus end offset, with weight i/(n+1), in Archi's integer arithmetic.
@@ -516,6 +489,16 @@ func (d *drawing) anchor(id string, r rect, ref pt, remote string) pt {
 	}
 	k := math.Min(float64(r.w)/2/math.Abs(dx), float64(r.h)/2/math.Abs(dy))
 	return pt{c.x + dx*k, c.y + dy*k}
+}
+
+// figureBox is the box of a connection end's figure: a diagram object's bounds, or the bounds
+// of the connection it ends on (a pixel wider each way, so that a straight one has a height).
+func (d *drawing) figureBox(id string) rect {
+	r := d.remoteBox(id)
+	if _, ok := d.byID[id]; !ok {
+		r = rect{r.x - 1, r.y - 1, r.w + 2, r.h + 2}
+	}
+	return r
 }
 
 // remoteBox is the box of a connection's other end: a diagram object's bounds, or the bounds of

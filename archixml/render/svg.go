@@ -200,8 +200,13 @@ func union(a, b rect) rect {
 	return rect{x0, y0, x1 - x0, y1 - y0}
 }
 
-// Draw lays a view out and draws it, for Picture.Write.
+// Draw lays a view out and draws it, for Picture.Write, with Archi's default preferences.
 func Draw(m *archixml.Model, viewID string) (*Picture, error) {
+	return DrawWith(m, viewID, Prefs{})
+}
+
+// DrawWith lays a view out and draws it as Draw does, with Archi's preferences p.
+func DrawWith(m *archixml.Model, viewID string, p Prefs) (*Picture, error) {
 	v, ok := m.Object(viewID)
 	if !ok || v.Kind() != archixml.KindView {
 		return nil, fmt.Errorf("render %q: %w", viewID, ErrNoView)
@@ -210,7 +215,9 @@ func Draw(m *archixml.Model, viewID string) (*Picture, error) {
 	if err != nil {
 		return nil, fmt.Errorf("render %q: %v: %w", viewID, err, ErrMalformed)
 	}
-	return layout(m, root).picture(v), nil
+	d := layout(m, root)
+	d.prefs = p
+	return d.picture(v), nil
 }
 
 func (d *drawing) picture(v archixml.Object) *Picture {

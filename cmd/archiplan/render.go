@@ -16,13 +16,22 @@ import (
 
 func renderCmd() *cobra.Command {
 	var at, outDir, modelFile string
+	var jumps, curves bool
 	c := &cobra.Command{
-		Use:   "render [VIEW...] [--at COMMIT | --model FILE] [-o DIR]",
+		Use:   "render [VIEW...] [--at COMMIT | --model FILE] [-o DIR] [--line-jumps] [--curves]",
 		Short: "Draw views as SVG, as Archi shows them: the named views (id or name) or all, at any commit or of any model file",
 		RunE: func(cmd *cobra.Command, args []string) error {
-			m, err := renderModel(cmd, modelFile, at)
+			m, cfg, err := renderModel(cmd, modelFile, at)
 			if err != nil {
 				return err
+			}
+			// Archi's connection preferences: the configuration's, a flag given overriding it
+			o := render.Options{Prefs: render.Prefs{LineJumps: cfg.v.GetBool("render.line_jumps"), Curves: cfg.v.GetBool("render.curves")}}
+			if cmd.Flags().Changed("line-jumps") {
+				o.Prefs.LineJumps = jumps
+			}
+			if cmd.Flags().Changed("curves") {
+				o.Prefs.Curves = curves
 			}
 			views, err := pickViews(m, args)
 			if err != nil {
@@ -32,7 +41,7 @@ func renderCmd() *cobra.Command {
 				if len(views) != 1 {
 					return usageError{fmt.Errorf("%d views to draw: give -o DIR (or one VIEW for standard output)", len(views))}
 				}
-				svg, err := render.View(m, views[0].ID())
+				svg, err := render.ViewWith(m, views[0].ID(), o)
 				if err != nil {
 					return codedError{exitNoUsable, err}
 				}
@@ -43,7 +52,7 @@ func renderCmd() *cobra.Command {
 				return codedError{exitNoUsable, err}
 			}
 			for _, v := range views {
-				svg, err := render.View(m, v.ID())
+				svg, err := render.ViewWith(m, v.ID(), o)
 				if err != nil {
 					return codedError{exitNoUsable, err}
 				}
@@ -59,28 +68,32 @@ func renderCmd() *cobra.Command {
 	c.Flags().StringVar(&at, "at", "", "the commit to draw the model at (default: the model file as it is)")
 	c.Flags().StringVarP(&outDir, "output", "o", "", "folder to write VIEW-ID.svg files into")
 	c.Flags().StringVar(&modelFile, "model", "", "draw this .archimate file (plain or zipped), no workspace needed")
+	c.Flags().BoolVar(&jumps, "line-jumps", false, "draw a jump where a line crosses another, as Archi's preference does (default: render.line_jumps)")
+	c.Flags().BoolVar(&curves, "curves", false, "round the bends of lines, as Archi's preference does (default: render.curves)")
 	return c
 }
 
-// renderModel is the model render draws: a model file given with --model, read without a
-// workspace (a file someone was sent), else the workspace's at a commit or as it is.
-func renderModel(cmd *cobra.Command, modelFile, at string) (*archixml.Model, error) {
+// renderModel is the model render draws, and the configuration: a model file given with
+// --model, read without a workspace (a file someone was sent), else the workspace's at a commit
+// or as it is.
+func renderModel(cmd *cobra.Command, modelFile, at string) (*archixml.Model, *config, error) {
 	if modelFile != "" {
 		if at != "" {
-			return nil, usageError{errors.New("--at draws the workspace's model at a commit: not with --model")}
+			return nil, nil, usageError{errors.New("--at draws the workspace's model at a commit: not with --model")}
 		}
 		cfg, err := newConfig(cmd)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		m, _, err := cfg.loadModel(modelFile)
-		return m, err
+		return m, cfg, err
 	}
-	_, ws, err := openWorkspace(cmd)
+	cfg, ws, err := openWorkspace(cmd)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return modelAt(ws, at)
+	m, err := modelAt(ws, at)
+	return m, cfg, err
 }
 
 // modelAt reads the model at a commit, or the model file in the work tree when rev is "".

@@ -63,6 +63,8 @@ var Keys = []Key{
 	{"http", "", false, "the address the daemon serves the review page at (loopback only unless http_remote); the flag --http overrides it"},
 	{"http_remote", "false", false, "let the review page listen beyond loopback (put it behind TLS and an authenticating proxy)"},
 	{"publish", "", false, "a folder the daemon keeps as a published site of the model at HEAD; the default of publish -o"},
+	{"render.line_jumps", "false", false, "archiplan render draws a jump where a line crosses another (Archi's preference, off in Archi); the flag --line-jumps overrides it"},
+	{"render.curves", "false", false, "archiplan render rounds the bends of lines (Archi's preference, off in Archi); the flag --curves overrides it"},
 	{"remote", "", false, "a remote of the repository's git config, shared with a team"},
 	{"pull", "false", false, "fetch the remote on a timer and fast-forward (before each apply, to the last fetch)"},
 	{"push", "false", false, "push each apply commit at once"},
