@@ -50,38 +50,42 @@ type Result struct {
 // under, and it is still valid; and clears its files from the inbox. A refused plan becomes
 // NAME.rejected with the reason on top of its preview; an approval whose policy or scope changed
 // is withdrawn (renamed back to NAME.json) and previewed again (ErrRepreview).
+//
+// The inbox answers once (Evidence: everything the approval is checked against, or one refusal);
+// the decision is made from that answer alone, and its one effect on the inbox follows it: the
+// plan's files cleared, or its rejection written.
 func (l *Ledger) Approve(ctx context.Context, e inbox.Entry) (*Result, error) {
 	b := l.cfg.Inbox
 	owner := -1
 	if l.cfg.Adopted {
 		owner = os.Getuid()
 	}
-	// the inbox answers once: everything the approval is checked against, or why not
 	ev, err := b.Evidence(e, owner, PolicyHash(l.Options()))
+	var res *Result
 	if err != nil {
-		return l.refuseApproval(e, err)
-	}
-	raw, rec := ev.Raw, ev.Record
-	req := Request{Name: e.Name, File: e.File, Raw: raw, Record: rec, Approved: ev.Files, Context: ev.Context}
-	if rec.Reviewer != "" {
-		by := l.cfg.ApprovedBy
-		by.Name = fmt.Sprintf("%s (review page: %s)", by.Name, rec.Reviewer)
-		req.ApprovedBy = &by
-	}
-	if f := rec.Forge; f != nil {
-		// the account the forge authenticated, as the forge names it
-		by := store.Signature{Name: f.Account, Email: f.Account + "@" + f.Host}
-		req.ApprovedBy = &by
-	}
-	res, err := l.Apply(ctx, req)
-	if err != nil && ctx.Err() != nil {
-		return res, fmt.Errorf("cancelled; the plan stays approved: %w", err) // not the plan's fault
+		res, err = l.refuseApproval(e, err)
+	} else {
+		req := Request{Name: e.Name, File: e.File, Raw: ev.Raw, Record: ev.Record, Approved: ev.Files, Context: ev.Context}
+		if rec := ev.Record; rec.Reviewer != "" {
+			by := l.cfg.ApprovedBy
+			by.Name = fmt.Sprintf("%s (review page: %s)", by.Name, rec.Reviewer)
+			req.ApprovedBy = &by
+		}
+		if f := ev.Record.Forge; f != nil {
+			// the account the forge authenticated, as the forge names it
+			by := store.Signature{Name: f.Account, Email: f.Account + "@" + f.Host}
+			req.ApprovedBy = &by
+		}
+		res, err = l.Apply(ctx, req)
+		if err != nil && ctx.Err() != nil {
+			return res, fmt.Errorf("cancelled; the plan stays approved: %w", err) // not the plan's fault
+		}
 	}
 	switch {
 	case err == nil, errors.Is(err, ErrAlreadyApplied):
 		b.Clear(e.Name)
 	case errors.Is(err, ErrRefused):
-		if rerr := l.writeRejection(e, raw, res); rerr != nil {
+		if rerr := l.writeRejection(e, res); rerr != nil {
 			return res, rerr
 		}
 	}
@@ -90,17 +94,18 @@ func (l *Ledger) Approve(ctx context.Context, e inbox.Entry) (*Result, error) {
 
 // writeRejection makes a refused plan NAME.rejected, its preview and report the refusal's: the
 // one way every rejection reaches the inbox.
-func (l *Ledger) writeRejection(e inbox.Entry, raw []byte, res *Result) error {
-	if err := l.cfg.Inbox.Reject(e, res.Outputs, rejectRecord(e, raw, res)); err != nil {
+func (l *Ledger) writeRejection(e inbox.Entry, res *Result) error {
+	if err := l.cfg.Inbox.Reject(e, res.Outputs, rejectRecord(e, nil, res)); err != nil {
 		return err
 	}
 	l.log.Info("rejected", "plan", e.File, "verdict", res.Verdict, "reason", res.Reason)
 	return nil
 }
 
-// refuseApproval is the one way an approval the inbox refused goes: back to be previewed again
-// when its policy, scope or owners' approvals are what is missing (ErrRepreview), rejected with
-// the inbox's reason otherwise (ErrRefused).
+// refuseApproval decides what becomes of an approval the inbox refused: back to be previewed
+// again when its policy, scope or owners' approvals are what is missing (ErrRepreview), rejected
+// with the inbox's reason otherwise (ErrRefused: the rejection decided and audited, for Approve
+// to write).
 func (l *Ledger) refuseApproval(e inbox.Entry, err error) (*Result, error) {
 	r := &inbox.Refusal{Reason: err.Error(), Err: err, Unread: true}
 	errors.As(err, &r)
@@ -108,11 +113,12 @@ func (l *Ledger) refuseApproval(e inbox.Entry, err error) (*Result, error) {
 		l.log.Info("approval withdrawn: "+r.Err.Error(), "plan", e.File, "why", r.Withdraw)
 		return &Result{}, fmt.Errorf("%w: %s", ErrRepreview, r.Withdraw)
 	}
-	o := unreadable(r.Raw, r.Err)
-	if !r.Unread {
-		o = l.outcomeOf(r.Raw)
+	var unread error
+	if r.Unread {
+		unread = r.Err
 	}
-	return l.refuseEntry(e, o, VerdictRejected, r.Reason)
+	res := l.refused(e.Name, l.outcomeRead(r.Raw, unread), VerdictRejected, r.Reason)
+	return res, fmt.Errorf("%w: %s", ErrRefused, r.Reason)
 }
 
 // Reject rejects a plan of the inbox by hand, with a reason: NAME.rejected, its preview keeping
@@ -121,10 +127,17 @@ func (l *Ledger) refuseApproval(e inbox.Entry, err error) (*Result, error) {
 // The error is nil when the plan was rejected.
 func (l *Ledger) Reject(e inbox.Entry, reason string) (*Result, error) {
 	raw, err := l.cfg.Inbox.ReadPlan(e)
+	res := l.rejected(e.Name, l.outcomeRead(raw, err), VerdictRejected, reason)
+	return res, l.writeRejection(e, res)
+}
+
+// outcomeRead is what a rejection shows of plan bytes read with err: the plan checked against
+// HEAD, or, when it could not be read, why.
+func (l *Ledger) outcomeRead(raw []byte, err error) *plans.Outcome {
 	if err != nil {
-		return l.rejectAs(e, unreadable(raw, err), VerdictRejected, reason)
+		return unreadable(raw, err)
 	}
-	return l.rejectAs(e, l.outcomeOf(raw), VerdictRejected, reason)
+	return l.outcomeOf(raw)
 }
 
 // outcomeOf checks plan bytes against HEAD, for what a rejection shows; nil when HEAD cannot be
@@ -139,39 +152,35 @@ func (l *Ledger) outcomeOf(raw []byte) *plans.Outcome {
 	return plans.Check(raw, head.Model, l.cfg.Options)
 }
 
-// refuseEntry rejects an approved plan that cannot be applied: the rejection, reported as the
-// refusal of the approval (ErrRefused, with the reason) when it is made.
-func (l *Ledger) refuseEntry(e inbox.Entry, o *plans.Outcome, verdict, reason string) (*Result, error) {
-	res, err := l.rejectEntry(e, o, verdict, reason)
-	if err != nil {
-		return res, err
-	}
-	return res, fmt.Errorf("%w: %s", ErrRefused, reason)
-}
-
 // rejectEntry rejects a plan that archiplan refused, the reason followed by the step that leads
 // to a preview that can be approved.
 func (l *Ledger) rejectEntry(e inbox.Entry, o *plans.Outcome, verdict, reason string) (*Result, error) {
-	return l.rejectAs(e, o, verdict, withStep(reason, NextStep(e.Name, o)))
+	res := l.refused(e.Name, o, verdict, reason)
+	return res, l.writeRejection(e, res)
 }
 
-func (l *Ledger) rejectAs(e inbox.Entry, o *plans.Outcome, verdict, reason string) (*Result, error) {
+// refused is the rejection of a plan that archiplan refused (see rejected), the reason followed
+// by the step that leads to a preview that can be approved.
+func (l *Ledger) refused(name string, o *plans.Outcome, verdict, reason string) *Result {
+	return l.rejected(name, o, verdict, withStep(reason, NextStep(name, o)))
+}
+
+// rejected decides the rejection of the plan NAME: audited now, its result holding the preview
+// and report that say why, for writeRejection to put in the inbox.
+func (l *Ledger) rejected(name string, o *plans.Outcome, verdict, reason string) *Result {
 	res := &Result{Outcome: o, Verdict: verdict, Reason: reason}
 	if o.SHA256 != "" {
-		res.PlanID = PlanID(e.Name, o.SHA256)
+		res.PlanID = PlanID(name, o.SHA256)
 	}
 	var info plans.ModelInfo
 	if h, err := l.Head(); err == nil {
 		info = h.Info(l.cfg.Workspace.Model)
 	}
-	res.Outputs = rejection(o, inbox.RejectedFile(e.Name), verdict, reason, info)
-	if err := l.writeRejection(e, nil, res); err != nil {
-		return res, err
-	}
-	ev := Event{Event: EventRejected, Name: e.Name, PlanID: res.PlanID, Reason: reason}.WithOutcome(o)
+	res.Outputs = rejection(o, inbox.RejectedFile(name), verdict, reason, info)
+	ev := Event{Event: EventRejected, Name: name, PlanID: res.PlanID, Reason: reason}.WithOutcome(o)
 	ev.Verdict = verdict
 	l.audit(ev)
-	return res, nil
+	return res
 }
 
 func rejectRecord(e inbox.Entry, raw []byte, res *Result) *inbox.Record {
@@ -215,9 +224,10 @@ func (l *Ledger) Apply(ctx context.Context, req Request) (*Result, error) {
 		switch {
 		case err == nil:
 			ev.Event, ev.Verdict = EventApplied, VerdictApplied
-			l.audit(ev)
 		case errors.Is(err, ErrRefused):
 			ev.Event, ev.Verdict = EventRejected, res.Verdict
+		}
+		if ev.Event != "" { // what came of it, said once
 			l.audit(ev)
 		}
 	}
