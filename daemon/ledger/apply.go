@@ -54,7 +54,11 @@ func (l *Ledger) Apply(ctx context.Context, req Request) (*Result, error) {
 		return nil, err
 	}
 	go plans.Warm(req.Raw) // the plan's schema is compiled while the model is read
-	sig := signature(req.signer(l.cfg.ApprovedBy))
+	if req.ApprovedBy == nil {
+		by := l.cfg.ApprovedBy
+		req.ApprovedBy = &by // who approves is settled once: the events say it, the commit is signed so
+	}
+	sig := signature(*req.ApprovedBy)
 	if rec := req.Record; rec != nil {
 		// an approval: said before what came of it
 		l.audit(Event{Event: EventApproved, Name: req.Name, PlanID: PlanID(req.Name, rec.PlanSHA256), SHA256: rec.PlanSHA256,
@@ -161,7 +165,7 @@ func (l *Ledger) apply(ctx context.Context, req Request) (*Result, error) {
 		return refuse(o, VerdictRejected, "the plan's inverse would not undo it exactly, so it could not be reverted ("+err.Error()+"): not applied")
 	}
 	files := l.commitFiles(req, res.PlanID, o, info, invJSON, data)
-	by := req.signer(l.cfg.ApprovedBy)
+	by := *req.ApprovedBy
 	msg := applyMessage(o, res.PlanID, digest, head.Commit, by, res.Revalid, rec)
 	if err := written(); err != nil {
 		undo()
@@ -290,14 +294,6 @@ func (l *Ledger) makeCommit(c store.Change, res *Result) (string, *refusal, erro
 		return commit, nil, nil
 	}
 	return commit, nil, err
-}
-
-// signer is who approved the request: its ApprovedBy, or def (the ledger's).
-func (req Request) signer(def store.Signature) store.Signature {
-	if req.ApprovedBy != nil {
-		return *req.ApprovedBy
-	}
-	return def
 }
 
 // undo takes a plan applied in memory back out of m, the ledger's model at HEAD; kept (set once
