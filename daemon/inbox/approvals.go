@@ -82,6 +82,9 @@ func (r *Record) Approvers() []string {
 	return out
 }
 
+// StillMissing says in one line whose approvals the plan still needs ("" when none).
+func (r *Record) StillMissing() string { return MissingWords(Missing(r.Needs, r.Approvals)) }
+
 // approveAs records who approves a plan that needs its owners' approvals. It returns true when
 // the approvals are complete (the plan may be renamed approved), false when the plan waits for
 // more; the record is written either way.
@@ -95,7 +98,7 @@ func (b *Inbox) approveAs(rec *Record, previewSHA, who string) (bool, error) {
 	}
 	for _, a := range rec.Approvals {
 		if a.By == who {
-			return false, fmt.Errorf("%s: %w (%s); still missing: %s", rec.Name, ErrApprovedBy, who, MissingWords(Missing(rec.Needs, rec.Approvals)))
+			return false, fmt.Errorf("%s: %w (%s); still missing: %s", rec.Name, ErrApprovedBy, who, rec.StillMissing())
 		}
 	}
 	rec.Approvals = append(rec.Approvals, Approval{By: who, Preview: previewSHA, At: time.Now().UTC()})
@@ -153,8 +156,7 @@ func (b *Inbox) Evidence(e Entry, owner int, policy string) (*Evidence, error) {
 	if err != nil {
 		r := &Refusal{Reason: err.Error(), Err: err, Unread: true}
 		if errors.Is(err, ErrNotAdopted) || errors.Is(err, ErrLinked) {
-			r.Raw, _ = b.ReadPlan(e) // the file is read, only not taken for an approval
-			r.Unread = false
+			r.Raw, r.Unread = raw, false // the file is read, only not taken for an approval
 			r.Reason = "this approval has more than one link (" + err.Error() + "): a hard link to a previewed plan is no approval; only a previewed plan renamed by archiplan's user is applied"
 			if errors.Is(err, ErrNotAdopted) {
 				r.Reason = "this approval is a file archiplan did not adopt (a planner wrote it): in this workspace only a previewed plan, renamed by archiplan's user, is applied"
@@ -162,6 +164,10 @@ func (b *Inbox) Evidence(e Entry, owner int, policy string) (*Evidence, error) {
 		}
 		return nil, r
 	}
+	// the inbox's two files first (the context judged in its turn below), then what archiplan
+	// recorded under .git
+	cf := ContextFile(e.Name)
+	cx, cxErr := b.ReadContext(e.Name)
 	rec, err := b.Record(e.Name)
 	if err != nil {
 		return nil, &Refusal{Err: err, Raw: raw, Reason: "approved before archiplan previewed it: only a plan whose preview was read is applied"}
@@ -169,7 +175,7 @@ func (b *Inbox) Evidence(e Entry, owner int, policy string) (*Evidence, error) {
 	if Hash(raw) != rec.PlanSHA256 {
 		return nil, &Refusal{Err: ErrPlanChanged, Raw: raw, Reason: "the plan changed after its preview: only what was previewed is applied"}
 	}
-	if fx, err := b.Fixed(e.Name); err != nil || fx != nil && fx.PlanSHA256 != rec.PlanSHA256 {
+	if fx, err := b.fixedOf(rec); err != nil || fx != nil && fx.PlanSHA256 != rec.PlanSHA256 {
 		// the record is of other bytes than the NAME's first valid preview showed (the code is
 		// plans.PlanChangedAfterPreview: the inbox imports nothing of plans)
 		return nil, &Refusal{Err: ErrPlanChanged, Raw: raw,
@@ -184,11 +190,9 @@ func (b *Inbox) Evidence(e Entry, owner int, policy string) (*Evidence, error) {
 		// the person was shown a plan that would not apply: what they approved is that refusal
 		return nil, &Refusal{Err: ErrNotValid, Raw: raw, Reason: "its preview said " + rec.Verdict + ": only a plan previewed as valid is applied"}
 	}
-	cf := ContextFile(e.Name)
-	cx, err := b.ReadContext(e.Name)
-	if err != nil {
+	if cxErr != nil {
 		// a scope that cannot be read is never taken for no scope
-		return nil, &Refusal{Err: err, Raw: raw, Reason: "its context " + cf + " cannot be read (" + err.Error() + "): a scoped plan is never applied unscoped"}
+		return nil, &Refusal{Err: cxErr, Raw: raw, Reason: "its context " + cf + " cannot be read (" + cxErr.Error() + "): a scoped plan is never applied unscoped"}
 	}
 	scope := ""
 	if cx != nil {
@@ -202,7 +206,7 @@ func (b *Inbox) Evidence(e Entry, owner int, policy string) (*Evidence, error) {
 		return nil, &Refusal{Err: ErrPreviewAgain, Raw: raw, Reason: what + " changed since the preview: it is previewed again before an approval",
 			Withdraw: what + " changed since the preview of " + e.Name}
 	}
-	if missing := MissingWords(Missing(rec.Needs, rec.Approvals)); missing != "" {
+	if missing := rec.StillMissing(); missing != "" {
 		// renamed by hand: whose approval it was cannot be told; the owners approve with archiplan approve
 		return nil, &Refusal{Err: ErrApprovalsMissing, Raw: raw, Reason: "approvals missing: " + missing,
 			Withdraw: e.Name + " needs more approvals (archiplan approve " + e.Name + "): " + missing}

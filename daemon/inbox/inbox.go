@@ -301,7 +301,9 @@ func ReadFile(path string, max int64) ([]byte, error) {
 
 // ReadApproval reads an approved plan as ReadFile does, and refuses it unless the file opened has
 // one link and, when owner is not -1, that owner: whatever the kernel's fs.protected_hardlinks, a
-// planner's link to a plan archiplan adopted is no approval.
+// planner's link to a plan archiplan adopted is no approval. A file refused for its links or owner
+// is returned with the refusal (ErrLinked, ErrNotAdopted): read, only not taken for an approval,
+// so that its rejection shows the very bytes judged.
 func (b *Inbox) ReadApproval(e Entry, owner int) ([]byte, error) {
 	data, fi, err := readFile(b.Path(e.File), MaxPlanBytes)
 	if err != nil {
@@ -309,13 +311,13 @@ func (b *Inbox) ReadApproval(e Entry, owner int) ([]byte, error) {
 	}
 	st, ok := fi.Sys().(*syscall.Stat_t)
 	if !ok {
-		return nil, fmt.Errorf("%s: %w (its owner and links cannot be read)", e.File, ErrNotAdopted)
+		return data, fmt.Errorf("%s: %w (its owner and links cannot be read)", e.File, ErrNotAdopted)
 	}
 	if st.Nlink != 1 {
-		return nil, fmt.Errorf("%s has %d links: %w", e.File, st.Nlink, ErrLinked)
+		return data, fmt.Errorf("%s has %d links: %w", e.File, st.Nlink, ErrLinked)
 	}
 	if owner != -1 && int(st.Uid) != owner {
-		return nil, fmt.Errorf("%s is owned by user %d: %w", e.File, st.Uid, ErrNotAdopted)
+		return data, fmt.Errorf("%s is owned by user %d: %w", e.File, st.Uid, ErrNotAdopted)
 	}
 	return data, nil
 }

@@ -108,6 +108,22 @@ func (b *Inbox) Fixed(name string) (*Fixed, error) {
 	if r, err := b.Record(name); err == nil && r.Fixed != nil {
 		return r.Fixed, nil
 	}
+	return b.readFixed(name)
+}
+
+// fixedOf is what the NAME of rec had fixed, from the record in hand: the one it carries, or
+// the file kept of its own (records written before Fixed rode in them).
+func (b *Inbox) fixedOf(rec *Record) (*Fixed, error) {
+	if b.StateDir == "" {
+		return nil, nil
+	}
+	if rec.Fixed != nil {
+		return rec.Fixed, nil
+	}
+	return b.readFixed(rec.Name)
+}
+
+func (b *Inbox) readFixed(name string) (*Fixed, error) {
 	data, err := ReadFile(b.fixedPath(name), MaxContextBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -314,25 +330,21 @@ func (b *Inbox) Verify(rec *Record) (map[string][]byte, error) {
 // its own preview over the reason. A rejected plan is never previewed.
 func (b *Inbox) Reject(e Entry, out Outputs, rec *Record) error {
 	rec.File = RejectedFile(e.Name)
-	rename := func() error {
-		if e.File == RejectedFile(e.Name) {
-			return nil
-		}
-		if err := os.Rename(b.Path(e.File), b.Path(RejectedFile(e.Name))); err != nil {
-			return fmt.Errorf("rename %s to %s: %w", e.File, RejectedFile(e.Name), err)
-		}
-		return nil
-	}
-	if e.State == Pending {
-		if err := rename(); err != nil {
+	pending := e.State == Pending
+	if !pending {
+		if err := b.Publish(e.Name, out, rec); err != nil {
 			return err
 		}
+	}
+	if e.File != rec.File {
+		if err := os.Rename(b.Path(e.File), b.Path(rec.File)); err != nil {
+			return fmt.Errorf("rename %s to %s: %w", e.File, rec.File, err)
+		}
+	}
+	if pending {
 		return b.Publish(e.Name, out, rec)
 	}
-	if err := b.Publish(e.Name, out, rec); err != nil {
-		return err
-	}
-	return rename()
+	return nil
 }
 
 // Approve renames NAME.json to NAME.approved: what a person does in a file manager.

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"sync"
 
@@ -45,145 +44,6 @@ type Result struct {
 	Warning  string // the apply is made, but something needs attention (git's index behind)
 }
 
-// Approve applies an approved plan of the inbox, if and only if it is the very plan previewed,
-// the preview on disk is the one archiplan wrote, the policy and scope are those it was previewed
-// under, and it is still valid; and clears its files from the inbox. A refused plan becomes
-// NAME.rejected with the reason on top of its preview; an approval whose policy or scope changed
-// is withdrawn (renamed back to NAME.json) and previewed again (ErrRepreview).
-func (l *Ledger) Approve(ctx context.Context, e inbox.Entry) (*Result, error) {
-	b := l.cfg.Inbox
-	owner := -1
-	if l.cfg.Adopted {
-		owner = os.Getuid()
-	}
-	// the inbox answers once: everything the approval is checked against, or why not
-	ev, err := b.Evidence(e, owner, PolicyHash(l.Options()))
-	if err != nil {
-		return l.refuseApproval(e, err)
-	}
-	raw, rec := ev.Raw, ev.Record
-	req := Request{Name: e.Name, File: e.File, Raw: raw, Record: rec, Approved: ev.Files, Context: ev.Context}
-	if rec.Reviewer != "" {
-		by := l.cfg.ApprovedBy
-		by.Name = fmt.Sprintf("%s (review page: %s)", by.Name, rec.Reviewer)
-		req.ApprovedBy = &by
-	}
-	if f := rec.Forge; f != nil {
-		// the account the forge authenticated, as the forge names it
-		by := store.Signature{Name: f.Account, Email: f.Account + "@" + f.Host}
-		req.ApprovedBy = &by
-	}
-	res, err := l.Apply(ctx, req)
-	if err != nil && ctx.Err() != nil {
-		return res, fmt.Errorf("cancelled; the plan stays approved: %w", err) // not the plan's fault
-	}
-	switch {
-	case err == nil, errors.Is(err, ErrAlreadyApplied):
-		b.Clear(e.Name)
-	case errors.Is(err, ErrRefused):
-		if rerr := l.writeRejection(e, raw, res); rerr != nil {
-			return res, rerr
-		}
-	}
-	return res, err
-}
-
-// writeRejection makes a refused plan NAME.rejected, its preview and report the refusal's: the
-// one way every rejection reaches the inbox.
-func (l *Ledger) writeRejection(e inbox.Entry, raw []byte, res *Result) error {
-	if err := l.cfg.Inbox.Reject(e, res.Outputs, rejectRecord(e, raw, res)); err != nil {
-		return err
-	}
-	l.log.Info("rejected", "plan", e.File, "verdict", res.Verdict, "reason", res.Reason)
-	return nil
-}
-
-// refuseApproval is the one way an approval the inbox refused goes: back to be previewed again
-// when its policy, scope or owners' approvals are what is missing (ErrRepreview), rejected with
-// the inbox's reason otherwise (ErrRefused).
-func (l *Ledger) refuseApproval(e inbox.Entry, err error) (*Result, error) {
-	r := &inbox.Refusal{Reason: err.Error(), Err: err, Unread: true}
-	errors.As(err, &r)
-	if r.Withdraw != "" && l.cfg.Inbox.Withdraw(e) == nil {
-		l.log.Info("approval withdrawn: "+r.Err.Error(), "plan", e.File, "why", r.Withdraw)
-		return &Result{}, fmt.Errorf("%w: %s", ErrRepreview, r.Withdraw)
-	}
-	o := unreadable(r.Raw, r.Err)
-	if !r.Unread {
-		o = l.outcomeOf(r.Raw)
-	}
-	return l.refuseEntry(e, o, VerdictRejected, r.Reason)
-}
-
-// Reject rejects a plan of the inbox by hand, with a reason: NAME.rejected, its preview keeping
-// the plan's summary and actions with the reason on top. The person's reason is kept as written:
-// they said what is wrong with the plan, so no step to submit it again is added.
-// The error is nil when the plan was rejected.
-func (l *Ledger) Reject(e inbox.Entry, reason string) (*Result, error) {
-	raw, err := l.cfg.Inbox.ReadPlan(e)
-	if err != nil {
-		return l.rejectAs(e, unreadable(raw, err), VerdictRejected, reason)
-	}
-	return l.rejectAs(e, l.outcomeOf(raw), VerdictRejected, reason)
-}
-
-// outcomeOf checks plan bytes against HEAD, for what a rejection shows; nil when HEAD cannot be
-// read.
-func (l *Ledger) outcomeOf(raw []byte) *plans.Outcome {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	head, err := l.head()
-	if err != nil {
-		return &plans.Outcome{SHA256: plans.SHA256(raw), Verdict: plans.VerdictInvalid}
-	}
-	return plans.Check(raw, head.Model, l.cfg.Options)
-}
-
-// refuseEntry rejects an approved plan that cannot be applied: the rejection, reported as the
-// refusal of the approval (ErrRefused, with the reason) when it is made.
-func (l *Ledger) refuseEntry(e inbox.Entry, o *plans.Outcome, verdict, reason string) (*Result, error) {
-	res, err := l.rejectEntry(e, o, verdict, reason)
-	if err != nil {
-		return res, err
-	}
-	return res, fmt.Errorf("%w: %s", ErrRefused, reason)
-}
-
-// rejectEntry rejects a plan that archiplan refused, the reason followed by the step that leads
-// to a preview that can be approved.
-func (l *Ledger) rejectEntry(e inbox.Entry, o *plans.Outcome, verdict, reason string) (*Result, error) {
-	return l.rejectAs(e, o, verdict, withStep(reason, NextStep(e.Name, o)))
-}
-
-func (l *Ledger) rejectAs(e inbox.Entry, o *plans.Outcome, verdict, reason string) (*Result, error) {
-	res := &Result{Outcome: o, Verdict: verdict, Reason: reason}
-	if o.SHA256 != "" {
-		res.PlanID = PlanID(e.Name, o.SHA256)
-	}
-	var info plans.ModelInfo
-	if h, err := l.Head(); err == nil {
-		info = h.Info(l.cfg.Workspace.Model)
-	}
-	res.Outputs = rejection(o, inbox.RejectedFile(e.Name), verdict, reason, info)
-	if err := l.writeRejection(e, nil, res); err != nil {
-		return res, err
-	}
-	ev := Event{Event: EventRejected, Name: e.Name, PlanID: res.PlanID, Reason: reason}.WithOutcome(o)
-	ev.Verdict = verdict
-	l.audit(ev)
-	return res, nil
-}
-
-func rejectRecord(e inbox.Entry, raw []byte, res *Result) *inbox.Record {
-	rec := &inbox.Record{Verdict: res.Verdict, Reason: res.Reason, Summary: summaryOf(res.Outcome)}
-	if res.Outcome != nil {
-		rec.PlanSHA256 = res.Outcome.SHA256
-	} else if raw != nil {
-		rec.PlanSHA256 = plans.SHA256(raw)
-	}
-	return rec
-}
-
 // Apply is the one apply path under every front end: under the workspace's lock, against the
 // model at HEAD, it recognises a plan applied before, refuses a dirty model, a stale approval (a
 // commit since the preview changed what the plan reads or changes, or the plan now shows other
@@ -194,11 +54,11 @@ func (l *Ledger) Apply(ctx context.Context, req Request) (*Result, error) {
 		return nil, err
 	}
 	go plans.Warm(req.Raw) // the plan's schema is compiled while the model is read
-	by := l.cfg.ApprovedBy
-	if req.ApprovedBy != nil {
-		by = *req.ApprovedBy
+	if req.ApprovedBy == nil {
+		by := l.cfg.ApprovedBy
+		req.ApprovedBy = &by // who approves is settled once: the events say it, the commit is signed so
 	}
-	sig := signature(by)
+	sig := signature(*req.ApprovedBy)
 	if rec := req.Record; rec != nil {
 		// an approval: said before what came of it
 		l.audit(Event{Event: EventApproved, Name: req.Name, PlanID: PlanID(req.Name, rec.PlanSHA256), SHA256: rec.PlanSHA256,
@@ -215,9 +75,10 @@ func (l *Ledger) Apply(ctx context.Context, req Request) (*Result, error) {
 		switch {
 		case err == nil:
 			ev.Event, ev.Verdict = EventApplied, VerdictApplied
-			l.audit(ev)
 		case errors.Is(err, ErrRefused):
 			ev.Event, ev.Verdict = EventRejected, res.Verdict
+		}
+		if ev.Event != "" { // what came of it, said once
 			l.audit(ev)
 		}
 	}
@@ -247,42 +108,16 @@ func (l *Ledger) apply(ctx context.Context, req Request) (*Result, error) {
 		res.Outputs = rejection(o, inbox.RejectedFile(req.Name), verdict, reason, info)
 		return res, fmt.Errorf("%w: %s", ErrRefused, reason)
 	}
-	// a plan already applied is recognised before anything else: an apply cut off after its
-	// commit is finished, not refused as stale
-	if prior, err := l.appliedBefore(head.Commit, req.Raw); err != nil {
+	opts, no, err := l.precheck(req, head, res)
+	switch {
+	case errors.Is(err, ErrAlreadyApplied):
+		return res, err
+	case err != nil:
 		return nil, err
-	} else if prior != "" {
-		res.Commit = prior
-		return res, fmt.Errorf("%w: %s in commit %s", ErrAlreadyApplied, res.PlanID, short(prior))
-	}
-	if dirty, err := l.dirty(head.Blob); err != nil {
-		return nil, err
-	} else if dirty {
-		return refuse(nil, VerdictRejected, fmt.Sprintf("%s has uncommitted changes (saved from Archi?): commit or discard them first; they are left as they are", ws.Model))
-	}
-	if l.problem != nil {
-		return refuse(nil, VerdictRejected, fmt.Sprintf("the model at HEAD %s cannot be opened by Archi (%v): repair it first", short(head.Commit), l.problem))
+	case no != nil:
+		return refuse(nil, no.verdict, no.reason)
 	}
 	rec := req.Record
-	if rec != nil && rec.Blob != head.Blob {
-		// HEAD moved since the preview: only commits that touched nothing the plan reads or changes
-		// let it be validated again here
-		c, err := l.movedOver(rec, head.Commit)
-		if err != nil {
-			return nil, err
-		}
-		if c != nil {
-			return refuse(nil, VerdictStale, fmt.Sprintf("stale: commit %s (%s) changed what this plan reads or changes since its preview at %s",
-				short(c.Hash), oneLine(c.Subject), short(rec.Commit)))
-		}
-		res.Revalid = head.Commit
-	}
-	opts := l.cfg.Options
-	if req.Context != nil {
-		if opts.Scope, err = plans.ScopeFromContext(req.Context); err != nil {
-			return refuse(nil, VerdictRejected, "the plan's context cannot be read: "+err.Error())
-		}
-	}
 	m := head.Model
 	o, inv, err := plans.Apply(req.Raw, m, opts)
 	if err != nil {
@@ -291,15 +126,7 @@ func (l *Ledger) apply(ctx context.Context, req Request) (*Result, error) {
 	}
 	res.Outcome = o
 	var kept func() bool // set by the proof: whether m is left the model the apply made
-	undo := func() {
-		if kept != nil && !kept() {
-			l.forget() // undoing the plan on another model would not give HEAD's
-			return
-		}
-		if err := plans.Revert(m, inv); err != nil {
-			l.forget()
-		}
-	}
+	undo := func() { l.undo(m, inv, kept) }
 	if rec != nil && !sameChanges(rec, o) {
 		undo()
 		return refuse(nil, VerdictStale, fmt.Sprintf("stale: on HEAD %s the plan would make other changes than its preview (made at %s) shows",
@@ -309,21 +136,11 @@ func (l *Ledger) apply(ctx context.Context, req Request) (*Result, error) {
 		undo()
 		return refuse(o, VerdictRejected, reason)
 	}
-	env := map[string]string{
-		"ARCHIPLAN_PLAN": req.File, "ARCHIPLAN_PLAN_ID": res.PlanID, "ARCHIPLAN_PLAN_SHA256": digest,
-		"ARCHIPLAN_MODEL": ws.Model, "ARCHIPLAN_BASE_COMMIT": head.Commit,
-	}
-	pre, err := l.cfg.Hooks.Run(ctx, hooks.PreApply, ws.Root, env)
-	if pre.Ran {
-		res.HookNote = "pre-apply: " + strings.TrimSpace(pre.Output)
-	}
-	if err != nil {
+	env := map[string]string{"ARCHIPLAN_PLAN": req.File, "ARCHIPLAN_PLAN_ID": res.PlanID, "ARCHIPLAN_PLAN_SHA256": digest,
+		"ARCHIPLAN_MODEL": ws.Model, "ARCHIPLAN_BASE_COMMIT": head.Commit}
+	if veto := l.preApply(ctx, env, res); veto != "" {
 		undo()
-		return refuse(o, VerdictRejected, fmt.Sprintf("the pre-apply hook failed: %v\n\n%s", err, pre.Output))
-	}
-	if pre.ExitCode != 0 {
-		undo()
-		return refuse(o, VerdictRejected, fmt.Sprintf("vetoed by the pre-apply hook (exit %d):\n\n%s", pre.ExitCode, strings.TrimSpace(pre.Output)))
+		return refuse(o, VerdictRejected, veto)
 	}
 	data, err := m.Save()
 	if err != nil {
@@ -338,61 +155,104 @@ func (l *Ledger) apply(ctx context.Context, req Request) (*Result, error) {
 	// the model's blob is compressed and written while the inverse is proved and the preview made
 	// (an apply refused from here on leaves an object no commit names, which git gc removes);
 	// the apply waits for it before it commits or returns
-	ahead := make(chan error, 1)
-	go func() { ahead <- ws.WriteBlob(data) }()
-	written := sync.OnceValue(func() error { return <-ahead })
+	written := writeAhead(ws, data)
 	defer written()
 	// never commit an inverse a revert could not prove: the inverse as archived, read back, must
 	// give back HEAD's model; proved on the model in hand, as a revert would on the committed one
 	invJSON := inverseJSON(inv)
-	archived, err := decodeInverse(invJSON, res.PlanID)
-	if err == nil {
-		kept, err = proveInHand(req.Raw, archived, m, head.Data, data)
-	}
-	if err != nil {
+	if kept, err = proveApplied(req.Raw, invJSON, res.PlanID, m, head.Data, data); err != nil {
 		l.forget() // m is the model of no commit now
 		return refuse(o, VerdictRejected, "the plan's inverse would not undo it exactly, so it could not be reverted ("+err.Error()+"): not applied")
 	}
-	preview, report, pictures := l.approvedFiles(req, o, info)
-	files := archiveFiles(res.PlanID, req.Raw, preview, report, pictures, invJSON)
-	if conv := l.conversationFile(req.Name); conv != nil {
-		files[archivePath(res.PlanID, ArchiveConversation)] = conv // the intent and the planner
-	}
-	files[ws.Model] = data
-	by := l.cfg.ApprovedBy
-	if req.ApprovedBy != nil {
-		by = *req.ApprovedBy
-	}
+	files := l.commitFiles(req, res.PlanID, o, info, invJSON, data)
+	by := *req.ApprovedBy
 	msg := applyMessage(o, res.PlanID, digest, head.Commit, by, res.Revalid, rec)
 	if err := written(); err != nil {
 		undo()
 		return nil, err
 	}
-	commit, err := ws.Publish(store.Change{Base: head.Commit, Files: files, Message: msg, Author: by, When: l.cfg.Now()})
-	if errors.Is(err, store.ErrHeadMoved) {
+	commit, no, err := l.makeCommit(store.Change{Base: head.Commit, Files: files, Message: msg, Author: by, When: l.cfg.Now()}, res)
+	if no != nil {
 		undo()
-		return refuse(o, VerdictStale, err.Error())
-	}
-	if errors.Is(err, store.ErrSymlink) && commit == "" {
-		undo() // a link where the apply writes (planted by a hook?): never written through
-		return refuse(o, VerdictRejected, "not applied: "+err.Error())
+		return refuse(o, no.verdict, no.reason)
 	}
 	if err != nil && commit == "" {
 		undo()
 		return nil, err
 	}
-	if errors.Is(err, store.ErrIndexStale) {
-		// committed, and the work tree written; git's index is repaired by the next command
-		res.Warning = err.Error()
-		l.log.Warn("applied, but git's index is behind until the next archiplan command repairs it", "commit", short(commit), "err", err)
-		err = nil
+	l.applied(ctx, commit, m, data, kept, inv.Touched, env, res)
+	return res, err
+}
+
+// precheck is what an apply checks before it applies anything, in this order: a plan applied before
+// (ErrAlreadyApplied, its commit in res), a dirty model, a model Archi cannot open, a commit since
+// the preview that changed what the plan reads or changes, a context that cannot be read. It
+// gives the options the plan is applied under, or why it is refused.
+func (l *Ledger) precheck(req Request, head *Head, res *Result) (plans.Options, *refusal, error) {
+	opts := l.cfg.Options
+	// a plan already applied is recognised before anything else: an apply cut off after its
+	// commit is finished, not refused as stale
+	if prior, err := l.appliedBefore(head.Commit, req.Raw); err != nil {
+		return opts, nil, err
+	} else if prior != "" {
+		res.Commit = prior
+		return opts, nil, fmt.Errorf("%w: %s in commit %s", ErrAlreadyApplied, res.PlanID, short(prior))
 	}
-	// the model the apply made is the model at HEAD now: kept, never parsed again, and noted as
-	// one Archi can open (the apply refuses a model that is not, and its edits keep it so)
+	if dirty, err := l.dirty(head.Blob); err != nil {
+		return opts, nil, err
+	} else if dirty {
+		return opts, &refusal{VerdictRejected, fmt.Sprintf("%s has uncommitted changes (saved from Archi?): commit or discard them first; they are left as they are", l.cfg.Workspace.Model)}, nil
+	}
+	if l.problem != nil {
+		return opts, &refusal{VerdictRejected, fmt.Sprintf("the model at HEAD %s cannot be opened by Archi (%v): repair it first", short(head.Commit), l.problem)}, nil
+	}
+	if rec := req.Record; rec != nil && rec.Blob != head.Blob {
+		// HEAD moved since the preview: only commits that touched nothing the plan reads or changes
+		// let it be validated again here
+		c, err := l.movedOver(rec, head.Commit)
+		if err != nil {
+			return opts, nil, err
+		}
+		if c != nil {
+			return opts, &refusal{VerdictStale, fmt.Sprintf("stale: commit %s (%s) changed what this plan reads or changes since its preview at %s",
+				short(c.Hash), oneLine(c.Subject), short(rec.Commit))}, nil
+		}
+		res.Revalid = head.Commit
+	}
+	if req.Context != nil {
+		var err error
+		if opts.Scope, err = plans.ScopeFromContext(req.Context); err != nil {
+			return opts, &refusal{VerdictRejected, "the plan's context cannot be read: " + err.Error()}, nil
+		}
+	}
+	return opts, nil, nil
+}
+
+// preApply runs the pre-apply hook: its failure or veto is why the apply is refused ("" when it
+// lets the apply go on).
+func (l *Ledger) preApply(ctx context.Context, env map[string]string, res *Result) string {
+	pre, err := l.cfg.Hooks.Run(ctx, hooks.PreApply, l.cfg.Workspace.Root, env)
+	if pre.Ran {
+		res.HookNote = "pre-apply: " + strings.TrimSpace(pre.Output)
+	}
+	if err != nil {
+		return fmt.Sprintf("the pre-apply hook failed: %v\n\n%s", err, pre.Output)
+	}
+	if pre.ExitCode != 0 {
+		return fmt.Sprintf("vetoed by the pre-apply hook (exit %d):\n\n%s", pre.ExitCode, strings.TrimSpace(pre.Output))
+	}
+	return ""
+}
+
+// applied makes the model the apply committed the model at HEAD (kept, never parsed again, and
+// noted as one Archi can open: the apply refuses a model that is not, and its edits keep it so),
+// then runs post-apply.
+func (l *Ledger) applied(ctx context.Context, commit string, m *archixml.Model, data []byte, kept func() bool, touched []string, env map[string]string, res *Result) {
+	ws := l.cfg.Workspace
 	// (whether m is left the model the apply made is found when it is used again: a command that
 	// applies one plan and exits never compares them)
 	l.model, l.data, l.blob, l.commit, l.unproved = m, data, ws.BlobOf(data), commit, kept
-	l.remember(commit, inv.Touched)
+	l.remember(commit, touched)
 	ws.MarkClean(l.blob)
 	l.clean = l.stampOf(l.blob)
 	res.Commit = commit
@@ -404,7 +264,68 @@ func (l *Ledger) apply(ctx context.Context, req Request) (*Result, error) {
 	if herr != nil {
 		res.HookNote += fmt.Sprintf("\npost-apply: %v", herr)
 	}
-	return res, err
+}
+
+// proveApplied proves the inverse as archived (invJSON, read back) gives back HEAD's model
+// (before), on the model in hand; kept says whether m is left the model the apply made.
+func proveApplied(raw, invJSON []byte, id string, m *archixml.Model, before, after []byte) (kept func() bool, err error) {
+	archived, err := decodeInverse(invJSON, id)
+	if err != nil {
+		return nil, err
+	}
+	return proveInHand(raw, archived, m, before, after)
+}
+
+// makeCommit makes the apply's commit. A HEAD that moved meanwhile, or a link where the apply writes,
+// is a refusal; a commit made while git's index could not be written is made (the warning in
+// res). Another error with no commit made leaves everything as it was.
+func (l *Ledger) makeCommit(c store.Change, res *Result) (string, *refusal, error) {
+	commit, err := l.cfg.Workspace.Publish(c)
+	switch {
+	case errors.Is(err, store.ErrHeadMoved):
+		return "", &refusal{VerdictStale, err.Error()}, nil
+	case errors.Is(err, store.ErrSymlink) && commit == "":
+		// a link where the apply writes (planted by a hook?): never written through
+		return "", &refusal{VerdictRejected, "not applied: " + err.Error()}, nil
+	case errors.Is(err, store.ErrIndexStale) && commit != "":
+		// committed, and the work tree written; git's index is repaired by the next command
+		res.Warning = err.Error()
+		l.log.Warn("applied, but git's index is behind until the next archiplan command repairs it", "commit", short(commit), "err", err)
+		return commit, nil, nil
+	}
+	return commit, nil, err
+}
+
+// undo takes a plan applied in memory back out of m, the ledger's model at HEAD; kept (set once
+// the inverse is proved) says whether m is still the model the apply made. Where undoing could
+// not give HEAD's model back, the model is forgotten, to be read again.
+func (l *Ledger) undo(m *archixml.Model, inv *plans.Inverse, kept func() bool) {
+	if kept != nil && !kept() {
+		l.forget() // undoing the plan on another model would not give HEAD's
+		return
+	}
+	if err := plans.Revert(m, inv); err != nil {
+		l.forget()
+	}
+}
+
+// writeAhead writes the model's blob while the apply goes on; the func waits for it (once).
+func writeAhead(ws *store.Workspace, data []byte) func() error {
+	ahead := make(chan error, 1)
+	go func() { ahead <- ws.WriteBlob(data) }()
+	return sync.OnceValue(func() error { return <-ahead })
+}
+
+// commitFiles are the files of the apply's commit: the new model and the plan's archive (the
+// plan, the preview approved, the inverse, the conversation that wrote it).
+func (l *Ledger) commitFiles(req Request, id string, o *plans.Outcome, info plans.ModelInfo, invJSON, data []byte) map[string][]byte {
+	preview, report, pictures := l.approvedFiles(req, o, info)
+	files := archiveFiles(id, req.Raw, preview, report, pictures, invJSON)
+	if conv := l.conversationFile(req.Name); conv != nil {
+		files[archivePath(id, ArchiveConversation)] = conv // the intent and the planner
+	}
+	files[l.cfg.Workspace.Model] = data
+	return files
 }
 
 // approvedFiles are the preview, report and pictures an apply archives: the very files the person

@@ -1,0 +1,88 @@
+package ledger
+
+import (
+	"github.com/archiplan/archiplan/daemon/inbox"
+	"github.com/archiplan/archiplan/plans"
+)
+
+// writeRejection makes a refused plan NAME.rejected, its preview and report the refusal's: the
+// one way every rejection reaches the inbox.
+func (l *Ledger) writeRejection(e inbox.Entry, res *Result) error {
+	if err := l.cfg.Inbox.Reject(e, res.Outputs, rejectRecord(e, nil, res)); err != nil {
+		return err
+	}
+	l.log.Info("rejected", "plan", e.File, "verdict", res.Verdict, "reason", res.Reason)
+	return nil
+}
+
+// Reject rejects a plan of the inbox by hand, with a reason: NAME.rejected, its preview keeping
+// the plan's summary and actions with the reason on top. The person's reason is kept as written:
+// they said what is wrong with the plan, so no step to submit it again is added.
+// The error is nil when the plan was rejected.
+func (l *Ledger) Reject(e inbox.Entry, reason string) (*Result, error) {
+	raw, err := l.cfg.Inbox.ReadPlan(e)
+	res := l.rejected(e.Name, l.outcomeRead(raw, err), VerdictRejected, reason)
+	return res, l.writeRejection(e, res)
+}
+
+// outcomeRead is what a rejection shows of plan bytes read with err: the plan checked against
+// HEAD, or, when it could not be read, why.
+func (l *Ledger) outcomeRead(raw []byte, err error) *plans.Outcome {
+	if err != nil {
+		return unreadable(raw, err)
+	}
+	return l.outcomeOf(raw)
+}
+
+// outcomeOf checks plan bytes against HEAD, for what a rejection shows; nil when HEAD cannot be
+// read.
+func (l *Ledger) outcomeOf(raw []byte) *plans.Outcome {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	head, err := l.head()
+	if err != nil {
+		return &plans.Outcome{SHA256: plans.SHA256(raw), Verdict: plans.VerdictInvalid}
+	}
+	return plans.Check(raw, head.Model, l.cfg.Options)
+}
+
+// rejectEntry rejects a plan that archiplan refused, the reason followed by the step that leads
+// to a preview that can be approved.
+func (l *Ledger) rejectEntry(e inbox.Entry, o *plans.Outcome, verdict, reason string) (*Result, error) {
+	res := l.refused(e.Name, o, verdict, reason)
+	return res, l.writeRejection(e, res)
+}
+
+// refused is the rejection of a plan that archiplan refused (see rejected), the reason followed
+// by the step that leads to a preview that can be approved.
+func (l *Ledger) refused(name string, o *plans.Outcome, verdict, reason string) *Result {
+	return l.rejected(name, o, verdict, withStep(reason, NextStep(name, o)))
+}
+
+// rejected decides the rejection of the plan NAME: audited now, its result holding the preview
+// and report that say why, for writeRejection to put in the inbox.
+func (l *Ledger) rejected(name string, o *plans.Outcome, verdict, reason string) *Result {
+	res := &Result{Outcome: o, Verdict: verdict, Reason: reason}
+	if o.SHA256 != "" {
+		res.PlanID = PlanID(name, o.SHA256)
+	}
+	var info plans.ModelInfo
+	if h, err := l.Head(); err == nil {
+		info = h.Info(l.cfg.Workspace.Model)
+	}
+	res.Outputs = rejection(o, inbox.RejectedFile(name), verdict, reason, info)
+	ev := Event{Event: EventRejected, Name: name, PlanID: res.PlanID, Reason: reason}.WithOutcome(o)
+	ev.Verdict = verdict
+	l.audit(ev)
+	return res
+}
+
+func rejectRecord(e inbox.Entry, raw []byte, res *Result) *inbox.Record {
+	rec := &inbox.Record{Verdict: res.Verdict, Reason: res.Reason, Summary: summaryOf(res.Outcome)}
+	if res.Outcome != nil {
+		rec.PlanSHA256 = res.Outcome.SHA256
+	} else if raw != nil {
+		rec.PlanSHA256 = plans.SHA256(raw)
+	}
+	return rec
+}
