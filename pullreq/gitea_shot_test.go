@@ -190,6 +190,10 @@ func shootPullRequest(t *testing.T, g *giteatest.Gitea, path, dir string) {
 	if err != nil || !strings.Contains(shown, "archiplan: valid at") || !strings.Contains(shown, "Verdict\tvalid") {
 		t.Fatalf("the forge does not show archiplan's comment as rendered markdown (%v):\n%s", err, shown)
 	}
+	// each view's pictures under their labels, as the forge lays them out (issue 38)
+	if order, err := chromedp.Run(ctx, chromedp.Evaluate[string](ledgertest.PicturesUnderLabels+`(document.querySelector(`+"`"+comment+"`"+`))`)); err != nil || order != "" {
+		t.Errorf("the forge does not show each picture under its label (%v): %s", err, order)
+	}
 	for _, s := range []struct{ name, sel string }{
 		{"forge-pr.png", `.issue-content-left`},
 		// a comment's item has its id (the description's is issue-N, a review's body has none)

@@ -376,13 +376,16 @@ func (p *pictures) files() (map[string][]byte, string) {
 		}{{false, "before"}, {true, "after"}} {
 			data := cropped[id][k]
 			if data == nil {
-				fmt.Fprintf(&b, "- %s: (none)\n", side.label)
+				fmt.Fprintf(&b, "**%s:** (none)\n\n", side.label)
 				continue
 			}
 			f := inbox.PictureFile(p.name, i+1, side.after)
 			files[f] = data
-			// a reference, defined below: the preview holds no inline link syntax at all
-			fmt.Fprintf(&b, "- %s: ![%s][%s]\n", side.label, side.label, f)
+			// the label a paragraph of its own above its picture, not a list item beside it: there a
+			// forge (Gitea) sets the label on the picture's baseline, under it, so that read label
+			// then picture the sides swap (issue 38). The picture is a reference, defined below: the
+			// preview holds no inline link syntax at all.
+			fmt.Fprintf(&b, "**%s:**\n\n![%s][%s]\n\n", side.label, side.label, f)
 			refs = append(refs, fmt.Sprintf("[%s]: %s\n", f, f))
 		}
 		if x, y := cropped[id][0], cropped[id][1]; x != nil && bytes.Equal(x, y) {

@@ -66,7 +66,7 @@ func TestReviewRange_RemovedAndAddedViews(t *testing.T) {
 		t.Fatalf("the review's view changes miss the removed figure (%v) or the added view (%v): %+v", removed, added, r.Views)
 	}
 	md := string(r.Markdown)
-	for _, want := range []string{`removed Business Role "Rental Desk"`, `added view "Customers"`, "### Customers\n\n- before: (none)\n",
+	for _, want := range []string{`removed Business Role "Rental Desk"`, `added view "Customers"`, "### Customers\n\n**before:** (none)\n",
 		"Business Role “Rental Desk”: removed (change "} {
 		if !strings.Contains(md, want) {
 			t.Errorf("the review does not say %q:\n%s", want, md)

@@ -14,6 +14,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/archiplan/archiplan/archixml"
+	"github.com/archiplan/archiplan/daemon/ledger/ledgertest"
 	"github.com/archiplan/archiplan/internal/testenv"
 )
 
@@ -172,4 +173,21 @@ func TestBrowser_PicturesLegible(t *testing.T) {
 func near8(v uint32, want int) bool {
 	d := int(v>>8) - want
 	return d > -40 && d < 40
+}
+
+// issue 38: on the review page each view's pictures read in order, each under its own label:
+// "before:" above the before picture, above "after:", above the after picture.
+func TestBrowser_PicturesUnderLabels(t *testing.T) {
+	e := newEnv(t)
+	b := newBrowser(t)
+	e.drop("p.json", renamePlan("Rename Customer to Client", customer, "Client"))
+	e.previewed("p")
+	b.open(t, e, "/plan/p")
+	waitFor(t, "pictures loaded", func() bool {
+		return b.eval(t, `(() => { const s = [...document.querySelectorAll(".viewer img")];
+			return s.length >= 2 && s.every(i => i.complete && i.naturalWidth > 0 && i.dataset.zoom); })()`) == true
+	})
+	if got := b.eval(t, ledgertest.PicturesUnderLabels+`(document.querySelector(".preview"))`); got != "" {
+		t.Errorf("the page does not show each picture under its label: %v", got)
+	}
 }

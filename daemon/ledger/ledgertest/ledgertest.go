@@ -247,3 +247,35 @@ func plan100(m *archixml.Model, round int, renamed, property, source func(int) i
 	}
 	return []byte(fmt.Sprintf(`{"schema_version":"2.0","status":"ready","summary":"round %d","actions":[%s]}`, round, strings.Join(acts, ",")))
 }
+
+// PicturesUnderLabels is a script for a browser showing a preview's views (archiplan's own page, a
+// forge's comment): called with the element holding the preview, it returns "" when each view's
+// pictures read in order, each under its own label ("before:" above the before picture, which is
+// above "after:", above the after picture), or what it saw otherwise (issue 38: a forge that set
+// each label under its picture made a reader take the before picture for the after one).
+const PicturesUnderLabels = `((root) => {
+	const seen = [];
+	const walk = document.createTreeWalker(root, NodeFilter.SHOW_TEXT | NodeFilter.SHOW_ELEMENT);
+	for (let n = walk.nextNode(); n; n = walk.nextNode()) {
+		let side, box;
+		if (n.nodeType === Node.TEXT_NODE) {
+			const m = /^\s*(before|after):\s*$/.exec(n.textContent);
+			if (!m) continue;
+			const r = document.createRange();
+			r.selectNodeContents(n);
+			side = m[1] + " label"; box = r.getBoundingClientRect();
+		} else if (n.tagName === "IMG" && /^(before|after)$/.test(n.alt)) {
+			side = n.alt + " picture"; box = n.getBoundingClientRect();
+		} else continue;
+		seen.push({side, top: Math.round(box.top + scrollY), bottom: Math.round(box.bottom + scrollY)});
+	}
+	const say = (s) => s + ": " + JSON.stringify(seen);
+	if (!seen.some((s) => s.side.endsWith(" picture"))) return say("no picture");
+	for (let i = 0; i < seen.length; i++) {
+		const s = seen[i], prev = seen[i - 1];
+		if (s.side.endsWith(" picture") && (!prev || prev.side !== s.side.replace("picture", "label")))
+			return say(s.side + " (item " + i + ") follows no label of its own");
+		if (prev && prev.bottom > s.top) return say(s.side + " (item " + i + ") is not below " + prev.side);
+	}
+	return "";
+})`
