@@ -344,7 +344,9 @@ func updateObjIndex(ws *store.Workspace, root, head string) error {
 		}
 		e := entryOf(ws, c)
 		for id, lines := range byID {
-			ie := indexedEntry{ID: id, Seq: seq, ObjectEntry: e}
+			// the model reads its ids and words out of its blob (LoadOwned): an entry keeps
+			// copies, not the whole blob of every commit of the history until the shards are written
+			ie := indexedEntry{ID: strings.Clone(id), Seq: seq, ObjectEntry: e}
 			ie.Changes = boundLines(lines)
 			adds[shardOf(id)] = append(adds[shardOf(id)], ie)
 		}
@@ -556,7 +558,7 @@ func boundLines(lines []string) []string {
 			out = append(out, "and "+strconv.Itoa(len(lines)-i)+" more changes")
 			break
 		}
-		out = append(out, bound(l, maxEntryLineText))
+		out = append(out, strings.Clone(bound(l, maxEntryLineText)))
 	}
 	return out
 }
