@@ -42,7 +42,7 @@ func side(r rect, p pt) vec {
 // model play no part, as in Archi. With reserve false (a connection Archi does not draw) the
 // lanes are left as they were.
 func (l *lanes) route(start, end pt, sbox, ebox rect, reserve bool) []pt {
-	s, e := vec{start.x, start.y}, vec{end.x, end.y}
+	s, e := vec(start), vec(end)
 	avg := vec{(s.x + e.x) / 2, (s.y + e.y) / 2}
 	dir := vec{e.x - s.x, e.y - s.y}
 	sn, en := side(sbox, start), side(ebox, end)

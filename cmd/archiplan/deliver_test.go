@@ -133,7 +133,7 @@ func TestGiteaDeliver_AskAndSubmitPlan(t *testing.T) {
 
 	// the asked plan approved and applied; its revert, asked for as archiplan revert, is a pull
 	// request too (deliver: pull-request), applied when approved: the model is the seed again
-	body, _ = pr(1)
+	pr(1)
 	approve(1)
 	out = archiplan("pr", "--apply", "asked")
 	applied := regexp.MustCompile(`applied as ([0-9a-f]+), approved by ` + g.Reviewer.Name + `; merged`).FindStringSubmatch(out)
