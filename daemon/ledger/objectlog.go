@@ -1,5 +1,7 @@
 package ledger
 
+import "github.com/archiplan/archiplan/plans"
+
 // ObjectEntry is one commit that created, changed or deleted an object, read from the models
 // (the diff of the commit's parent and itself), whoever made it: a plan, Archi, a merge.
 type ObjectEntry struct {
@@ -18,4 +20,17 @@ type ObjectEntry struct {
 	// Merge says the commit is a merge: its changes are those against its first parent (what
 	// the merge brought to the branch).
 	Merge bool `json:"merge,omitempty"`
+}
+
+// Shown is the entry as a person reads it outside the preview (a page, a terminal): every
+// character that could hide or reorder text written as its code (plans.ShowHidden), in each text
+// a planner, a colleague or a commit could have written.
+func (e ObjectEntry) Shown() ObjectEntry {
+	e.Author, e.PlanID, e.Summary, e.Intent, e.ApprovedBy = plans.ShowHidden(e.Author), plans.ShowHidden(e.PlanID),
+		plans.ShowHidden(e.Summary), plans.ShowHidden(e.Intent), plans.ShowHidden(e.ApprovedBy)
+	e.Changes = append([]string(nil), e.Changes...)
+	for i, c := range e.Changes {
+		e.Changes[i] = plans.ShowHidden(c)
+	}
+	return e
 }

@@ -2,7 +2,6 @@ package publish
 
 import (
 	"github.com/archiplan/archiplan/daemon/ledger"
-	"github.com/archiplan/archiplan/plans"
 )
 
 // siteObjectLog is one commit of the History section of an object's page: log --object's entry
@@ -55,12 +54,9 @@ func (s *siteWriter) objectHistory(id string) ([]siteObjectLog, error) {
 		if !h.onLine[e.Commit] {
 			continue // after the site's commit
 		}
-		l := siteObjectLog{Commit: e.Commit, Short: e.Commit[:min(12, len(e.Commit))], Date: e.Date, Author: plans.ShowHidden(e.Author),
-			PlanID: plans.ShowHidden(e.PlanID), Summary: plans.ShowHidden(e.Summary), Intent: plans.ShowHidden(e.Intent), ApprovedBy: plans.ShowHidden(e.ApprovedBy), Merge: e.Merge}
-		for _, c := range e.Changes {
-			l.Changes = append(l.Changes, plans.ShowHidden(c))
-		}
-		out = append(out, l)
+		e = e.Shown()
+		out = append(out, siteObjectLog{Commit: e.Commit, Short: e.Commit[:min(12, len(e.Commit))], Date: e.Date, Author: e.Author,
+			PlanID: e.PlanID, Summary: e.Summary, Intent: e.Intent, ApprovedBy: e.ApprovedBy, Merge: e.Merge, Changes: e.Changes})
 	}
 	return out, nil
 }

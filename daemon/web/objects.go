@@ -79,6 +79,9 @@ func (l *Local) ObjectHistory(id string) (*ObjectPage, error) {
 	if p.Entries, err = ledger.ObjectLog(l.ws, id); err != nil {
 		return nil, err
 	}
+	for i, e := range p.Entries {
+		p.Entries[i] = e.Shown() // as the site and log --object show them
+	}
 	if p.Type == "" && len(p.Entries) == 0 {
 		return nil, fmt.Errorf("object %q: %w", id, ErrNotFound)
 	}

@@ -21,7 +21,7 @@ const (
 func TestServer_ObjectHistory(t *testing.T) {
 	e := newEnv(t)
 	// asked for with a request that breaks out of a page: the entry says it, escaped
-	if err := inbox.New(e.inbox, e.ws.GitPath("archiplan/inbox")).SaveConversation(&inbox.Conversation{Name: "hostile", Intent: "call it " + hostileScript}); err != nil {
+	if err := inbox.New(e.inbox, e.ws.GitPath("archiplan/inbox")).SaveConversation(&inbox.Conversation{Name: "hostile", Intent: "call it " + hostileScript + " \u202eevil"}); err != nil {
 		t.Fatal(err)
 	}
 	e.approved("hostile", renamePlan(hostileScript, customer, hostileAttr))
@@ -55,6 +55,9 @@ func TestServer_ObjectHistory(t *testing.T) {
 	}
 	if !strings.Contains(page, "asked for: <bdi>call it &lt;script&gt;alert") {
 		t.Errorf("the page does not say what the plan was asked for:\n%s", page)
+	}
+	if strings.Contains(page, "\u202e") || !strings.Contains(page, `\u{202e}evil`) {
+		t.Errorf("the page obeys a character that reorders text instead of showing it:\n%s", page)
 	}
 	if code, _ := get("/object/no-such-object"); code != http.StatusNotFound {
 		t.Errorf("an unknown object: %d", code)
