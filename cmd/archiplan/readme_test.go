@@ -2,6 +2,8 @@ package main
 
 import (
 	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -50,5 +52,43 @@ func TestREADME_LoopIsTheScript(t *testing.T) {
 	_, plan, ok := strings.Cut(string(script), "-- rename-customer.json --\n")
 	if !ok || plan != block {
 		t.Errorf("the README's plan is not the script's:\n%s\n---\n%s", block, plan)
+	}
+}
+
+// Every link the README and the docs give to a file of the repository leads to a file that is
+// there: a newcomer follows links, and a page moved or renamed leaves them pointing at nothing.
+func TestDocs_LinksResolve(t *testing.T) {
+	pages, err := filepath.Glob("../../docs/*.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	refs, err := filepath.Glob("../../docs/reference/*.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pages = append(append(pages, refs...), "../../README.md")
+	link := regexp.MustCompile(`\]\(([^)\s]+)\)|^\[[^\]]+\]:\s*(\S+)`)
+	checked := 0
+	for _, page := range pages {
+		text, err := os.ReadFile(page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for n, line := range strings.Split(string(text), "\n") {
+			for _, m := range link.FindAllStringSubmatch(line, -1) {
+				target := m[1] + m[2]
+				if strings.Contains(target, "://") || strings.HasPrefix(target, "#") || strings.HasPrefix(target, "mailto:") {
+					continue
+				}
+				target, _, _ = strings.Cut(target, "#")
+				if _, err := os.Stat(filepath.Join(filepath.Dir(page), target)); err != nil {
+					t.Errorf("%s:%d links to %s, which is not there", filepath.Base(page), n+1, target)
+				}
+				checked++
+			}
+		}
+	}
+	if checked < 30 {
+		t.Fatalf("found only %d links in the README and docs/", checked)
 	}
 }
