@@ -258,8 +258,9 @@ func (p *pictures) draw(m *archixml.Model, after bool) {
 }
 
 // qualityWords say, when a view as the plan leaves it has lines through boxes they do not
-// connect, overlapping boxes, boxes outside their parent or crossing lines, how many, each with
-// the count before where the view was there before; "" when it has none.
+// connect, overlapping boxes, boxes outside their parent or crossing lines in another number than
+// before (or the view is new), how many, each with the count before where the view was there
+// before; "" when the plan changes none of these counts: a person reads what the plan changes.
 func qualityWords(q *[2]*route.Quality) string {
 	if q == nil || q[1] == nil {
 		return ""
@@ -274,13 +275,15 @@ func qualityWords(q *[2]*route.Quality) string {
 		{"box(es) sticking out of their parent", func(q route.Quality) int { return q.Outside }},
 		{"pair(s) of crossing lines", func(q route.Quality) int { return q.Crossings }},
 	} {
-		if n := m.n(*q[1]); n > 0 {
-			w := fmt.Sprintf("%d %s", n, m.what)
-			if q[0] != nil {
-				w += fmt.Sprintf(" (%d before)", m.n(*q[0]))
-			}
-			words = append(words, w)
+		n := m.n(*q[1])
+		if n == 0 || q[0] != nil && m.n(*q[0]) == n {
+			continue
 		}
+		w := fmt.Sprintf("%d %s", n, m.what)
+		if q[0] != nil {
+			w += fmt.Sprintf(" (%d before)", m.n(*q[0]))
+		}
+		words = append(words, w)
 	}
 	if len(words) == 0 {
 		return ""

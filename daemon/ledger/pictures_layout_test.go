@@ -50,4 +50,19 @@ func TestPreview_SaysOverlaps(t *testing.T) {
 	if strings.Contains(string(md), "overlapping") {
 		t.Errorf("the preview speaks of overlaps on a view without any:\n%s", md)
 	}
+
+	// The overlap applied, a plan that only renames what is drawn there leaves the view's faults
+	// as they were: the preview says nothing of them (a person reads what the plan changes).
+	if _, err := lt.Approve(t, l, "onto"); err != nil {
+		t.Fatal(err)
+	}
+	c, _ := objs[0].Concept()
+	lt.Preview(t, l, "rename", lt.Rename(c.ID(), "Renamed over an overlap"))
+	md, err = os.ReadFile(filepath.Join(w[0].Root, "plans", inbox.PreviewFile("rename")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(md), "Renamed over an overlap") || strings.Contains(string(md), "as drawn after") {
+		t.Errorf("the preview of a rename speaks of faults the plan does not change:\n%s", md)
+	}
 }
