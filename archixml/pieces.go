@@ -30,6 +30,51 @@ func readPieces(src string) (*etree.Document, map[*etree.Element]span, [][]spanO
 	if len(src) < piecesFrom || n < 2 {
 		return nil, nil, nil, false
 	}
+	starts := pieceStarts(src)
+	if len(starts) < 2 || !utf8.ValidString(src) {
+		return nil, nil, nil, false
+	}
+	// the text before the first piece, back to the last tag, is whitespace
+	if gt := strings.LastIndexByte(src[:starts[0]], '>'); gt < 0 || strings.TrimLeft(src[gt+1:starts[0]], " \t\r\n") != "" {
+		return nil, nil, nil, false
+	}
+	pieces := readEachPiece(src, starts, n)
+	total := 0
+	for _, p := range pieces {
+		if !p.ok {
+			return nil, nil, nil, false
+		}
+		total += len(p.spans)
+	}
+	cut, end := starts[0], pieces[len(pieces)-1].end
+	// the text after the last piece, up to the next tag, is whitespace
+	if lt := strings.IndexByte(src[end:], '<'); lt < 0 || strings.TrimLeft(src[end:end+lt], " \t\r\n") != "" {
+		return nil, nil, nil, false
+	}
+	t, at, ok := readRest(src, cut, end, total)
+	if !ok {
+		return nil, nil, nil, false
+	}
+	root := t.doc.Root()
+	pending := make([][]spanOf, len(pieces))
+	for i, p := range pieces {
+		root.InsertChildAt(at+i, p.e)
+		pending[i] = p.spans
+	}
+	return t.doc, t.spans, pending, true
+}
+
+// piece is one top-level folder read on its own: the element, where it ends in the document, its
+// spans in order, and whether it read as one whole element.
+type piece struct {
+	e     *etree.Element
+	end   int
+	spans []spanOf
+	ok    bool
+}
+
+// pieceStarts is where the top-level folders start: at "<folder" after a line's two spaces.
+func pieceStarts(src string) []int {
 	var starts []int
 	for at := 0; ; {
 		i := strings.Index(src[at:], "\n  <folder")
@@ -44,21 +89,13 @@ func readPieces(src string) (*etree.Document, map[*etree.Element]span, [][]spanO
 		}
 		at = p
 	}
-	if len(starts) < 2 || !utf8.ValidString(src) {
-		return nil, nil, nil, false
-	}
-	// the text before the first piece, back to the last tag, is whitespace
-	if gt := strings.LastIndexByte(src[:starts[0]], '>'); gt < 0 || strings.TrimLeft(src[gt+1:starts[0]], " \t\r\n") != "" {
-		return nil, nil, nil, false
-	}
-	type piece struct {
-		e     *etree.Element
-		end   int
-		spans []spanOf
-		ok    bool
-	}
+	return starts
+}
+
+// readEachPiece reads each piece of src that starts at starts on its own, on n cores, the largest
+// first, so that no core is left with a large one at the end.
+func readEachPiece(src string, starts []int, n int) []piece {
 	pieces := make([]piece, len(starts))
-	// the largest first, so that no core is left with a large one at the end
 	order := make([]int, len(starts))
 	for i := range order {
 		order[i] = i
@@ -101,27 +138,22 @@ func readPieces(src string) (*etree.Document, map[*etree.Element]span, [][]spanO
 		}()
 	}
 	wg.Wait()
-	total := 0
-	for _, p := range pieces {
-		if !p.ok {
-			return nil, nil, nil, false
-		}
-		total += len(p.spans)
-	}
-	cut, end := starts[0], pieces[len(pieces)-1].end
-	// the text after the last piece, up to the next tag, is whitespace
-	if lt := strings.IndexByte(src[end:], '<'); lt < 0 || strings.TrimLeft(src[end:end+lt], " \t\r\n") != "" {
-		return nil, nil, nil, false
-	}
+	return pieces
+}
+
+// readRest reads src with the pieces from cut to end replaced by the placeholder, takes the
+// placeholder out, and moves the spans after it to where they are in src. at is where the
+// placeholder was among the root's children.
+func readRest(src string, cut, end, total int) (*tree, int, bool) {
 	rest := src[:cut] + placeholder + src[end:]
 	t := &tree{doc: etree.NewDocument(), spans: make(map[*etree.Element]span, total+strings.Count(rest, "<"))}
 	t.cur = &t.doc.Element
 	if err := readInto(rest, t); err != nil {
-		return nil, nil, nil, false
+		return nil, 0, false
 	}
 	root := t.doc.Root()
 	if root == nil {
-		return nil, nil, nil, false
+		return nil, 0, false
 	}
 	// the placeholder: a child of the root element, with the span of its text in rest
 	at := -1
@@ -133,7 +165,7 @@ func readPieces(src string) (*etree.Document, map[*etree.Element]span, [][]spanO
 		}
 	}
 	if at < 0 {
-		return nil, nil, nil, false
+		return nil, 0, false
 	}
 	ph := root.Child[at].(*etree.Element)
 	delete(t.spans, ph)
@@ -151,10 +183,5 @@ func readPieces(src string) (*etree.Document, map[*etree.Element]span, [][]spanO
 		}
 		t.spans[e] = sp
 	}
-	pending := make([][]spanOf, len(pieces))
-	for i, p := range pieces {
-		root.InsertChildAt(at+i, p.e)
-		pending[i] = p.spans
-	}
-	return t.doc, t.spans, pending, true
+	return t, at, true
 }

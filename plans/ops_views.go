@@ -56,7 +56,42 @@ func (e *engine) fillView(i int, a Action, viewID string, r *ActionResult) {
 	if a.SelectIDs == nil && a.SelectTypes == nil && a.SelectFolder == nil {
 		return
 	}
-	var picked []string
+	picked, what := e.viewSelection(i, a)
+	if len(picked) > schemas.MaxSelection {
+		e.errorf(i, "select_ids", SelectionTooLarge, "", "the selection holds %d elements, over the limit of %d", len(picked), schemas.MaxSelection)
+		return
+	}
+	if len(picked) == 0 {
+		e.errorf(i, "select_ids", NoOp, "", "the selection holds no element; the view stays empty")
+		return
+	}
+	for _, id := range picked {
+		b := archixml.DefaultSize
+		obj, conns, err := e.m.AddToViewIn(viewID, "", id, &b)
+		if !e.edit(i, "select_ids", err) {
+			return
+		}
+		e.created[obj] = true
+		r.Created = append(r.Created, obj)
+		r.Created = append(r.Created, conns...)
+		for _, c := range conns {
+			e.created[c] = true
+		}
+	}
+	if _, err := e.m.LayoutView(viewID); !e.edit(i, "select_ids", err) {
+		return
+	}
+	// as layout_view does: no line drawn through a box it does not connect
+	if _, err := route.Around(e.m, viewID); !e.edit(i, "select_ids", err) {
+		return
+	}
+	r.Description += fmt.Sprintf(", showing %d element(s) (%s), laid out by layer", len(picked), strings.Join(what, "; "))
+}
+
+// viewSelection is create_view's selection: the elements named, of the types named and in the
+// folder named (those in scope), with their neighbours to the depth asked, and the words that say
+// what was asked.
+func (e *engine) viewSelection(i int, a Action) (picked, what []string) {
 	seen := map[string]bool{}
 	pick := func(id string) {
 		if !seen[id] {
@@ -64,7 +99,6 @@ func (e *engine) fillView(i int, a Action, viewID string, r *ActionResult) {
 			picked = append(picked, id)
 		}
 	}
-	var what []string
 	if a.SelectIDs != nil {
 		for k, id := range *a.SelectIDs {
 			if o, ok := e.resolve(i, fmt.Sprintf("select_ids/%d", k), id, archixml.KindElement); ok {
@@ -102,6 +136,16 @@ func (e *engine) fillView(i int, a Action, viewID string, r *ActionResult) {
 		}
 	}
 	depth := intOr(a.Depth, 0)
+	picked = e.withNeighbours(picked, seen, depth)
+	if depth > 0 {
+		what = append(what, fmt.Sprintf("their neighbours to depth %d", depth))
+	}
+	return picked, what
+}
+
+// withNeighbours adds to picked the elements related to them, to depth steps, that are in scope
+// and not yet seen (the ones picked).
+func (e *engine) withNeighbours(picked []string, seen map[string]bool, depth int) []string {
 	frontier := append([]string(nil), picked...)
 	for d := 0; d < depth && len(frontier) > 0; d++ {
 		var next []string
@@ -115,45 +159,15 @@ func (e *engine) fillView(i int, a Action, viewID string, r *ActionResult) {
 					if e.scope != nil && !e.scope[other] && !e.created[other] {
 						continue
 					}
-					pick(other)
+					seen[other] = true
+					picked = append(picked, other)
 					next = append(next, other)
 				}
 			}
 		}
 		frontier = next
 	}
-	if depth > 0 {
-		what = append(what, fmt.Sprintf("their neighbours to depth %d", depth))
-	}
-	if len(picked) > schemas.MaxSelection {
-		e.errorf(i, "select_ids", SelectionTooLarge, "", "the selection holds %d elements, over the limit of %d", len(picked), schemas.MaxSelection)
-		return
-	}
-	if len(picked) == 0 {
-		e.errorf(i, "select_ids", NoOp, "", "the selection holds no element; the view stays empty")
-		return
-	}
-	for _, id := range picked {
-		b := archixml.DefaultSize
-		obj, conns, err := e.m.AddToViewIn(viewID, "", id, &b)
-		if !e.edit(i, "select_ids", err) {
-			return
-		}
-		e.created[obj] = true
-		r.Created = append(r.Created, obj)
-		r.Created = append(r.Created, conns...)
-		for _, c := range conns {
-			e.created[c] = true
-		}
-	}
-	if _, err := e.m.LayoutView(viewID); !e.edit(i, "select_ids", err) {
-		return
-	}
-	// as layout_view does: no line drawn through a box it does not connect
-	if _, err := route.Around(e.m, viewID); !e.edit(i, "select_ids", err) {
-		return
-	}
-	r.Description += fmt.Sprintf(", showing %d element(s) (%s), laid out by layer", len(picked), strings.Join(what, "; "))
+	return picked
 }
 
 func (e *engine) addToView(i int, a Action, r *ActionResult) {

@@ -164,10 +164,25 @@ func (f *Flow) apply(ctx context.Context, st *State) (*Outcome, error) {
 	if st.Reverts != "" {
 		return f.applyRevert(ctx, st, o, by, host)
 	}
-	// each approval recorded once, as archiplan approve records an owner's, until the plan's needs
-	// are met (the approval that meets them renames it approved); then the ledger applies it
-	var res *ledger.Result
-	waiting := false
+	res, waiting, err := f.recordApprovals(ctx, st, pr, rec, by, host)
+	if waiting {
+		o.State, o.Reason = Waiting, "approvals missing by the owners rules: "+missingWords(box, name)
+		return o, nil
+	}
+	if err != nil {
+		if res != nil && res.Reason != "" {
+			return f.stale(ctx, st, o, "not applied ("+res.Verdict+"): "+res.Reason)
+		}
+		return nil, err
+	}
+	return f.merge(ctx, st, o, res.Commit, by, fmt.Sprintf("apply plan %s (archiplan, approved by %s)", name, strings.Join(by, ", ")))
+}
+
+// recordApprovals records each approval in by once, as archiplan approve records an owner's, until
+// the plan's needs are met (the approval that meets them renames it approved); then the ledger
+// applies it. waiting says the needs are not met yet.
+func (f *Flow) recordApprovals(ctx context.Context, st *State, pr forge.PR, rec *inbox.Record, by []string, host string) (res *ledger.Result, waiting bool, err error) {
+	name, box := st.Name, f.Ledger.Inbox()
 	err = f.between(func() error {
 		e, err := box.Find(name)
 		for _, who := range by {
@@ -192,17 +207,7 @@ func (f *Flow) apply(ctx context.Context, st *State) (*Outcome, error) {
 		res, err = f.Ledger.Approve(ctx, e)
 		return err
 	})
-	if waiting {
-		o.State, o.Reason = Waiting, "approvals missing by the owners rules: "+missingWords(box, name)
-		return o, nil
-	}
-	if err != nil {
-		if res != nil && res.Reason != "" {
-			return f.stale(ctx, st, o, "not applied ("+res.Verdict+"): "+res.Reason)
-		}
-		return nil, err
-	}
-	return f.merge(ctx, st, o, res.Commit, by, fmt.Sprintf("apply plan %s (archiplan, approved by %s)", name, strings.Join(by, ", ")))
+	return res, waiting, err
 }
 
 // merge ends an apply made as commit: kept in st, the pull request's branch set to it (only while

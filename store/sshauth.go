@@ -105,6 +105,77 @@ func sshConfigFiles(extra string) []*ssh_config.Config {
 	return out
 }
 
+// readSSHCommand reads GIT_SSH_COMMAND's options into t (its -p and -l where the URL named
+// none) and opts (its -o), and returns the keys its -i names and the configuration file its -F
+// names. git hands the command to the shell: its words are the shell's (a quoted key path may
+// hold a space).
+func readSSHCommand(cmd string, t *sshTarget, opts map[string]string) (cmdIdentities []string, cfgFile string, err error) {
+	words, err := shlex.Split(cmd)
+	if err != nil {
+		return nil, "", fmt.Errorf("GIT_SSH_COMMAND %q: %w", cmd, err)
+	}
+	for i := 1; i < len(words); i++ {
+		flag, val := words[i], ""
+		if len(flag) > 2 && flag[0] == '-' && strings.ContainsRune("ipoFl", rune(flag[1])) {
+			flag, val = flag[:2], flag[2:]
+		} else if i+1 < len(words) {
+			val = words[i+1]
+		}
+		switch flag {
+		case "-i", "-p", "-o", "-F", "-l":
+			if len(words[i]) == 2 {
+				i++
+			}
+		default:
+			continue
+		}
+		switch flag {
+		case "-i":
+			cmdIdentities = append(cmdIdentities, expandHome(val))
+		case "-p":
+			if t.port == 0 {
+				t.port, _ = strconv.Atoi(val)
+			}
+		case "-l":
+			if t.user == "" {
+				t.user = val
+			}
+		case "-F":
+			cfgFile = val
+		case "-o":
+			k, v, ok := strings.Cut(val, "=")
+			if !ok {
+				k, v, _ = strings.Cut(val, " ")
+			}
+			opts[strings.ToLower(strings.TrimSpace(k))] = strings.TrimSpace(v)
+		}
+	}
+	return cmdIdentities, cfgFile, nil
+}
+
+// sshIdentities is the keys to try, in ssh's order: GIT_SSH_COMMAND's -i, its -o IdentityFile,
+// the configuration's for alias, then OpenSSH's default keys.
+func sshIdentities(alias string, cmdIdentities []string, opts map[string]string, configs []*ssh_config.Config) []string {
+	ids := append([]string(nil), cmdIdentities...)
+	if v, ok := opts["identityfile"]; ok {
+		ids = append(ids, expandHome(v))
+	}
+	for _, c := range configs {
+		if vs, err := c.GetAll(alias, "IdentityFile"); err == nil {
+			for _, v := range vs {
+				// ssh_config's defaults name ~/.ssh/identity; the default keys come below
+				if v != "" && v != "~/.ssh/identity" {
+					ids = append(ids, expandHome(strings.ReplaceAll(v, "%d", home())))
+				}
+			}
+		}
+	}
+	for _, name := range []string{"id_ed25519", "id_ecdsa", "id_rsa"} { // OpenSSH's default keys
+		ids = append(ids, filepath.Join(home(), ".ssh", name))
+	}
+	return ids
+}
+
 // resolveSSH reads the user's set-up for an ssh remote's URL.
 func resolveSSH(rawURL string) (*sshTarget, error) {
 	ep, err := transport.NewEndpoint(rawURL)
@@ -119,47 +190,8 @@ func resolveSSH(rawURL string) (*sshTarget, error) {
 	var cmdIdentities []string
 	cfgFile := ""
 	if cmd := os.Getenv("GIT_SSH_COMMAND"); cmd != "" {
-		// git hands the command to the shell: its words are the shell's (a quoted key path may
-		// hold a space)
-		words, err := shlex.Split(cmd)
-		if err != nil {
-			return nil, fmt.Errorf("GIT_SSH_COMMAND %q: %w", cmd, err)
-		}
-		for i := 1; i < len(words); i++ {
-			flag, val := words[i], ""
-			if len(flag) > 2 && flag[0] == '-' && strings.ContainsRune("ipoFl", rune(flag[1])) {
-				flag, val = flag[:2], flag[2:]
-			} else if i+1 < len(words) {
-				val = words[i+1]
-			}
-			switch flag {
-			case "-i", "-p", "-o", "-F", "-l":
-				if len(words[i]) == 2 {
-					i++
-				}
-			default:
-				continue
-			}
-			switch flag {
-			case "-i":
-				cmdIdentities = append(cmdIdentities, expandHome(val))
-			case "-p":
-				if t.port == 0 {
-					t.port, _ = strconv.Atoi(val)
-				}
-			case "-l":
-				if t.user == "" {
-					t.user = val
-				}
-			case "-F":
-				cfgFile = val
-			case "-o":
-				k, v, ok := strings.Cut(val, "=")
-				if !ok {
-					k, v, _ = strings.Cut(val, " ")
-				}
-				opts[strings.ToLower(strings.TrimSpace(k))] = strings.TrimSpace(v)
-			}
+		if cmdIdentities, cfgFile, err = readSSHCommand(cmd, t, opts); err != nil {
+			return nil, err
 		}
 	}
 	configs := sshConfigFiles(cfgFile)
@@ -189,23 +221,7 @@ func resolveSSH(rawURL string) (*sshTarget, error) {
 	if t.user == "" {
 		t.user = "git"
 	}
-	t.identities = append(t.identities, cmdIdentities...)
-	if v, ok := opts["identityfile"]; ok {
-		t.identities = append(t.identities, expandHome(v))
-	}
-	for _, c := range configs {
-		if vs, err := c.GetAll(t.alias, "IdentityFile"); err == nil {
-			for _, v := range vs {
-				// ssh_config's defaults name ~/.ssh/identity; the default keys come below
-				if v != "" && v != "~/.ssh/identity" {
-					t.identities = append(t.identities, expandHome(strings.ReplaceAll(v, "%d", home())))
-				}
-			}
-		}
-	}
-	for _, name := range []string{"id_ed25519", "id_ecdsa", "id_rsa"} { // OpenSSH's default keys
-		t.identities = append(t.identities, filepath.Join(home(), ".ssh", name))
-	}
+	t.identities = sshIdentities(t.alias, cmdIdentities, opts, configs)
 	t.strict = strings.ToLower(get("StrictHostKeyChecking"))
 	if t.strict == "" || t.strict == "ask" {
 		t.strict = "yes"

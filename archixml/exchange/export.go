@@ -382,7 +382,35 @@ func (x *writer) view(m *archixml.Model, v archixml.Object, defs *propDefs) erro
 	if err != nil {
 		return fmt.Errorf("view %s: %w: %v", v.ID(), ErrExport, err)
 	}
-	// absolute bounds of every object, then the offset that makes negative positions positive
+	l := layoutOf(m, root)
+	x.s(`      <view identifier="`, esc(id(v.ID())), `" xsi:type="Diagram"`)
+	if vp, ok := viewpoints[v.Attr("viewpoint")]; ok && vp != "" {
+		x.s(` viewpoint="`, vp, `"`)
+	}
+	x.s(">\n        <name>", esc(v.Name()), "</name>\n")
+	x.doc("        ", v.Documentation())
+	x.properties("        ", v.Properties(), defs)
+	for _, k := range root.Kids {
+		if k.IsObject() {
+			x.viewNode(m, k, "        ", l)
+		}
+	}
+	x.viewConnections(root, l)
+	x.s("      </view>\n")
+	return x.err
+}
+
+// viewLayout is where a view's objects are: their absolute bounds, the object each is drawn in,
+// and the offset that makes negative positions positive.
+type viewLayout struct {
+	boxes   map[string]box
+	parents map[string]string
+	dx, dy  int
+}
+
+// layoutOf is the layout of the view whose diagram is root; a box without a size has the size
+// Archi draws it with.
+func layoutOf(m *archixml.Model, root *diagram.Node) viewLayout {
 	boxes := map[string]box{}
 	parents := map[string]string{}
 	minX, minY := 0, 0
@@ -420,66 +448,57 @@ func (x *writer) view(m *archixml.Model, v archixml.Object, defs *propDefs) erro
 		}
 	}
 	place(root, 0, 0)
-	dx, dy := -minX, -minY
+	return viewLayout{boxes: boxes, parents: parents, dx: -minX, dy: -minY}
+}
 
-	x.s(`      <view identifier="`, esc(id(v.ID())), `" xsi:type="Diagram"`)
-	if vp, ok := viewpoints[v.Attr("viewpoint")]; ok && vp != "" {
-		x.s(` viewpoint="`, vp, `"`)
-	}
-	x.s(">\n        <name>", esc(v.Name()), "</name>\n")
-	x.doc("        ", v.Documentation())
-	x.properties("        ", v.Properties(), defs)
-	var node func(n *diagram.Node, indent string)
-	node = func(n *diagram.Node, indent string) {
-		nid := n.Attr("id")
-		b := boxes[nid]
-		geo := fmt.Sprintf(` x="%d" y="%d" w="%d" h="%d"`, b.x+dx, b.y+dy, b.w, b.h)
-		switch n.Type {
-		case "DiagramObject":
-			x.s(indent, `<node identifier="`, esc(id(nid)), `" elementRef="`, esc(id(n.Concept())), `" xsi:type="Element"`, geo, ">\n")
-			x.style(n, indent+"  ", false)
-		case "Group":
-			x.s(indent, `<node identifier="`, esc(id(nid)), `" xsi:type="Container"`, geo, ">\n")
-			if name := n.Attr("name"); name != "" {
-				x.s(indent, "  <label>", esc(name), "</label>\n")
-			}
-			if d := n.Kid("documentation"); d != nil && d.Text != "" {
-				x.s(indent, "  <documentation>", esc(d.Text), "</documentation>\n")
-			}
-			x.style(n, indent+"  ", false)
-		case "Note":
-			x.s(indent, `<node identifier="`, esc(id(nid)), `" xsi:type="Label"`, geo, ">\n")
-			if c := n.Kid("content"); c != nil && c.Text != "" {
-				x.s(indent, "  <label>", esc(c.Text), "</label>\n")
-			}
-			x.style(n, indent+"  ", false)
-		case "DiagramModelReference":
-			x.s(indent, `<node identifier="`, esc(id(nid)), `" xsi:type="Label"`, geo, ">\n")
-			ref, _ := m.Object(n.Attr("model"))
-			if name := ref.Name(); ref.Valid() && name != "" {
-				x.s(indent, "  <label>", esc(name), "</label>\n")
-			}
-			x.style(n, indent+"  ", false)
-			if ref.Valid() && ref.Class() == "ArchimateDiagramModel" {
-				x.s(indent, `  <viewRef ref="`, esc(id(ref.ID())), `"/>`, "\n")
-			}
-		default:
-			return // what the format has no node for
+// viewNode writes the node of diagram object n, with the nodes drawn in it.
+func (x *writer) viewNode(m *archixml.Model, n *diagram.Node, indent string, l viewLayout) {
+	nid := n.Attr("id")
+	b := l.boxes[nid]
+	geo := fmt.Sprintf(` x="%d" y="%d" w="%d" h="%d"`, b.x+l.dx, b.y+l.dy, b.w, b.h)
+	switch n.Type {
+	case "DiagramObject":
+		x.s(indent, `<node identifier="`, esc(id(nid)), `" elementRef="`, esc(id(n.Concept())), `" xsi:type="Element"`, geo, ">\n")
+		x.style(n, indent+"  ", false)
+	case "Group":
+		x.s(indent, `<node identifier="`, esc(id(nid)), `" xsi:type="Container"`, geo, ">\n")
+		if name := n.Attr("name"); name != "" {
+			x.s(indent, "  <label>", esc(name), "</label>\n")
 		}
-		for _, k := range n.Kids {
-			if k.IsObject() {
-				node(k, indent+"  ")
-			}
+		if d := n.Kid("documentation"); d != nil && d.Text != "" {
+			x.s(indent, "  <documentation>", esc(d.Text), "</documentation>\n")
 		}
-		x.s(indent, "</node>\n")
+		x.style(n, indent+"  ", false)
+	case "Note":
+		x.s(indent, `<node identifier="`, esc(id(nid)), `" xsi:type="Label"`, geo, ">\n")
+		if c := n.Kid("content"); c != nil && c.Text != "" {
+			x.s(indent, "  <label>", esc(c.Text), "</label>\n")
+		}
+		x.style(n, indent+"  ", false)
+	case "DiagramModelReference":
+		x.s(indent, `<node identifier="`, esc(id(nid)), `" xsi:type="Label"`, geo, ">\n")
+		ref, _ := m.Object(n.Attr("model"))
+		if name := ref.Name(); ref.Valid() && name != "" {
+			x.s(indent, "  <label>", esc(name), "</label>\n")
+		}
+		x.style(n, indent+"  ", false)
+		if ref.Valid() && ref.Class() == "ArchimateDiagramModel" {
+			x.s(indent, `  <viewRef ref="`, esc(id(ref.ID())), `"/>`, "\n")
+		}
+	default:
+		return // what the format has no node for
 	}
-	for _, k := range root.Kids {
+	for _, k := range n.Kids {
 		if k.IsObject() {
-			node(k, "        ")
+			x.viewNode(m, k, indent+"  ", l)
 		}
 	}
-	// connections in document order, but those Archi hides: an element's connection to the
-	// element it is drawn in, or that is drawn in it
+	x.s(indent, "</node>\n")
+}
+
+// viewConnections writes the view's connections in document order, but those Archi hides: an
+// element's connection to the element it is drawn in, or that is drawn in it.
+func (x *writer) viewConnections(root *diagram.Node, l viewLayout) {
 	conns := []*diagram.Node{}
 	root.Walk(func(n *diagram.Node) {
 		if n.IsConnection() {
@@ -492,7 +511,7 @@ func (x *writer) view(m *archixml.Model, v archixml.Object, defs *propDefs) erro
 	}
 	for _, c := range conns {
 		src, tgt := c.Parent.Attr("id"), c.Attr("target")
-		if c.Type == "Connection" && (parents[src] == tgt || parents[tgt] == src) && c.Parent.Type == "DiagramObject" {
+		if c.Type == "Connection" && (l.parents[src] == tgt || l.parents[tgt] == src) && c.Parent.Type == "DiagramObject" {
 			if t := objectByID(root, tgt); t != nil && t.Type == "DiagramObject" {
 				continue
 			}
@@ -515,16 +534,14 @@ func (x *writer) view(m *archixml.Model, v archixml.Object, defs *propDefs) erro
 					bps = append(bps, k)
 				}
 			}
-			s, t := boxes[src], boxes[tgt]
+			s, t := l.boxes[src], l.boxes[tgt]
 			for i, k := range bps {
 				px, py := bendpoint(s, t, i+1, len(bps), num(k.Attr("startX"), 0), num(k.Attr("startY"), 0), num(k.Attr("endX"), 0), num(k.Attr("endY"), 0))
-				x.s("          ", fmt.Sprintf(`<bendpoint x="%d" y="%d"/>`, px+dx, py+dy), "\n")
+				x.s("          ", fmt.Sprintf(`<bendpoint x="%d" y="%d"/>`, px+l.dx, py+l.dy), "\n")
 			}
 		}
 		x.s("        </connection>\n")
 	}
-	x.s("      </view>\n")
-	return x.err
 }
 
 func objectByID(root *diagram.Node, id string) *diagram.Node {

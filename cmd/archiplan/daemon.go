@@ -75,40 +75,15 @@ func daemonCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			var handler slog.Handler
-			switch logFormat {
-			case "json":
-				handler = slog.NewJSONHandler(cmd.ErrOrStderr(), nil)
-			case "text":
-				handler = slog.NewTextHandler(cmd.ErrOrStderr(), nil)
-			default:
-				return usageError{fmt.Errorf("--log-format must be text or json, not %q", logFormat)}
-			}
-			logger := slog.New(handler)
-			led := ledger.New(ledger.Config{Workspace: ws, Inbox: cfg.inbox(ws), Options: optionsOf(cfg), Hooks: cfg.hooks(ws),
-				ApprovedBy: ws.Identity(), Remote: cfg.remoteOf(), Logger: logger, Adopted: cfg.adopt()})
-			inbox := led.Inbox().Dir
-			configFile := cfg.file()
-			if configFile == "" {
-				configFile = filepath.Join(ws.Root, ".archiplan.yaml")
-			}
-			// the policy in force follows the configuration file: read again whenever it changes
-			reload := func() (plans.Options, error) {
-				fresh, err := newConfig(cmd)
-				if err != nil {
-					return plans.Options{}, err
-				}
-				return optionsOf(fresh), nil
-			}
-			deliver, flow, err := delivererOf(cfg, ws, led)
+			logger, err := daemonLogger(logFormat, cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}
-			d := daemon.New(daemon.Config{Ledger: led, Reload: reload, ConfigFile: configFile, PolicyDir: filepath.Join(ws.Root, policy.Dir), Logger: logger, Rescan: rescan, Adopt: cfg.adopt(),
-				Remote: cfg.remoteOf(), FetchInterval: cfg.v.GetDuration("fetch_interval"), Publish: publisherOf(cfg, ws), Deliver: deliver})
-			if flow != nil {
-				flow.Between = d.Exclusive // its inbox writes between the passes
+			led, d, err := newDaemon(cmd, cfg, ws, logger, rescan)
+			if err != nil {
+				return err
 			}
+			inbox := led.Inbox().Dir
 			ctx := context.Background()
 			signals := make(chan os.Signal, 2)
 			signal.Notify(signals, syscall.SIGINT, syscall.SIGTERM)
@@ -130,56 +105,23 @@ func daemonCmd() *cobra.Command {
 				return codedError{exitNoUsable, err}
 			}
 			state := ws.GitPath("archiplan-daemon.json")
-			setState := func(s string) {
-				st := map[string]any{"pid": os.Getpid(), "state": s, "since": time.Now().UTC().Format(time.RFC3339)}
-				if page != nil {
-					st["http"] = page.Addr() // never the token: whoever reads .git/ must not get it
-				}
-				b, _ := json.Marshal(st)
-				_ = store.WriteFileAtomic(state, append(b, '\n'), 0o644)
-			}
+			setState := func(s string) { writeDaemonState(state, page, s) }
 			fmt.Fprintf(out, "archiplan daemon: serving %s (inbox %s); Ctrl-C to stop\n", ws.Root, inbox)
 			if page != nil {
-				// the login address holds the token: not on standard output, where service
-				// managers keep it, unless asked; in a file only this user can read
-				login := ws.GitPath("archiplan-review-login")
-				if err := store.WriteFileAtomic(login, []byte(page.URL()+"\n"), 0o600); err != nil {
-					return codedError{exitNoUsable, fmt.Errorf("review page: write its login address: %w", err)}
+				login, err := writeLogin(out, ws, page, printLogin)
+				if err != nil {
+					return err
 				}
 				defer os.Remove(login)
-				if printLogin {
-					fmt.Fprintf(out, "review page: %s\n", page.URL())
-				} else {
-					fmt.Fprintf(out, "review page: %s (open the login address in %s, which only you can read; --print-login prints it here)\n",
-						page.Address(), login)
-				}
 			}
 			setState("serving")
 			defer os.Remove(state)
 			if demo {
-				fmt.Fprintf(out, `
-The sample plan is waiting: read its preview in
-  %[1]s/plans/welcome.preview.md
-approve it by renaming it (or: %[2]s approve --repo %[1]s welcome):
-  mv %[1]s/plans/welcome.json %[1]s/plans/welcome.approved
-then see the commit it made:
-  git -C %[1]s log --stat -1
-and undo it:
-  %[2]s revert --repo %[1]s welcome-<id from the log>
-Drop your own plans into %[1]s/plans/ (%[2]s schema prints the format).
-`, demoDir, selfCommand())
+				fmt.Fprintf(out, demoGuide, demoDir, selfCommand())
 			}
 			<-signals
 			setState("stopping")
-			fmt.Fprintln(out, "stopping: finishing the apply in flight (a second signal cancels it)")
-			done := make(chan struct{})
-			go func() { d.Close(); close(done) }()
-			select {
-			case <-done:
-			case <-signals:
-				d.Abort()
-				<-done
-			}
+			stopDaemon(out, d, signals)
 			return nil
 		},
 	}
@@ -190,6 +132,102 @@ Drop your own plans into %[1]s/plans/ (%[2]s schema prints the format).
 	c.Flags().Lookup("http").NoOptDefVal = web.DefaultAddr
 	c.Flags().BoolVar(&printLogin, "print-login", false, "print the review page's login address (it holds the token) on standard output")
 	return c
+}
+
+// newDaemon makes the ledger and the daemon over it, with the deliverer the configuration asks
+// for; the policy in force follows the configuration file, read again whenever it changes.
+func newDaemon(cmd *cobra.Command, cfg *config, ws *store.Workspace, logger *slog.Logger, rescan time.Duration) (*ledger.Ledger, *daemon.Daemon, error) {
+	led := ledger.New(ledger.Config{Workspace: ws, Inbox: cfg.inbox(ws), Options: optionsOf(cfg), Hooks: cfg.hooks(ws),
+		ApprovedBy: ws.Identity(), Remote: cfg.remoteOf(), Logger: logger, Adopted: cfg.adopt()})
+	configFile := cfg.file()
+	if configFile == "" {
+		configFile = filepath.Join(ws.Root, ".archiplan.yaml")
+	}
+	reload := func() (plans.Options, error) {
+		fresh, err := newConfig(cmd)
+		if err != nil {
+			return plans.Options{}, err
+		}
+		return optionsOf(fresh), nil
+	}
+	deliver, flow, err := delivererOf(cfg, ws, led)
+	if err != nil {
+		return nil, nil, err
+	}
+	d := daemon.New(daemon.Config{Ledger: led, Reload: reload, ConfigFile: configFile, PolicyDir: filepath.Join(ws.Root, policy.Dir), Logger: logger, Rescan: rescan, Adopt: cfg.adopt(),
+		Remote: cfg.remoteOf(), FetchInterval: cfg.v.GetDuration("fetch_interval"), Publish: publisherOf(cfg, ws), Deliver: deliver})
+	if flow != nil {
+		flow.Between = d.Exclusive // its inbox writes between the passes
+	}
+	return led, d, nil
+}
+
+// writeDaemonState writes the daemon's state file (.git/archiplan-daemon.json): its pid, state s
+// and since when, and the review page's address if it serves one.
+func writeDaemonState(path string, page *web.Server, s string) {
+	st := map[string]any{"pid": os.Getpid(), "state": s, "since": time.Now().UTC().Format(time.RFC3339)}
+	if page != nil {
+		st["http"] = page.Addr() // never the token: whoever reads .git/ must not get it
+	}
+	b, _ := json.Marshal(st)
+	_ = store.WriteFileAtomic(path, append(b, '\n'), 0o644)
+}
+
+// daemonLogger is the logger --log-format asks for, writing to w (standard error).
+func daemonLogger(format string, w io.Writer) (*slog.Logger, error) {
+	var handler slog.Handler
+	switch format {
+	case "json":
+		handler = slog.NewJSONHandler(w, nil)
+	case "text":
+		handler = slog.NewTextHandler(w, nil)
+	default:
+		return nil, usageError{fmt.Errorf("--log-format must be text or json, not %q", format)}
+	}
+	return slog.New(handler), nil
+}
+
+// writeLogin writes the review page's login address to a file only this user can read, says
+// where it is, and returns that file (the caller removes it). The address holds the token: not
+// on standard output, where service managers keep it, unless asked.
+func writeLogin(out io.Writer, ws *store.Workspace, page *web.Server, printLogin bool) (string, error) {
+	login := ws.GitPath("archiplan-review-login")
+	if err := store.WriteFileAtomic(login, []byte(page.URL()+"\n"), 0o600); err != nil {
+		return "", codedError{exitNoUsable, fmt.Errorf("review page: write its login address: %w", err)}
+	}
+	if printLogin {
+		fmt.Fprintf(out, "review page: %s\n", page.URL())
+	} else {
+		fmt.Fprintf(out, "review page: %s (open the login address in %s, which only you can read; --print-login prints it here)\n",
+			page.Address(), login)
+	}
+	return login, nil
+}
+
+// demoGuide is what --demo prints once serving: %[1]s is the demo's directory, %[2]s this command.
+const demoGuide = `
+The sample plan is waiting: read its preview in
+  %[1]s/plans/welcome.preview.md
+approve it by renaming it (or: %[2]s approve --repo %[1]s welcome):
+  mv %[1]s/plans/welcome.json %[1]s/plans/welcome.approved
+then see the commit it made:
+  git -C %[1]s log --stat -1
+and undo it:
+  %[2]s revert --repo %[1]s welcome-<id from the log>
+Drop your own plans into %[1]s/plans/ (%[2]s schema prints the format).
+`
+
+// stopDaemon closes d, finishing the apply in flight; a second signal cancels it.
+func stopDaemon(out io.Writer, d *daemon.Daemon, signals <-chan os.Signal) {
+	fmt.Fprintln(out, "stopping: finishing the apply in flight (a second signal cancels it)")
+	done := make(chan struct{})
+	go func() { d.Close(); close(done) }()
+	select {
+	case <-done:
+	case <-signals:
+		d.Abort()
+		<-done
+	}
 }
 
 // openPage starts the review page at addr: loopback only unless http_remote allows more.

@@ -211,42 +211,16 @@ func resolveCmd() *cobra.Command {
 			if err != nil {
 				return codedError{exitNoUsable, err}
 			}
-			state := mergeState{Path: path, Stages: ids, Resolved: map[string]archixml.Resolution{}}
-			if b, err := os.ReadFile(ws.MergeStateFile()); err == nil {
-				var old mergeState
-				if json.Unmarshal(b, &old) == nil && old.Path == path && old.Stages == ids && old.Resolved != nil {
-					state = old
-				}
-			}
+			state := readMergeState(ws, path, ids)
 			out := cmd.OutOrStdout()
 			_, conflicts, err := mergeModels(stages, state.Resolved)
 			if err != nil {
 				return codedError{exitNoUsable, err}
 			}
 			if len(args) == 1 {
-				n := 0
-				for _, x := range []bool{ours, theirs, cmd.Flags().Changed("value")} {
-					if x {
-						n++
-					}
-				}
-				if n != 1 {
-					return usageError{errors.New("resolve OBJECT needs one of --ours, --theirs or --value TEXT")}
-				}
-				var mine []archixml.Conflict
-				for _, x := range conflicts {
-					if x.ID == args[0] && (field == "" || x.Field == field) {
-						mine = append(mine, x)
-					}
-				}
-				if len(mine) == 0 {
-					return usageError{fmt.Errorf("no conflict left on %s%s", plans.ShowHidden(args[0]), fieldWords(field))}
-				}
-				if cmd.Flags().Changed("value") && (len(mine) > 1 || !mine[0].Settable()) {
-					if len(mine) > 1 {
-						return usageError{fmt.Errorf("%s has %d conflicts: say which with --field", plans.ShowHidden(args[0]), len(mine))}
-					}
-					return usageError{fmt.Errorf("the %s of %s is settled by --ours or --theirs, not a value", plans.ShowHidden(mine[0].Field), plans.ShowHidden(args[0]))}
+				mine, err := conflictsToSettle(conflicts, args[0], field, ours, theirs, cmd.Flags().Changed("value"))
+				if err != nil {
+					return err
 				}
 				for _, x := range mine {
 					r := archixml.Resolution{Side: archixml.Ours}
@@ -296,6 +270,49 @@ func resolveCmd() *cobra.Command {
 	c.Flags().StringVar(&field, "field", "", "settle only this field of the object")
 	c.Flags().StringVar(&path, "path", "", "the model in conflict (default: the workspace's model)")
 	return c
+}
+
+// readMergeState is the resolutions chosen so far for the merge of path with stages ids: none
+// unless the state file was written for this very merge.
+func readMergeState(ws *store.Workspace, path string, ids [3]string) mergeState {
+	state := mergeState{Path: path, Stages: ids, Resolved: map[string]archixml.Resolution{}}
+	if b, err := os.ReadFile(ws.MergeStateFile()); err == nil {
+		var old mergeState
+		if json.Unmarshal(b, &old) == nil && old.Path == path && old.Stages == ids && old.Resolved != nil {
+			state = old
+		}
+	}
+	return state
+}
+
+// conflictsToSettle is the conflicts left on id (on its field, if one is named) that resolve
+// settles with exactly one of --ours, --theirs or --value; a value settles one settable field.
+func conflictsToSettle(conflicts []archixml.Conflict, id, field string, ours, theirs, byValue bool) ([]archixml.Conflict, error) {
+	n := 0
+	for _, x := range []bool{ours, theirs, byValue} {
+		if x {
+			n++
+		}
+	}
+	if n != 1 {
+		return nil, usageError{errors.New("resolve OBJECT needs one of --ours, --theirs or --value TEXT")}
+	}
+	var mine []archixml.Conflict
+	for _, x := range conflicts {
+		if x.ID == id && (field == "" || x.Field == field) {
+			mine = append(mine, x)
+		}
+	}
+	if len(mine) == 0 {
+		return nil, usageError{fmt.Errorf("no conflict left on %s%s", plans.ShowHidden(id), fieldWords(field))}
+	}
+	if byValue && (len(mine) > 1 || !mine[0].Settable()) {
+		if len(mine) > 1 {
+			return nil, usageError{fmt.Errorf("%s has %d conflicts: say which with --field", plans.ShowHidden(id), len(mine))}
+		}
+		return nil, usageError{fmt.Errorf("the %s of %s is settled by --ours or --theirs, not a value", plans.ShowHidden(mine[0].Field), plans.ShowHidden(id))}
+	}
+	return mine, nil
 }
 
 func fieldWords(f string) string {

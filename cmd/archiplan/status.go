@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strconv"
 	"strings"
@@ -102,19 +103,7 @@ func statusCmd() *cobra.Command {
 			}
 			st.Plans = listInbox(cfg.inbox(ws), head.Blob)
 			if r := cfg.remoteOf(); r.Name != "" {
-				rs := ws.RemoteStateOf(r.Name)
-				st.Remote = &RemoteStatus{Name: r.Name, LastFetchError: rs.LastFetchError, LastPushError: rs.LastPushError,
-					LastFetchCode: rs.LastFetchCode, LastPushCode: rs.LastPushCode, Refused: rs.Refused, PolicyNote: rs.PolicyNote}
-				if time.Now().Before(rs.RetryAfter) {
-					st.Remote.RetryAfter = rs.RetryAfter.Format(time.RFC3339)
-				}
-				st.Remote.Ahead, st.Remote.Behind, _ = ws.AheadBehind(r.Name)
-				if !rs.LastFetch.IsZero() {
-					st.Remote.LastFetch = rs.LastFetch.Format(time.RFC3339)
-				}
-				if !rs.LastPush.IsZero() {
-					st.Remote.LastPush = rs.LastPush.Format(time.RFC3339)
-				}
+				st.Remote = remoteStatus(ws, r.Name)
 			}
 			st.Daemon = daemonState(ws)
 			st.HooksWaiting, _ = hooks.Waiting(cfg.hooks(ws).Dir, ws.GitPath(hooks.TrustFile))
@@ -124,77 +113,106 @@ func statusCmd() *cobra.Command {
 				fmt.Fprintln(out, string(b))
 				return nil
 			}
-			fmt.Fprintf(out, "workspace %s at %s\nmodel %s (blob %s)", st.Root, short(st.Head), st.Model, short(st.ModelBlob))
-			if st.Dirty {
-				fmt.Fprint(out, ", with uncommitted changes: applies are refused until they are committed")
-			}
-			fmt.Fprintln(out)
-			if st.Locked != "" {
-				fmt.Fprintln(out, st.Locked)
-			}
-			if st.ModelError != "" {
-				fmt.Fprintln(out, st.ModelError)
-			}
-			if st.Daemon != "" {
-				fmt.Fprintln(out, "daemon:", st.Daemon)
-			} else {
-				fmt.Fprintln(out, "daemon: none serves this workspace (approvals wait until one runs, or use archiplan apply)")
-			}
-			if r := st.Remote; r != nil {
-				fmt.Fprintf(out, "remote %s: %d ahead (not pushed), %d behind; last fetch %s, last push %s\n", r.Name, r.Ahead, r.Behind,
-					orNever(r.LastFetch), orNever(r.LastPush))
-				if r.LastPushError != "" {
-					fmt.Fprintln(out, "  last push failed:", r.LastPushError)
-				}
-				if r.LastFetchError != "" {
-					fmt.Fprintln(out, "  last fetch failed:", r.LastFetchError)
-				}
-				if r.RetryAfter != "" {
-					fmt.Fprintf(out, "  not tried again before %s (archiplan sync tries now)\n", r.RetryAfter)
-				}
-				if r.Refused != "" {
-					fmt.Fprintln(out, "  the remote's head is not pulled:", r.Refused)
-				}
-				if r.PolicyNote != "" {
-					fmt.Fprintln(out, "  the remote loosened the policy:", r.PolicyNote)
-				}
-			}
-			for _, h := range st.HooksWaiting {
-				fmt.Fprintf(out, "hooks/%s came with a pull and does not run until you trust it: read it, then archiplan hooks trust\n", h)
-			}
-			if st.Recovered {
-				fmt.Fprintln(out, "finished an apply a crash had interrupted")
-			}
-			for _, p := range st.Plans {
-				file := p.File
-				if inbox.NameOf(file) == "" {
-					file = strconv.Quote(file) // a name that is not safe is shown, never obeyed by the terminal
-				}
-				line := fmt.Sprintf("  %-10s %s", p.State, file)
-				if p.Verdict != "" {
-					line += "  " + p.Verdict
-				}
-				if p.Summary != "" {
-					line += "  " + strconv.Quote(p.Summary)
-				}
-				if p.Note != "" {
-					line += "  (" + p.Note + ")"
-				}
-				fmt.Fprintln(out, line)
-				if len(p.Missing) > 0 {
-					by := "nobody yet"
-					if len(p.ApprovedBy) > 0 {
-						by = strings.Join(p.ApprovedBy, ", ")
-					}
-					fmt.Fprintf(out, "             approved by %s; waits for %s\n", by, inbox.MissingWords(p.Missing))
-				}
-				printConversation(out, p.Conversation)
-			}
+			printStatus(out, st)
 			return nil
 		},
 	}
 	c.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return c
+}
+
+// remoteStatus is what status says of the remote name: its last fetch and push, their errors,
+// and how far apart the branches are.
+func remoteStatus(ws *store.Workspace, name string) *RemoteStatus {
+	rs := ws.RemoteStateOf(name)
+	rem := &RemoteStatus{Name: name, LastFetchError: rs.LastFetchError, LastPushError: rs.LastPushError,
+		LastFetchCode: rs.LastFetchCode, LastPushCode: rs.LastPushCode, Refused: rs.Refused, PolicyNote: rs.PolicyNote}
+	if time.Now().Before(rs.RetryAfter) {
+		rem.RetryAfter = rs.RetryAfter.Format(time.RFC3339)
+	}
+	rem.Ahead, rem.Behind, _ = ws.AheadBehind(name)
+	if !rs.LastFetch.IsZero() {
+		rem.LastFetch = rs.LastFetch.Format(time.RFC3339)
+	}
+	if !rs.LastPush.IsZero() {
+		rem.LastPush = rs.LastPush.Format(time.RFC3339)
+	}
+	return rem
+}
+
+// printStatus writes st for a person.
+func printStatus(out io.Writer, st Status) {
+	fmt.Fprintf(out, "workspace %s at %s\nmodel %s (blob %s)", st.Root, short(st.Head), st.Model, short(st.ModelBlob))
+	if st.Dirty {
+		fmt.Fprint(out, ", with uncommitted changes: applies are refused until they are committed")
+	}
+	fmt.Fprintln(out)
+	if st.Locked != "" {
+		fmt.Fprintln(out, st.Locked)
+	}
+	if st.ModelError != "" {
+		fmt.Fprintln(out, st.ModelError)
+	}
+	if st.Daemon != "" {
+		fmt.Fprintln(out, "daemon:", st.Daemon)
+	} else {
+		fmt.Fprintln(out, "daemon: none serves this workspace (approvals wait until one runs, or use archiplan apply)")
+	}
+	if r := st.Remote; r != nil {
+		fmt.Fprintf(out, "remote %s: %d ahead (not pushed), %d behind; last fetch %s, last push %s\n", r.Name, r.Ahead, r.Behind,
+			orNever(r.LastFetch), orNever(r.LastPush))
+		if r.LastPushError != "" {
+			fmt.Fprintln(out, "  last push failed:", r.LastPushError)
+		}
+		if r.LastFetchError != "" {
+			fmt.Fprintln(out, "  last fetch failed:", r.LastFetchError)
+		}
+		if r.RetryAfter != "" {
+			fmt.Fprintf(out, "  not tried again before %s (archiplan sync tries now)\n", r.RetryAfter)
+		}
+		if r.Refused != "" {
+			fmt.Fprintln(out, "  the remote's head is not pulled:", r.Refused)
+		}
+		if r.PolicyNote != "" {
+			fmt.Fprintln(out, "  the remote loosened the policy:", r.PolicyNote)
+		}
+	}
+	for _, h := range st.HooksWaiting {
+		fmt.Fprintf(out, "hooks/%s came with a pull and does not run until you trust it: read it, then archiplan hooks trust\n", h)
+	}
+	if st.Recovered {
+		fmt.Fprintln(out, "finished an apply a crash had interrupted")
+	}
+	for _, p := range st.Plans {
+		printPlanState(out, p)
+	}
+}
+
+// printPlanState writes one plan's line of status, who approved it and the conversation on it.
+func printPlanState(out io.Writer, p PlanState) {
+	file := p.File
+	if inbox.NameOf(file) == "" {
+		file = strconv.Quote(file) // a name that is not safe is shown, never obeyed by the terminal
+	}
+	line := fmt.Sprintf("  %-10s %s", p.State, file)
+	if p.Verdict != "" {
+		line += "  " + p.Verdict
+	}
+	if p.Summary != "" {
+		line += "  " + strconv.Quote(p.Summary)
+	}
+	if p.Note != "" {
+		line += "  (" + p.Note + ")"
+	}
+	fmt.Fprintln(out, line)
+	if len(p.Missing) > 0 {
+		by := "nobody yet"
+		if len(p.ApprovedBy) > 0 {
+			by = strings.Join(p.ApprovedBy, ", ")
+		}
+		fmt.Fprintf(out, "             approved by %s; waits for %s\n", by, inbox.MissingWords(p.Missing))
+	}
+	printConversation(out, p.Conversation)
 }
 
 func orNever(t string) string {

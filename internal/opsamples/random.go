@@ -16,28 +16,7 @@ import (
 // makes its texts and names its own. A merge test applies two such plans on two branches. It
 // returns nil when m has nothing left to pick.
 func Random(m *archixml.Model, rng *rand.Rand, avoid map[string]bool, tag string) []byte {
-	var elems, rels, objs, views []archixml.Object
-	for _, e := range m.Elements() {
-		if e.Class() != "Junction" && !avoid[e.ID()] {
-			elems = append(elems, e)
-		}
-	}
-	for _, r := range m.Relationships() {
-		if !avoid[r.ID()] && !avoid[r.SourceID()] && !avoid[r.TargetID()] {
-			rels = append(rels, r)
-		}
-	}
-	for _, v := range m.Views() {
-		if v.Class() != "ArchimateDiagramModel" || avoid[v.ID()] {
-			continue
-		}
-		views = append(views, v)
-		for _, d := range v.DiagramObjects() {
-			if c, ok := d.Concept(); ok && c.Kind() == archixml.KindElement && !avoid[d.ID()] && !avoid[c.ID()] {
-				objs = append(objs, d)
-			}
-		}
-	}
+	elems, rels, objs, views := pickable(m, avoid)
 	if len(elems) == 0 {
 		return nil
 	}
@@ -99,14 +78,7 @@ func Random(m *archixml.Model, rng *rand.Rand, avoid map[string]bool, tag string
 			}
 			d := pick(ds)
 			used[d.ID()] = true
-			switch rng.IntN(3) {
-			case 0:
-				a = acts{act(schemas.MoveViewObject, "object_id", d.ID(), "x", rng.IntN(900), "y", rng.IntN(900), "width", 120+rng.IntN(80), "height", 55)}
-			case 1:
-				a = acts{act(schemas.StyleViewObject, "object_id", d.ID(), "fill_color", fmt.Sprintf("#%06x", rng.IntN(1<<24)))}
-			default:
-				a = acts{act(schemas.RemoveFromView, "object_id", d.ID())}
-			}
+			a = viewObjectAction(d, rng)
 			if c, ok := d.Concept(); ok {
 				used[c.ID()] = true
 			}
@@ -131,4 +103,43 @@ func Random(m *archixml.Model, rng *rand.Rand, avoid map[string]bool, tag string
 		panic(err)
 	}
 	return b
+}
+
+// pickable is what Random may pick in m, none of it in avoid: the elements but junctions, the
+// relationships, the views (of ArchiMate) and the diagram objects on them that show an element.
+func pickable(m *archixml.Model, avoid map[string]bool) (elems, rels, objs, views []archixml.Object) {
+	for _, e := range m.Elements() {
+		if e.Class() != "Junction" && !avoid[e.ID()] {
+			elems = append(elems, e)
+		}
+	}
+	for _, r := range m.Relationships() {
+		if !avoid[r.ID()] && !avoid[r.SourceID()] && !avoid[r.TargetID()] {
+			rels = append(rels, r)
+		}
+	}
+	for _, v := range m.Views() {
+		if v.Class() != "ArchimateDiagramModel" || avoid[v.ID()] {
+			continue
+		}
+		views = append(views, v)
+		for _, d := range v.DiagramObjects() {
+			if c, ok := d.Concept(); ok && c.Kind() == archixml.KindElement && !avoid[d.ID()] && !avoid[c.ID()] {
+				objs = append(objs, d)
+			}
+		}
+	}
+	return elems, rels, objs, views
+}
+
+// viewObjectAction moves, restyles or removes diagram object d, as rng picks.
+func viewObjectAction(d archixml.Object, rng *rand.Rand) acts {
+	switch rng.IntN(3) {
+	case 0:
+		return acts{act(schemas.MoveViewObject, "object_id", d.ID(), "x", rng.IntN(900), "y", rng.IntN(900), "width", 120+rng.IntN(80), "height", 55)}
+	case 1:
+		return acts{act(schemas.StyleViewObject, "object_id", d.ID(), "fill_color", fmt.Sprintf("#%06x", rng.IntN(1<<24)))}
+	default:
+		return acts{act(schemas.RemoveFromView, "object_id", d.ID())}
+	}
 }

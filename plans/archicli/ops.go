@@ -232,22 +232,9 @@ func (c *converter) convert(i int, ch change) error {
 		a = append(a, c.box(g, noteW, noteH)...)
 		c.emit(withRef(a, g.str("tempId")))
 	case "createGroup":
-		a := ordered{{"op", "create_group"}, {"view_id", c.ref(g.need("viewId"))}, {"name", g.need("name")}}
-		if d := g.str("documentation"); d != "" {
-			a = append(a, kv{"documentation", d})
-		}
-		a = append(a, c.box(g, groupW, groupH)...)
-		c.emit(withRef(a, g.str("tempId")))
+		c.createGroup(g)
 	case "createView":
-		g.unsupported("folderId", "archiplan puts a new view in a folder by its path (create_view's folder_path), not by a folder's id")
-		a := ordered{{"op", "create_view"}, {"name", g.need("name")}}
-		if d := g.str("documentation"); d != "" {
-			a = append(a, kv{"documentation", d})
-		}
-		if vp := g.str("viewpoint"); vp != "" {
-			a = append(a, kv{"viewpoint", strings.ReplaceAll(strings.ToLower(strings.TrimSpace(vp)), " ", "_")})
-		}
-		c.emit(withRef(a, g.str("tempId")))
+		c.createView(g)
 	case "deleteView":
 		c.emit(ordered{{"op", "delete_view"}, {"view_id", c.ref(g.need("viewId"))}})
 	case "duplicateView":
@@ -257,11 +244,7 @@ func (c *converter) convert(i int, ch change) error {
 		}
 		c.emit(withRef(a, g.str("tempId")))
 	case "setViewRouter":
-		r := strings.ToLower(g.need("routerType"))
-		if !oneOf(r, "manual", "manhattan") {
-			g.failf(CodeBadValue, "routerType %q is neither manual nor manhattan", r)
-		}
-		c.emit(ordered{{"op", "set_connection_router"}, {"view_id", c.ref(g.need("viewId"))}, {"router", r}})
+		c.setViewRouter(g)
 	case "layoutView":
 		c.layout(g)
 	}
@@ -406,6 +389,38 @@ func (c *converter) update(g *getter) {
 	if n == 0 {
 		g.failf(CodeInvalid, "%s sets nothing", g.op)
 	}
+}
+
+// createGroup converts createGroup: a group on a view, in the box asked or the default size.
+func (c *converter) createGroup(g *getter) {
+	a := ordered{{"op", "create_group"}, {"view_id", c.ref(g.need("viewId"))}, {"name", g.need("name")}}
+	if d := g.str("documentation"); d != "" {
+		a = append(a, kv{"documentation", d})
+	}
+	a = append(a, c.box(g, groupW, groupH)...)
+	c.emit(withRef(a, g.str("tempId")))
+}
+
+// createView converts createView: a new view, its documentation and its viewpoint.
+func (c *converter) createView(g *getter) {
+	g.unsupported("folderId", "archiplan puts a new view in a folder by its path (create_view's folder_path), not by a folder's id")
+	a := ordered{{"op", "create_view"}, {"name", g.need("name")}}
+	if d := g.str("documentation"); d != "" {
+		a = append(a, kv{"documentation", d})
+	}
+	if vp := g.str("viewpoint"); vp != "" {
+		a = append(a, kv{"viewpoint", strings.ReplaceAll(strings.ToLower(strings.TrimSpace(vp)), " ", "_")})
+	}
+	c.emit(withRef(a, g.str("tempId")))
+}
+
+// setViewRouter converts setViewRouter: a view's connection router, manual or manhattan.
+func (c *converter) setViewRouter(g *getter) {
+	r := strings.ToLower(g.need("routerType"))
+	if !oneOf(r, "manual", "manhattan") {
+		g.failf(CodeBadValue, "routerType %q is neither manual nor manhattan", r)
+	}
+	c.emit(ordered{{"op", "set_connection_router"}, {"view_id", c.ref(g.need("viewId"))}, {"router", r}})
 }
 
 // topFolders are the peer's parentType words for Archi's top-level folders, as archiplan names

@@ -285,23 +285,7 @@ func (c *codex) turn(ctx context.Context, text string) (string, error) {
 		case m := <-c.notes:
 			switch m.Method {
 			case "error":
-				var p struct {
-					Error struct {
-						Message           string  `json:"message"`
-						AdditionalDetails *string `json:"additionalDetails"`
-					} `json:"error"`
-					WillRetry bool `json:"willRetry"`
-				}
-				if json.Unmarshal(m.Params, &p) == nil {
-					msg := p.Error.Message
-					if p.Error.AdditionalDetails != nil && *p.Error.AdditionalDetails != "" {
-						msg += " (" + *p.Error.AdditionalDetails + ")"
-					}
-					c.lastRetry = msg
-					if p.WillRetry {
-						c.progress("codex: " + msg)
-					}
-				}
+				c.noteError(m.Params)
 			case "item/agentMessage/delta":
 				var d struct {
 					ItemID string `json:"itemId"`
@@ -328,35 +312,65 @@ func (c *codex) turn(ctx context.Context, text string) (string, error) {
 					}
 				}
 			case "turn/completed":
-				var p struct {
-					Turn struct {
-						ID     string `json:"id"`
-						Status string `json:"status"`
-						Error  *struct {
-							Message string `json:"message"`
-						} `json:"error"`
-					} `json:"turn"`
+				if text, done, err := c.turnCompleted(m.Params, started.Turn.ID, last); done {
+					return text, err
 				}
-				if json.Unmarshal(m.Params, &p) != nil || (started.Turn.ID != "" && p.Turn.ID != "" && p.Turn.ID != started.Turn.ID) {
-					continue
-				}
-				if p.Turn.Status == "failed" || p.Turn.Status == "interrupted" {
-					msg := "the turn " + p.Turn.Status
-					if p.Turn.Error != nil {
-						msg += ": " + p.Turn.Error.Message
-					}
-					if c.lastRetry != "" && (p.Turn.Error == nil || !strings.Contains(c.lastRetry, p.Turn.Error.Message)) {
-						msg += " (last notice: " + c.lastRetry + ")"
-					}
-					return "", fmt.Errorf("%s: %w", msg, ErrPlanner)
-				}
-				if last == "" {
-					return "", fmt.Errorf("the turn ended without an agent message: %w", ErrPlanner)
-				}
-				return last, nil
 			}
 		}
 	}
+}
+
+// noteError keeps the app-server's error notice for the turn's failure, and shows it as progress
+// when the app-server tries again.
+func (c *codex) noteError(params json.RawMessage) {
+	var p struct {
+		Error struct {
+			Message           string  `json:"message"`
+			AdditionalDetails *string `json:"additionalDetails"`
+		} `json:"error"`
+		WillRetry bool `json:"willRetry"`
+	}
+	if json.Unmarshal(params, &p) == nil {
+		msg := p.Error.Message
+		if p.Error.AdditionalDetails != nil && *p.Error.AdditionalDetails != "" {
+			msg += " (" + *p.Error.AdditionalDetails + ")"
+		}
+		c.lastRetry = msg
+		if p.WillRetry {
+			c.progress("codex: " + msg)
+		}
+	}
+}
+
+// turnCompleted reads the end of turn turnID: done with the agent's last message, or with why the
+// turn failed; not done when the notice is of another turn.
+func (c *codex) turnCompleted(params json.RawMessage, turnID, last string) (text string, done bool, err error) {
+	var p struct {
+		Turn struct {
+			ID     string `json:"id"`
+			Status string `json:"status"`
+			Error  *struct {
+				Message string `json:"message"`
+			} `json:"error"`
+		} `json:"turn"`
+	}
+	if json.Unmarshal(params, &p) != nil || (turnID != "" && p.Turn.ID != "" && p.Turn.ID != turnID) {
+		return "", false, nil
+	}
+	if p.Turn.Status == "failed" || p.Turn.Status == "interrupted" {
+		msg := "the turn " + p.Turn.Status
+		if p.Turn.Error != nil {
+			msg += ": " + p.Turn.Error.Message
+		}
+		if c.lastRetry != "" && (p.Turn.Error == nil || !strings.Contains(c.lastRetry, p.Turn.Error.Message)) {
+			msg += " (last notice: " + c.lastRetry + ")"
+		}
+		return "", true, fmt.Errorf("%s: %w", msg, ErrPlanner)
+	}
+	if last == "" {
+		return "", true, fmt.Errorf("the turn ended without an agent message: %w", ErrPlanner)
+	}
+	return last, true, nil
 }
 
 // Conversation is the app-server's thread id and the id of its last turn.

@@ -79,19 +79,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "mutants: %s does not match the tree:\n  %s\n", *list, strings.Join(problems, "\n  "))
 		return 2
 	}
-	if *only != "" {
-		re, err := regexp.Compile(*only)
-		if err != nil {
-			fmt.Fprintln(stderr, "mutants: -only:", err)
-			return 2
-		}
-		var sel []Mutant
-		for _, m := range ms {
-			if re.MatchString(m.ID) {
-				sel = append(sel, m)
-			}
-		}
-		ms = sel
+	if ms, err = selected(ms, *only); err != nil {
+		fmt.Fprintln(stderr, "mutants: -only:", err)
+		return 2
 	}
 	if *checkOnly {
 		fmt.Fprintf(stdout, "%d mutants, each old text found once\n", len(ms))
@@ -127,28 +117,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	env := testEnv(root)
 	start := time.Now()
 
-	if !*noBaseline {
-		done := map[string]bool{}
-		for _, m := range ms {
-			for _, t := range m.Tests {
-				key := strings.Join(t, " ")
-				if done[key] {
-					continue
-				}
-				done[key] = true
-				t0 := time.Now()
-				failed, _, outp := goTest(tmp, env, append([]string{"-v"}, t...), *timeout)
-				if failed {
-					fmt.Fprintf(stderr, "mutants: the tests fail without a mutant: go test %s\n%s\n", key, tail(outp, 40))
-					return 2
-				}
-				if !ranTests(t, outp) {
-					fmt.Fprintf(stderr, "mutants: go test %s runs no test: a filter that matches nothing kills nothing\n", key)
-					return 2
-				}
-				fmt.Fprintf(stdout, "baseline ok  %6.1fs  go test %s\n", time.Since(t0).Seconds(), key)
-			}
-		}
+	if !*noBaseline && !baseline(tmp, env, ms, *timeout, stdout, stderr) {
+		return 2
 	}
 
 	var results []result
@@ -163,6 +133,61 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	total := time.Since(start)
 
+	if !report(stdout, stderr, results, total, *out) {
+		return 1
+	}
+	return 0
+}
+
+// selected is the mutants of ms whose id matches the regular expression only (all of them when
+// only is empty).
+func selected(ms []Mutant, only string) ([]Mutant, error) {
+	if only == "" {
+		return ms, nil
+	}
+	re, err := regexp.Compile(only)
+	if err != nil {
+		return nil, err
+	}
+	var sel []Mutant
+	for _, m := range ms {
+		if re.MatchString(m.ID) {
+			sel = append(sel, m)
+		}
+	}
+	return sel, nil
+}
+
+// baseline runs each test command of ms once on the unchanged copy tmp: each must pass and run a
+// test, or it could not tell a mutant.
+func baseline(tmp string, env []string, ms []Mutant, timeout time.Duration, stdout, stderr io.Writer) bool {
+	done := map[string]bool{}
+	for _, m := range ms {
+		for _, t := range m.Tests {
+			key := strings.Join(t, " ")
+			if done[key] {
+				continue
+			}
+			done[key] = true
+			t0 := time.Now()
+			failed, _, outp := goTest(tmp, env, append([]string{"-v"}, t...), timeout)
+			if failed {
+				fmt.Fprintf(stderr, "mutants: the tests fail without a mutant: go test %s\n%s\n", key, tail(outp, 40))
+				return false
+			}
+			if !ranTests(t, outp) {
+				fmt.Fprintf(stderr, "mutants: go test %s runs no test: a filter that matches nothing kills nothing\n", key)
+				return false
+			}
+			fmt.Fprintf(stdout, "baseline ok  %6.1fs  go test %s\n", time.Since(t0).Seconds(), key)
+		}
+	}
+	return true
+}
+
+// report prints the score and the mutants not killed, and writes the results to out when it is
+// named; it reports whether every mutant was killed.
+func report(stdout, stderr io.Writer, results []result, total time.Duration, out string) bool {
 	count := map[string]int{}
 	for _, r := range results {
 		count[r.outcome]++
@@ -175,20 +200,17 @@ func run(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stdout, "  %s: %s (%s, list line %d): %s\n", r.outcome, r.m.ID, r.m.File, r.m.Line, r.m.Why)
 		}
 	}
-	if *out != "" {
+	if out != "" {
 		var b strings.Builder
 		b.WriteString("id\toutcome\tseconds\tfile\tkilled_by\n")
 		for _, r := range results {
 			fmt.Fprintf(&b, "%s\t%s\t%.1f\t%s\t%s\n", r.m.ID, r.outcome, r.took.Seconds(), r.m.File, r.by)
 		}
-		if err := os.WriteFile(*out, []byte(b.String()), 0o644); err != nil {
+		if err := os.WriteFile(out, []byte(b.String()), 0o644); err != nil {
 			fmt.Fprintln(stderr, "mutants:", err)
 		}
 	}
-	if count[Killed] != len(results) {
-		return 1
-	}
-	return 0
+	return count[Killed] == len(results)
 }
 
 func sum(rs []result) time.Duration {
