@@ -88,11 +88,11 @@ func (e *engine) confusable(i int, class, name, what string) {
 	if e.skeletons == nil {
 		e.skeletons = map[string][]string{}
 		for _, o := range append(e.m.Elements(), e.m.Views()...) {
-			k := o.Class() + "\x00" + confusables.Skeleton(o.Name())
+			k := o.Class() + "\x00" + skeleton(o.Name())
 			e.skeletons[k] = append(e.skeletons[k], o.ID())
 		}
 	}
-	for _, id := range e.skeletons[class+"\x00"+confusables.Skeleton(name)] {
+	for _, id := range e.skeletons[class+"\x00"+skeleton(name)] {
 		o, ok := e.m.Object(id)
 		if _, gone := e.deleted[id]; gone || !ok || o.Name() == name {
 			continue
@@ -101,6 +101,18 @@ func (e *engine) confusable(i int, class, name, what string) {
 			label(o), strconv.QuoteToASCII(name), strconv.QuoteToASCII(o.Name()), what)
 		return
 	}
+}
+
+// skeleton is a name's UTS #39 skeleton without the characters a person cannot see (hidden), as
+// UTS #39 leaves out the default-ignorable ones: "Customer" with a zero-width space or a tag
+// character after it reads as "Customer".
+func skeleton(name string) string {
+	return confusables.Skeleton(strings.Map(func(r rune) rune {
+		if hidden(r) {
+			return -1
+		}
+		return r
+	}, name))
 }
 
 // onDuplicate handles a create whose object exists already (existing): with on_duplicate error

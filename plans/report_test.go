@@ -26,6 +26,7 @@ func TestMDEscape(t *testing.T) {
 		// issue 35: every character a person cannot see (Cf, Cc, Co, Zl, Zp, the tag block,
 		// variation selectors) is its code
 		"tag\U000e0041\U000e0049\U000e007f": `tag\u{e0041}\u{e0049}\u{e007f}`,
+		"unassigned tag\U000e0002":          `unassigned tag\u{e0002}`, // not Cf: hidden by the block's range
 		"alm\u061c lrm\u200e rlm\u200f":     `alm\u{061c} lrm\u{200e} rlm\u{200f}`,
 		"zw\u200b\u200c\u200d\ufeff":        `zw\u{200b}\u{200c}\u{200d}\u{feff}`,
 		"vs\u2764\ufe0f \U000e0100":         `vs❤\u{fe0f} \u{e0100}`,

@@ -27,7 +27,7 @@ func allowedCmd() *cobra.Command {
 			return printResult(cmd, res, func(w io.Writer) {
 				end := func(e query.End) string {
 					if e.Element != nil {
-						return fmt.Sprintf("%s %q (%s)", e.Type, termLine(e.Element.Name), e.Element.ID)
+						return fmt.Sprintf("%s %s (%s)", e.Type, termQuote(e.Element.Name), e.Element.ID)
 					}
 					return e.Type
 				}

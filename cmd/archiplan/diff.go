@@ -6,11 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/archiplan/archiplan/archixml"
 	"github.com/archiplan/archiplan/archixml/diff"
+	"github.com/archiplan/archiplan/plans"
 	"github.com/archiplan/archiplan/store"
 )
 
@@ -50,7 +52,14 @@ against HEAD. With FROM: that commit against the model file. With FROM and TO: t
 				_, err = fmt.Fprintln(out, string(b))
 				return err
 			}
-			return r.WriteText(out)
+			// each line with every character a person cannot see written as its code
+			// (plans.ShowHidden): a planner's name or folder is shown, never obeyed
+			for _, l := range strings.Split(strings.TrimSuffix(r.String(), "\n"), "\n") {
+				if _, err := fmt.Fprintln(out, plans.ShowHidden(l)); err != nil {
+					return err
+				}
+			}
+			return nil
 		},
 	}
 	c.Flags().BoolVar(&asJSON, "json", false, "print JSON (format_version 1)")

@@ -137,7 +137,7 @@ func validateCmd() *cobra.Command {
 					if f.Pointer != "" {
 						where = " at " + f.Pointer
 					}
-					fmt.Fprintf(out, "  %s %s%s: %s\n", f.Severity, f.Code, where, f.Message)
+					fmt.Fprintf(out, "  %s %s%s: %s\n", f.Severity, f.Code, where, termLine(f.Message))
 				}
 			}
 			if err := refused(o); err != nil {

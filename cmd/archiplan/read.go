@@ -5,11 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
+	"strconv"
 
 	"github.com/spf13/cobra"
 
 	"github.com/archiplan/archiplan/archixml"
+	"github.com/archiplan/archiplan/plans"
 	"github.com/archiplan/archiplan/plans/query"
 )
 
@@ -57,15 +58,13 @@ func queryError(err error) error {
 	return err
 }
 
-// oneLine keeps a name on one line of a terminal: control characters are shown escaped.
-func termLine(s string) string {
-	s = oneLine(s)
-	if !strings.ContainsFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
-		return s
-	}
-	q := fmt.Sprintf("%q", s)
-	return q[1 : len(q)-1]
-}
+// termLine keeps a text of the model on one line of a terminal, every character a person cannot
+// see (plans.ShowHidden's one rule: controls, bidi and zero-width marks, the tag block, variation
+// selectors) shown as its code, never obeyed.
+func termLine(s string) string { return plans.ShowHidden(oneLine(s)) }
+
+// termQuote is termLine's text quoted, as the preview's action lines quote a name ("Desk\U000e0041").
+func termQuote(s string) string { return plans.ShowHidden(strconv.Quote(oneLine(s))) }
 
 func readCmds() []*cobra.Command {
 	return []*cobra.Command{searchCmd(), showCmd(), allowedCmd(), viewsCmd(), foldersCmd(), statsCmd(), checkCmd()}

@@ -28,7 +28,7 @@ func searchCmd() *cobra.Command {
 			}
 			return printResult(cmd, res, func(w io.Writer) {
 				for _, f := range res.Results {
-					fmt.Fprintf(w, "%s  %s %q  %s", f.ID, f.Type, termLine(f.Name), termLine(f.Folder))
+					fmt.Fprintf(w, "%s  %s %s  %s", f.ID, f.Type, termQuote(f.Name), termLine(f.Folder))
 					if len(f.Matched) > 0 {
 						fmt.Fprintf(w, "  (%s)", termLine(strings.Join(f.Matched, ", ")))
 					}

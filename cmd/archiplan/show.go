@@ -35,7 +35,7 @@ func showCmd() *cobra.Command {
 }
 
 func printShown(w io.Writer, s *query.Shown) {
-	fmt.Fprintf(w, "%s %q (%s)\n", s.Type, termLine(s.Name), s.ID)
+	fmt.Fprintf(w, "%s %s (%s)\n", s.Type, termQuote(s.Name), s.ID)
 	if s.Folder != "" {
 		fmt.Fprintf(w, "  folder: %s\n", termLine(s.Folder))
 	}
@@ -43,8 +43,8 @@ func printShown(w io.Writer, s *query.Shown) {
 		fmt.Fprintf(w, "  specialization: %s\n", termLine(s.Specialization))
 	}
 	if s.SourceRef != nil && s.TargetRef != nil {
-		fmt.Fprintf(w, "  from %s %q (%s) to %s %q (%s)\n", s.SourceRef.Type, termLine(s.SourceRef.Name), s.SourceRef.ID,
-			s.TargetRef.Type, termLine(s.TargetRef.Name), s.TargetRef.ID)
+		fmt.Fprintf(w, "  from %s %s (%s) to %s %s (%s)\n", s.SourceRef.Type, termQuote(s.SourceRef.Name), s.SourceRef.ID,
+			s.TargetRef.Type, termQuote(s.TargetRef.Name), s.TargetRef.ID)
 	}
 	if s.Viewpoint != nil {
 		fmt.Fprintf(w, "  viewpoint: %s\n", s.Viewpoint.Name)
@@ -62,7 +62,7 @@ func printShown(w io.Writer, s *query.Shown) {
 			if r.Direction == "in" {
 				arrow = "<-"
 			}
-			fmt.Fprintf(w, "  %s %s %s %q (%s)  [%s]\n", arrow, r.Type, r.Other.Type, termLine(r.Other.Name), r.Other.ID, r.ID)
+			fmt.Fprintf(w, "  %s %s %s %s (%s)  [%s]\n", arrow, r.Type, r.Other.Type, termQuote(r.Other.Name), r.Other.ID, r.ID)
 		}
 	}
 	if s.Contents != nil {
@@ -75,7 +75,7 @@ func printShown(w io.Writer, s *query.Shown) {
 		}
 		fmt.Fprintf(w, "%s (%d):\n", label, len(s.Views))
 		for _, v := range s.Views {
-			fmt.Fprintf(w, "  %q (%s)\n", termLine(v.Name), v.ID)
+			fmt.Fprintf(w, "  %s (%s)\n", termQuote(v.Name), v.ID)
 		}
 	}
 	if imp := s.Impact; imp != nil {
@@ -86,7 +86,7 @@ func printShown(w io.Writer, s *query.Shown) {
 			fmt.Fprintf(w, "  %s\n", termLine(t))
 		}
 		for _, v := range d.Views {
-			fmt.Fprintf(w, "  view %q (%s): %d object(s), %d connection(s)\n", termLine(v.Name), v.ID, v.DiagramObjects, v.Connections)
+			fmt.Fprintf(w, "  view %s (%s): %d object(s), %d connection(s)\n", termQuote(v.Name), v.ID, v.DiagramObjects, v.Connections)
 		}
 		fmt.Fprintf(w, "changing it shows on %d view(s) and %d relationship(s)\n", imp.Change.Views, imp.Change.Relationships)
 	}
@@ -109,7 +109,7 @@ func printContents(w io.Writer, c *planctx.ViewContents) {
 		if o.Type != "" && o.Type != o.Kind {
 			fmt.Fprintf(w, " %s", o.Type)
 		}
-		fmt.Fprintf(w, " %q", termLine(o.Name))
+		fmt.Fprintf(w, " %s", termQuote(o.Name))
 		switch {
 		case o.Element != "":
 			fmt.Fprintf(w, " (element %s)", o.Element)
@@ -122,7 +122,7 @@ func printContents(w io.Writer, c *planctx.ViewContents) {
 		fmt.Fprintln(w, "connections:")
 	}
 	for _, k := range c.Connections {
-		fmt.Fprintf(w, "  %s %q -> %q", k.ID, termLine(names[k.Source]), termLine(names[k.Target]))
+		fmt.Fprintf(w, "  %s %s -> %s", k.ID, termQuote(names[k.Source]), termQuote(names[k.Target]))
 		if k.Relationship != "" {
 			fmt.Fprintf(w, " relationship %s", k.Relationship)
 		}

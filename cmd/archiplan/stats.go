@@ -21,7 +21,7 @@ func statsCmd() *cobra.Command {
 			}
 			s := query.StatsOf(m)
 			return printResult(cmd, s, func(w io.Writer) {
-				fmt.Fprintf(w, "%q: %d elements, %d relationships, %d views, %d folders, %d specializations\n", termLine(s.Model),
+				fmt.Fprintf(w, "%s: %d elements, %d relationships, %d views, %d folders, %d specializations\n", termQuote(s.Model),
 					s.Elements, s.Relationships, s.Views, s.Folders, s.Specializations)
 				for _, g := range []struct {
 					title string

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"sort"
 	"strconv"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/archiplan/archiplan/archixml"
 	"github.com/archiplan/archiplan/daemon/inbox"
+	"github.com/archiplan/archiplan/plans"
 )
 
 // textconvCmd prints a model in words, one line per object, in the order of the file: what git
@@ -31,7 +33,7 @@ func textconvCmd() *cobra.Command {
 			w := bufio.NewWriterSize(cmd.OutOrStdout(), 64<<10)
 			var line []byte
 			err = archixml.Scan(data, func(o *archixml.Scanned) error {
-				line = words(line[:0], o)
+				line = shown(words(line[:0], o))
 				_, err := w.Write(line)
 				return err
 			})
@@ -44,6 +46,17 @@ func textconvCmd() *cobra.Command {
 			return nil
 		},
 	}
+}
+
+// shown is a line of words with every character a person cannot see written as its code
+// (plans.ShowHidden): a planner's name, folder or property in git log -p is shown, never obeyed.
+// Only a line with a byte outside printable ASCII is looked at again.
+func shown(line []byte) []byte {
+	body := line[:len(line)-1] // the newline words ends each line with
+	if !bytes.ContainsFunc(body, func(r rune) bool { return r < 0x20 || r >= 0x7f }) {
+		return line
+	}
+	return append(append(line[:0:0], plans.ShowHidden(string(body))...), '\n')
 }
 
 // words appends an object's line to b.

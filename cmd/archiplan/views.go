@@ -22,7 +22,7 @@ func viewsCmd() *cobra.Command {
 			res := query.Views(m)
 			return printResult(cmd, res, func(w io.Writer) {
 				for _, v := range res.Views {
-					fmt.Fprintf(w, "%s  %q  %s  %s viewpoint: %d elements, %d relationships", v.ID, termLine(v.Name), termLine(v.Folder),
+					fmt.Fprintf(w, "%s  %s  %s  %s viewpoint: %d elements, %d relationships", v.ID, termQuote(v.Name), termLine(v.Folder),
 						v.Viewpoint.Name, v.Elements, v.Relationships)
 					for _, x := range []struct {
 						n    int

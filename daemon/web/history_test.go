@@ -114,3 +114,26 @@ func exampleLedger(tb testing.TB) (*store.Workspace, *ledger.Ledger, *archixml.M
 	}
 	return ws, ledger.New(ledger.Config{Workspace: ws, Inbox: inbox.New(filepath.Join(ws.Root, "plans"), ws.GitPath("archiplan/inbox")), ApprovedBy: op}), m
 }
+
+// issue 35: what a commit changed, as the history page lists it, shows a planner's invisible
+// characters (the tag block, a right-to-left mark) as their codes, as the preview did.
+func TestLocal_CommitDiffShowsHidden(t *testing.T) {
+	ws, led, m := exampleLedger(t)
+	res, err := led.Apply(context.Background(), ledger.Request{Name: "hid", File: "hid.json",
+		Raw: []byte(`{"schema_version":"1.0","status":"ready","summary":"rename","actions":[{"op":"rename_element","element_id":"` +
+			m.Elements()[0].ID() + `","new_name":"Desk\udb40\udc41\udb40\udc49\u200f"}]}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := ws.Info(res.Commit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := NewLocal(LocalConfig{Ledger: led}).diffOf(c)
+	if d == nil || len(d.changes) != 1 {
+		t.Fatalf("the commit's changes: %+v", d)
+	}
+	if got := d.changes[0]; !strings.Contains(got, `\u{e0041}\u{e0049}\u{200f}`) || strings.ContainsAny(got, "\U000e0041\u200f") {
+		t.Errorf("the change reads %q", got)
+	}
+}

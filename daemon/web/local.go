@@ -560,7 +560,7 @@ func (l *Local) diffOf(c store.CommitInfo) *commitDiff {
 			d.changes = append(d.changes, fmt.Sprintf("… and %d more", len(r.Changes)-maxChanges))
 			break
 		}
-		d.changes = append(d.changes, ch.Text)
+		d.changes = append(d.changes, plans.ShowHidden(ch.Text))
 	}
 	for i, id := range r.Views() {
 		if i == maxViews {
