@@ -269,21 +269,66 @@ func (v *auditCheck) check(e *Event) string {
 		if why != "" {
 			return why
 		}
-		if e.Event == EventApproved {
-			if by := c.Trailers[store.TrailerApprovedBy]; by != e.By {
-				return fmt.Sprintf("commit %s, which applied the plan, names another approver (%q)", short(c.Hash), by)
-			}
-			return ""
+		if why := v.says(e, c, c, ""); why != "" {
+			return why
 		}
-		e.Commit = c.Hash
+		if e.Event == EventApplied {
+			e.Commit = c.Hash
+		}
 	case EventReverted:
 		for _, c := range v.reverts[e.PlanID] {
-			if _, why := v.applied(e.PlanID, ""); why == "" && c.ModelBlob != v.blobs[c.Parent] {
+			if apply, why := v.applied(e.PlanID, ""); why == "" && c.ModelBlob != v.blobs[c.Parent] {
+				if why := v.says(e, apply, c, "reverts commit "+c.Trailers[store.TrailerRevertsCommit]); why != "" {
+					return why
+				}
 				e.Commit = c.Hash
 				return ""
 			}
 		}
 		return "no commit of the branch reverts the plan's apply"
+	}
+	return ""
+}
+
+// says checks what an approval, apply or revert event says against the branch: the person the
+// commit that made it names (by: the apply, or the revert), the plan's summary (none for a revert)
+// and the conversation the apply's archive keeps, and the reason archiplan gives (for a revert,
+// the commit it reverts). A colleague who copies a real event and changes its words gets it shown
+// apart.
+func (v *auditCheck) says(e *Event, apply, by store.CommitInfo, reason string) string {
+	made := "applied"
+	if by.Hash != apply.Hash {
+		made = "reverts"
+	}
+	if who := by.Trailers[store.TrailerApprovedBy]; who != e.By {
+		return fmt.Sprintf("commit %s, which %s the plan, names another person (%q)", short(by.Hash), made, who)
+	}
+	var plan struct {
+		Summary string `json:"summary"`
+	}
+	if made == "applied" {
+		raw, _, _ := v.ws.FileAt(apply.Hash, archivePath(e.PlanID, archivePlan))
+		_ = json.Unmarshal(raw, &plan)
+	}
+	var conv inbox.Conversation
+	if data, ok, _ := v.ws.FileAt(apply.Hash, archivePath(e.PlanID, ArchiveConversation)); ok {
+		_ = json.Unmarshal(data, &conv)
+	}
+	for _, f := range []struct{ what, said, holds string }{
+		{"summary", e.Summary, plan.Summary}, {"intent", e.Intent, conv.Intent}, {"planner", e.Planner, conv.Planner},
+		{"model", e.Model, conv.Model}, {"thread", e.Thread, conv.Thread}, {"turn", e.Turn, conv.Turn},
+		{"follows", e.Follows, conv.Follows}, {"reason", e.Reason, reason},
+	} {
+		if f.said != clipAudit(f.holds) {
+			holder := apply.Hash
+			if f.what == "reason" {
+				holder = by.Hash
+			}
+			return fmt.Sprintf("its %s is not what commit %s holds (%q)", f.what, short(holder), clipAudit(f.holds))
+		}
+	}
+	if len(e.Errors) > 0 || len(e.Questions) > 0 || len(e.Answers) > 0 || e.Plan != "" {
+		return "archiplan's approvals, applies and reverts name no errors, questions or plan text"
 	}
 	return ""
 }

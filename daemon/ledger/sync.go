@@ -16,6 +16,7 @@ import (
 	"github.com/archiplan/archiplan/hooks"
 	"github.com/archiplan/archiplan/internal/settings"
 	"github.com/archiplan/archiplan/plans"
+	"github.com/archiplan/archiplan/policy"
 	"github.com/archiplan/archiplan/store"
 )
 
@@ -748,7 +749,7 @@ func (l *Ledger) checkPulled(head, commit string) error {
 	// read as the commands read them (viper: keys in any case), so a key spelled otherwise is held too
 	if keys := heldChanges(before.AllSettings(), cfg.AllSettings()); len(keys) > 0 {
 		return &store.RemoteError{Op: "pull", Remote: "commit " + store.Short(commit), Code: store.CodeCommitRefused,
-			Reason: fmt.Sprintf("%s changes %s: settings that can write outside the workspace, open the review page or change who runs what are never taken from a pull; the workspace stays at its own head",
+			Reason: fmt.Sprintf("%s changes %s: settings that can write outside the workspace, open the review page, send a token elsewhere or change who runs or approves what are never taken from a pull; the workspace stays at its own head",
 				configFile, strings.Join(keys, ", ")),
 			Fix: fmt.Sprintf("read the change (git diff HEAD %s -- %s) and take it yourself (git merge --ff-only %s), or revert it on the remote",
 				store.Short(commit), configFile, store.Short(commit)),
@@ -758,10 +759,12 @@ func (l *Ledger) checkPulled(head, commit string) error {
 }
 
 // heldTop are the configuration's settings a pull never changes: where the site is written, the
-// review page's address and whether it is served beyond loopback. heldPlanner are a planner's
-// (planner.X, planners.NAME.X): what runs, and where its key goes.
+// review page's address and whether it is served beyond loopback, the forge (forge.*: where its
+// token goes, which repository's pull requests and whose approvals apply plans) and whether plans
+// go there (deliver). heldPlanner are a planner's (planner.X, planners.NAME.X): what runs, and
+// where its key goes.
 var (
-	heldTop     = []string{"publish", "http", "http_remote"}
+	heldTop     = []string{"publish", "http", "http_remote", "forge", "deliver"}
 	heldPlanner = []string{"kind", "command", "base_url", "api_key_env", "api_key_header"}
 )
 
@@ -898,7 +901,43 @@ func policyLoosened(ws *store.Workspace, from, to string) string {
 	if g := before.GetString("planner_group"); g != "" && after.GetString("planner_group") != g {
 		notes = append(notes, "planner_group changed (adoption of planners' plans)")
 	}
+	if changed := rulesChanged(ws, from, to); len(changed) > 0 {
+		notes = append(notes, strings.Join(changed, ", ")+fmt.Sprintf(" (may loosen the rules or who approves: git diff %s %s -- %s)",
+			store.Short(from), store.Short(to), policy.Dir))
+	}
 	return strings.Join(notes, "; ")
+}
+
+// rulesChanged lists the rule files (policy/*.rego, their tests aside) and owners.yaml that differ
+// between two commits, each with how. Which change loosens is not for archiplan to tell (a file
+// added to a rule's package can redefine what the rule asks; an owner removed asks one approval
+// less), so each is said.
+func rulesChanged(ws *store.Workspace, from, to string) []string {
+	governs := func(n string) bool {
+		return n == policy.OwnersFile || (strings.HasSuffix(n, ".rego") && !strings.HasSuffix(n, "_test.rego"))
+	}
+	before, _ := ws.DirAt(from, policy.Dir)
+	after, _ := ws.DirAt(to, policy.Dir)
+	var out []string
+	for _, n := range after {
+		if !governs(n) {
+			continue
+		}
+		b, had, _ := ws.FileAt(from, policy.Dir+"/"+n)
+		a, _, _ := ws.FileAt(to, policy.Dir+"/"+n)
+		switch {
+		case !had:
+			out = append(out, policy.Dir+"/"+n+" added")
+		case string(a) != string(b):
+			out = append(out, policy.Dir+"/"+n+" changed")
+		}
+	}
+	for _, n := range before {
+		if _, has, _ := ws.FileAt(to, policy.Dir+"/"+n); governs(n) && !has {
+			out = append(out, policy.Dir+"/"+n+" removed")
+		}
+	}
+	return out
 }
 
 // missingFrom lists what xs holds and ys does not.
