@@ -2,7 +2,7 @@ package archixml
 
 import (
 	"fmt"
-	"sort"
+	"slices"
 
 	"github.com/beevik/etree"
 )
@@ -45,23 +45,35 @@ func Build(name, id string, kids []*Node) (*Model, error) {
 func (m *Model) attach(parent *etree.Element, kids []*Node) {
 	if len(kids) > 1 {
 		order := m.childOrder(parent)
-		sort.SliceStable(kids, func(i, j int) bool { return order[kids[i].Tag] < order[kids[j].Tag] })
+		slices.SortStableFunc(kids, func(a, b *Node) int { return order[a.Tag] - order[b.Tag] })
 	}
 	for _, n := range kids {
 		e := etree.NewElement(n.Tag)
+		if len(n.Attrs) > 1 {
+			e.Attr = make([]etree.Attr, 0, len(n.Attrs)/2) // one allocation, not growth
+		}
 		for i := 0; i+1 < len(n.Attrs); i += 2 {
 			e.CreateAttr(n.Attrs[i], n.Attrs[i+1])
 		}
 		parent.AddChild(e)
 		if len(e.Attr) > 1 {
+			// sorted without reflection: sort.SliceStable's swapper was an allocation an element
 			order := m.attrOrder(e)
 			rank := func(a etree.Attr) int {
-				if r, ok := order[a.FullKey()]; ok {
+				key := a.Key
+				if a.Space != "" { // a.FullKey(), without a string made each comparison
+					var buf [64]byte
+					if r, ok := order[string(append(append(append(buf[:0], a.Space...), ':'), a.Key...))]; ok {
+						return r
+					}
+					return unknownAttr
+				}
+				if r, ok := order[key]; ok {
 					return r
 				}
 				return unknownAttr
 			}
-			sort.SliceStable(e.Attr, func(i, j int) bool { return rank(e.Attr[i]) < rank(e.Attr[j]) })
+			slices.SortStableFunc(e.Attr, func(a, b etree.Attr) int { return rank(a) - rank(b) })
 		}
 		if n.Text != "" {
 			e.SetText(n.Text)

@@ -249,123 +249,152 @@ func (r *reader) comment() error {
 	return nil
 }
 
+// open is an element whose start tag reader.element has read and whose end it has not.
+type open struct {
+	name     string
+	start    int
+	tagEnd   int
+	children bool
+	text     []string // pending text pieces
+	blank    bool     // all pending text is whitespace
+}
+
 // element reads one element, from its '<' to the end of its end tag, and everything inside.
 func (r *reader) element() error {
 	// iterative, with an explicit stack, so that depth costs no Go stack
-	type open struct {
-		name     string
-		start    int
-		tagEnd   int
-		children bool
-		text     []string // pending text pieces
-		blank    bool     // all pending text is whitespace
-	}
 	var stack []open
 	for {
 		if r.pos >= len(r.src) {
 			return r.errorf("%d elements never closed", len(stack))
 		}
 		if r.src[r.pos] != '<' {
-			// text up to the next markup
-			next := strings.IndexByte(r.src[r.pos:], '<')
-			if next < 0 {
-				return r.errorf("text after the last element")
-			}
-			raw := r.src[r.pos : r.pos+next]
-			if strings.Contains(raw, "]]>") {
-				return r.errorf("']]>' in text")
-			}
-			text, blank, err := r.decode(raw, false)
-			if err != nil {
+			if err := r.textRun(&stack[len(stack)-1]); err != nil {
 				return err
 			}
-			top := &stack[len(stack)-1]
-			top.text = append(top.text, text)
-			top.blank = top.blank && blank
-			r.pos += next
 			continue
 		}
 		rest := r.src[r.pos:]
+		var err error
+		done := false
 		switch {
 		case strings.HasPrefix(rest, "</"):
-			if len(stack) == 0 {
-				return r.errorf("stray end tag")
-			}
-			top := &stack[len(stack)-1]
-			n := r.pos + 2
-			if !strings.HasPrefix(r.src[n:], top.name) {
-				return r.errorf("end tag does not match <%s>", top.name)
-			}
-			n += len(top.name)
-			for n < len(r.src) && isSpace(r.src[n]) {
-				n++
-			}
-			if n >= len(r.src) || r.src[n] != '>' {
-				return r.errorf("end tag does not match <%s>", top.name)
-			}
-			r.flushText(top.text, top.blank, top.children)
-			r.pos = n + 1
-			r.sink.end(top.start, top.tagEnd, r.pos)
-			stack = stack[:len(stack)-1]
-			if len(stack) == 0 {
-				return nil
-			}
+			done, err = r.endTag(&stack)
 		case strings.HasPrefix(rest, "<!--"):
-			if len(stack) == 0 {
-				return r.errorf("comment outside an element")
-			}
-			top := &stack[len(stack)-1]
-			r.flushText(top.text, top.blank, true)
-			top.text, top.blank = nil, true
-			if err := r.comment(); err != nil {
-				return err
-			}
+			err = r.commentIn(stack)
 		case strings.HasPrefix(rest, "<![CDATA["):
-			end := strings.Index(rest[9:], "]]>")
-			if end < 0 || len(stack) == 0 {
-				return r.errorf("unterminated CDATA section")
-			}
-			top := &stack[len(stack)-1]
-			text := normalizeNewlines(rest[9 : 9+end])
-			top.text = append(top.text, text)
-			top.blank = top.blank && strings.TrimLeft(text, " \t\n") == ""
-			r.pos += 9 + end + 3
+			err = r.cdata(stack)
 		case strings.HasPrefix(rest, "<!"):
 			return fmt.Errorf("declaration at byte %d: %w", r.pos, ErrDoctype)
 		case strings.HasPrefix(rest, "<?"):
 			if len(stack) == 0 {
 				return r.errorf("processing instruction outside an element")
 			}
-			if err := r.procInst(); err != nil {
-				return err
-			}
+			err = r.procInst()
 		default:
-			if len(stack)+r.depth >= maxDepth {
-				return r.errorf("elements nested deeper than %d", maxDepth)
-			}
-			if len(stack) > 0 {
-				top := &stack[len(stack)-1]
-				// whitespace between elements is layout, not content: the writer makes its own
-				if !top.blank {
-					r.flushText(top.text, false, true)
-				}
-				top.text, top.blank, top.children = nil, true, true
-			}
-			start := r.pos
-			name, empty, err := r.startTag()
-			if err != nil {
-				return err
-			}
-			if empty {
-				r.sink.end(start, r.pos, r.pos)
-				if len(stack) == 0 {
-					return nil
-				}
-				continue
-			}
-			stack = append(stack, open{name: name, start: start, tagEnd: r.pos, blank: true})
+			done, err = r.child(&stack)
+		}
+		if err != nil || done {
+			return err
 		}
 	}
+}
+
+// textRun reads the text up to the next markup into the open element's pending text.
+func (r *reader) textRun(top *open) error {
+	next := strings.IndexByte(r.src[r.pos:], '<')
+	if next < 0 {
+		return r.errorf("text after the last element")
+	}
+	raw := r.src[r.pos : r.pos+next]
+	if strings.Contains(raw, "]]>") {
+		return r.errorf("']]>' in text")
+	}
+	text, blank, err := r.decode(raw, false)
+	if err != nil {
+		return err
+	}
+	top.text = append(top.text, text)
+	top.blank = top.blank && blank
+	r.pos += next
+	return nil
+}
+
+// endTag reads the end tag of the innermost open element and ends it; done when it was the
+// outermost.
+func (r *reader) endTag(stack *[]open) (done bool, err error) {
+	if len(*stack) == 0 {
+		return false, r.errorf("stray end tag")
+	}
+	top := &(*stack)[len(*stack)-1]
+	n := r.pos + 2
+	if !strings.HasPrefix(r.src[n:], top.name) {
+		return false, r.errorf("end tag does not match <%s>", top.name)
+	}
+	n += len(top.name)
+	for n < len(r.src) && isSpace(r.src[n]) {
+		n++
+	}
+	if n >= len(r.src) || r.src[n] != '>' {
+		return false, r.errorf("end tag does not match <%s>", top.name)
+	}
+	r.flushText(top.text, top.blank, top.children)
+	r.pos = n + 1
+	r.sink.end(top.start, top.tagEnd, r.pos)
+	*stack = (*stack)[:len(*stack)-1]
+	return len(*stack) == 0, nil
+}
+
+// commentIn reads a comment inside the open element, the text before it given first.
+func (r *reader) commentIn(stack []open) error {
+	if len(stack) == 0 {
+		return r.errorf("comment outside an element")
+	}
+	top := &stack[len(stack)-1]
+	r.flushText(top.text, top.blank, true)
+	top.text, top.blank = nil, true
+	return r.comment()
+}
+
+// cdata reads a CDATA section into the open element's pending text.
+func (r *reader) cdata(stack []open) error {
+	rest := r.src[r.pos:]
+	end := strings.Index(rest[9:], "]]>")
+	if end < 0 || len(stack) == 0 {
+		return r.errorf("unterminated CDATA section")
+	}
+	top := &stack[len(stack)-1]
+	text := normalizeNewlines(rest[9 : 9+end])
+	top.text = append(top.text, text)
+	top.blank = top.blank && strings.TrimLeft(text, " \t\n") == ""
+	r.pos += 9 + end + 3
+	return nil
+}
+
+// child reads a start tag inside the open element (or the outermost one) and opens it; done
+// when it was the outermost and empty.
+func (r *reader) child(stack *[]open) (done bool, err error) {
+	if len(*stack)+r.depth >= maxDepth {
+		return false, r.errorf("elements nested deeper than %d", maxDepth)
+	}
+	if len(*stack) > 0 {
+		top := &(*stack)[len(*stack)-1]
+		// whitespace between elements is layout, not content: the writer makes its own
+		if !top.blank {
+			r.flushText(top.text, false, true)
+		}
+		top.text, top.blank, top.children = nil, true, true
+	}
+	start := r.pos
+	name, empty, err := r.startTag()
+	if err != nil {
+		return false, err
+	}
+	if empty {
+		r.sink.end(start, r.pos, r.pos)
+		return len(*stack) == 0, nil
+	}
+	*stack = append(*stack, open{name: name, start: start, tagEnd: r.pos, blank: true})
+	return false, nil
 }
 
 // flushText gives the pending text to the open element. Whitespace-only text around child

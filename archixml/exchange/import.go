@@ -311,7 +311,7 @@ func (b *builder) newID(parts ...string) string {
 }
 
 func el(tag string, attrs ...string) *archixml.Node {
-	n := &archixml.Node{Tag: tag}
+	n := &archixml.Node{Tag: tag, Attrs: make([]string, 0, len(attrs))} // one allocation, not growth
 	for i := 0; i+1 < len(attrs); i += 2 {
 		if attrs[i+1] != "" {
 			n.Attrs = append(n.Attrs, attrs[i], attrs[i+1])
@@ -375,8 +375,9 @@ func (b *builder) build() (*archixml.Model, error) {
 	f := b.f
 	b.taken = map[string]bool{}
 	b.profiles = map[[2]string]string{}
-	fs := &folders{top: map[string]*folder{}, owner: map[string]placed{}, where: map[string]*folder{},
-		nodes: make(map[string]*archixml.Node, len(f.elements)+len(f.rels)+len(f.views))}
+	objects := len(f.elements) + len(f.rels) + len(f.views) // each placed in a folder once at least
+	fs := &folders{top: map[string]*folder{}, owner: make(map[string]placed, objects), where: make(map[string]*folder, objects),
+		nodes: make(map[string]*archixml.Node, objects)}
 	var tops []*folder
 	for _, t := range archixml.TopFolderTypes {
 		top := &folder{name: archixml.TopFolderName(t), typ: t, id: b.newID("folder", t)}

@@ -30,6 +30,8 @@ type lexer struct {
 	pendingEnd bool
 	elements   int                 // start tags read
 	keys       map[string]struct{} // the attribute names of a start tag with many
+	attrs      []rawAttr           // the attributes of the start tag being read
+	block      []xml.Attr          // the rest of the block start tags' attributes are cut from
 }
 
 // The bounds of an import, so that any file costs time and memory in proportion to its bytes and
@@ -363,141 +365,192 @@ func (l *lexer) resolve(prefix string, elem bool) (string, bool) {
 	return "", prefix == ""
 }
 
+// start reads a start tag: the bounds checked, its name, its attributes (namespace bindings
+// taken first), the names resolved.
 func (l *lexer) start() (xml.Token, error) {
-	if len(l.stack) == 0 && l.root {
-		return nil, l.errorf("a second root element")
-	}
-	if len(l.stack) >= MaxDepth {
-		return nil, l.limitf("elements nested deeper than %d", MaxDepth)
-	}
-	if l.elements++; l.elements > MaxElements {
-		return nil, l.limitf("more than %d elements", MaxElements)
+	if err := l.admit(); err != nil {
+		return nil, err
 	}
 	l.pos++ // <
 	raw, err := l.name()
 	if err != nil {
 		return nil, err
 	}
-	type rawAttr struct {
-		prefix, local string
-		value         string
-	}
-	var attrs []rawAttr
 	nsLen := len(l.ns)
-	empty := false
+	empty, err := l.attributes()
+	if err != nil {
+		return nil, err
+	}
+	se, err := l.resolved(raw)
+	if err != nil {
+		return nil, err
+	}
+	l.root = true
+	l.stack = append(l.stack, frame{name: se.Name, raw: l.intern(raw), nsLen: nsLen})
+	l.pendingEnd = empty
+	return se, nil
+}
+
+// admit checks that one more element may start here: the only root, not too deep, not too many.
+func (l *lexer) admit() error {
+	if len(l.stack) == 0 && l.root {
+		return l.errorf("a second root element")
+	}
+	if len(l.stack) >= MaxDepth {
+		return l.limitf("elements nested deeper than %d", MaxDepth)
+	}
+	if l.elements++; l.elements > MaxElements {
+		return l.limitf("more than %d elements", MaxElements)
+	}
+	return nil
+}
+
+// rawAttr is an attribute as written: its name's prefix and local part (interned), its value
+// normalised.
+type rawAttr struct {
+	prefix, local string
+	value         string
+}
+
+// attributes reads the attributes of a start tag into l.attrs, up to and past its end, and
+// reports whether the tag was empty (<x/>). Namespace declarations are bound as they come.
+func (l *lexer) attributes() (empty bool, err error) {
+	l.attrs = l.attrs[:0]
 	for {
 		sp := l.space()
 		if l.pos >= len(l.src) {
-			return nil, l.errorf("the file ends inside a tag")
+			return false, l.errorf("the file ends inside a tag")
 		}
 		if c := l.src[l.pos]; c == '>' || c == '/' {
 			if c == '/' {
 				if l.pos+1 >= len(l.src) || l.src[l.pos+1] != '>' {
-					return nil, l.errorf("expected /> to end the tag")
+					return false, l.errorf("expected /> to end the tag")
 				}
 				empty = true
 				l.pos++
 			}
 			l.pos++
-			break
+			return empty, nil
 		}
 		if !sp {
-			return nil, l.errorf("expected a space before an attribute")
+			return false, l.errorf("expected a space before an attribute")
 		}
-		an, err := l.name()
+		an, a, err := l.attribute()
 		if err != nil {
-			return nil, err
+			return false, err
 		}
-		l.space()
-		if l.pos >= len(l.src) || l.src[l.pos] != '=' {
-			return nil, l.errorf("attribute %s has no value", an)
+		if len(l.attrs) >= archixml.MaxAttributes {
+			return false, l.limitf("more than %d attributes on one element", archixml.MaxAttributes)
 		}
-		l.pos++
-		l.space()
-		if l.pos >= len(l.src) || l.src[l.pos] != '"' && l.src[l.pos] != '\'' {
-			return nil, l.errorf("attribute %s's value is not quoted", an)
-		}
-		q := l.src[l.pos]
-		l.pos++
-		end := bytes.IndexByte(l.src[l.pos:], q)
-		if end < 0 {
-			return nil, l.errorf("unterminated attribute value")
-		}
-		vb := l.src[l.pos : l.pos+end]
-		if bytes.IndexByte(vb, '<') >= 0 {
-			return nil, l.errorf("< in an attribute value")
-		}
-		if err := l.chars(vb); err != nil {
-			return nil, err
-		}
-		l.pos += end + 1
-		var value string
-		if bytes.IndexByte(vb, '&') >= 0 || bytes.ContainsAny(vb, "\r\n\t") {
-			u, err := l.unescape(vb, true)
-			if err != nil {
-				return nil, err
-			}
-			value = string(u)
-		} else {
-			value = string(vb)
-		}
-		p, loc := split(an)
-		a := rawAttr{l.intern(p), l.intern(loc), value}
-		// the duplicate check is linear: a scan of the first few, then a set
-		if len(attrs) >= archixml.MaxAttributes {
-			return nil, l.limitf("more than %d attributes on one element", archixml.MaxAttributes)
-		}
-		twice := false
-		if len(attrs) < smallTag {
-			for _, b := range attrs {
-				twice = twice || b.prefix == a.prefix && b.local == a.local
-			}
-		} else {
-			if len(attrs) == smallTag {
-				if l.keys == nil {
-					l.keys = map[string]struct{}{}
-				}
-				clear(l.keys)
-				for _, b := range attrs {
-					l.keys[b.prefix+":"+b.local] = struct{}{}
-				}
-			}
-			_, twice = l.keys[a.prefix+":"+a.local]
-			l.keys[a.prefix+":"+a.local] = struct{}{}
-		}
-		if twice {
-			return nil, l.errorf("attribute %s given twice", an)
+		if l.given(a) {
+			return false, l.errorf("attribute %s given twice", an)
 		}
 		switch {
 		case a.prefix == "" && a.local == "xmlns":
-			l.ns = append(l.ns, binding{"", value})
+			l.ns = append(l.ns, binding{"", a.value})
 		case a.prefix == "xmlns":
-			l.ns = append(l.ns, binding{a.local, value})
+			l.ns = append(l.ns, binding{a.local, a.value})
 		}
-		attrs = append(attrs, a)
+		l.attrs = append(l.attrs, a)
 	}
+}
+
+// attribute reads name="value" at pos: the name as written, and the attribute.
+func (l *lexer) attribute() ([]byte, rawAttr, error) {
+	an, err := l.name()
+	if err != nil {
+		return nil, rawAttr{}, err
+	}
+	l.space()
+	if l.pos >= len(l.src) || l.src[l.pos] != '=' {
+		return nil, rawAttr{}, l.errorf("attribute %s has no value", an)
+	}
+	l.pos++
+	l.space()
+	if l.pos >= len(l.src) || l.src[l.pos] != '"' && l.src[l.pos] != '\'' {
+		return nil, rawAttr{}, l.errorf("attribute %s's value is not quoted", an)
+	}
+	q := l.src[l.pos]
+	l.pos++
+	end := bytes.IndexByte(l.src[l.pos:], q)
+	if end < 0 {
+		return nil, rawAttr{}, l.errorf("unterminated attribute value")
+	}
+	vb := l.src[l.pos : l.pos+end]
+	if bytes.IndexByte(vb, '<') >= 0 {
+		return nil, rawAttr{}, l.errorf("< in an attribute value")
+	}
+	if err := l.chars(vb); err != nil {
+		return nil, rawAttr{}, err
+	}
+	l.pos += end + 1
+	var value string
+	if bytes.IndexByte(vb, '&') >= 0 || bytes.ContainsAny(vb, "\r\n\t") {
+		u, err := l.unescape(vb, true)
+		if err != nil {
+			return nil, rawAttr{}, err
+		}
+		value = string(u)
+	} else {
+		value = string(vb)
+	}
+	p, loc := split(an)
+	return an, rawAttr{l.intern(p), l.intern(loc), value}, nil
+}
+
+// given reports whether the tag being read has a's name already. The check is linear: a scan of
+// the first few, then a set.
+func (l *lexer) given(a rawAttr) bool {
+	if len(l.attrs) < smallTag {
+		for _, b := range l.attrs {
+			if b.prefix == a.prefix && b.local == a.local {
+				return true
+			}
+		}
+		return false
+	}
+	if len(l.attrs) == smallTag {
+		if l.keys == nil {
+			l.keys = map[string]struct{}{}
+		}
+		clear(l.keys)
+		for _, b := range l.attrs {
+			l.keys[b.prefix+":"+b.local] = struct{}{}
+		}
+	}
+	_, twice := l.keys[a.prefix+":"+a.local]
+	l.keys[a.prefix+":"+a.local] = struct{}{}
+	return twice
+}
+
+// attrBlock is how many attributes the lexer allocates at once for the start tags it returns.
+const attrBlock = 1024
+
+// resolved is the start tag named raw with the attributes read, its namespaces resolved.
+func (l *lexer) resolved(raw []byte) (xml.StartElement, error) {
 	p, loc := split(raw)
 	space, ok := l.resolve(l.intern(p), true)
 	if !ok {
-		return nil, l.errorf("prefix %s is not bound to a namespace", p)
+		return xml.StartElement{}, l.errorf("prefix %s is not bound to a namespace", p)
 	}
 	se := xml.StartElement{Name: xml.Name{Space: space, Local: l.intern(loc)}}
-	if len(attrs) > 0 {
-		se.Attr = make([]xml.Attr, len(attrs))
-		for i, a := range attrs {
-			s := a.prefix
-			if a.prefix != "xmlns" {
-				if s, ok = l.resolve(a.prefix, false); !ok {
-					return nil, l.errorf("prefix %s is not bound to a namespace", a.prefix)
-				}
-			}
-			se.Attr[i] = xml.Attr{Name: xml.Name{Space: s, Local: a.local}, Value: a.value}
-		}
+	n := len(l.attrs)
+	if n == 0 {
+		return se, nil
 	}
-	l.root = true
-	l.stack = append(l.stack, frame{name: se.Name, raw: l.intern(raw), nsLen: nsLen})
-	if empty {
-		l.pendingEnd = true
+	// cut from a block: one allocation a start tag was a tenth of the lexer's time
+	if len(l.block) < n {
+		l.block = make([]xml.Attr, max(attrBlock, n))
+	}
+	se.Attr, l.block = l.block[:n:n], l.block[n:]
+	for i, a := range l.attrs {
+		s := a.prefix
+		if a.prefix != "xmlns" {
+			if s, ok = l.resolve(a.prefix, false); !ok {
+				return xml.StartElement{}, l.errorf("prefix %s is not bound to a namespace", a.prefix)
+			}
+		}
+		se.Attr[i] = xml.Attr{Name: xml.Name{Space: s, Local: a.local}, Value: a.value}
 	}
 	return se, nil
 }

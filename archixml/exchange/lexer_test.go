@@ -50,8 +50,8 @@ func TestLexer_AgreesWithEncodingXML(t *testing.T) {
   </a:name><a:elements><a:element identifier="e" x:type="a:Goal"><a:name/></a:element></a:elements>
 </a:model>`))
 	for i, src := range inputs {
-		f1, p1 := parseTokens(newLexer(src))
-		f2, p2 := parseTokens(decoder(src))
+		f1, p1 := parseTokens(newLexer(src), 0)
+		f2, p2 := parseTokens(decoder(src), 0)
 		if !reflect.DeepEqual(f1, f2) || !reflect.DeepEqual(p1, p2) {
 			t.Errorf("input %d: the lexer reads %+v %v, encoding/xml %+v %v", i, f1, p1, f2, p2)
 		}
@@ -84,7 +84,7 @@ func TestLexer_Malformed(t *testing.T) {
 			readers["encoding/xml"] = decoder([]byte(src))
 		}
 		for name, tk := range readers {
-			_, probs := parseTokens(tk)
+			_, probs := parseTokens(tk, 0)
 			if len(probs) == 0 || probs[len(probs)-1].Code != CodeMalformed {
 				t.Errorf("%s reads %q with %v, want %s", name, src, probs, CodeMalformed)
 			}
