@@ -501,6 +501,12 @@ func archivedIntent(ws *store.Workspace, commit, id string) string {
 	return c.Intent
 }
 
+// ChangedObjects are the ids whose histories a commit from the model before to the one after
+// adds an entry to (the index's keys for it): publish writes their pages again.
+func ChangedObjects(before, after *archixml.Model) []string {
+	return slices.Collect(maps.Keys(commitChanges(before, after)))
+}
+
 // commitChanges says, for every object a commit changed, how: the words of the diff of its
 // model against its parent's (either may be nil: no model), each line under the object it is
 // about and, for a diagram object or connection, under the concept it shows too.
