@@ -41,7 +41,9 @@ func sameSite(t *testing.T, step, got, want string) {
 }
 
 // After each apply of a sequence on a corpus model (a rename, a delete with its cascade, a new
-// relationship, a view changed and renamed, a property, a move to another folder), the site
+// relationship, a view changed and renamed, a property, a move to another folder, an element moved
+// on a view and one taken off a view; a folder renamed, an element renamed and named back in two
+// commits, by git), the site
 // updated from the previous commit's is the site of the new commit written whole, byte for byte,
 // and the update wrote fewer files than the whole site holds.
 func TestPublish_UpdateIsTheWholeSite(t *testing.T) {
@@ -74,7 +76,7 @@ func TestPublish_UpdateIsTheWholeSite(t *testing.T) {
 	sort.SliceStable(busy, func(i, j int) bool {
 		return len(m.RelationshipsOf(busy[i].ID())) > len(m.RelationshipsOf(busy[j].ID()))
 	})
-	if len(busy) < 6 {
+	if len(busy) < 8 {
 		t.Fatalf("only %d elements with relationships on views", len(busy))
 	}
 	var view, absent archixml.Object // a view, and a busy element it does not show
@@ -99,12 +101,44 @@ func TestPublish_UpdateIsTheWholeSite(t *testing.T) {
 		{"property", fmt.Sprintf(`{"op":"set_property","element_id":%s,"key":"owner","value":"Ops"}`, q(busy[4].ID()))},
 		{"move", fmt.Sprintf(`{"op":"move_to_folder","element_id":%s,"folder_path":%s}`, q(busy[5].ID()),
 			q(strings.Split(busy[5].FolderPath(), "/")[0]+"/Moved here"))},
+		// a picture changed and nothing else: the element's history says it moved
+		{"layout", fmt.Sprintf(`{"op":"move_view_object","object_id":%s,"x":700,"y":700}`, q(m.ReferencesTo(busy[6].ID())[0].ID()))},
+		{"unview", fmt.Sprintf(`{"op":"remove_from_view","object_id":%s}`, q(m.ReferencesTo(busy[7].ID())[0].ID()))},
 	}
+	// commits of a person's own (Archi saved, git commit): a folder renamed, and an element renamed
+	// and named back in two commits the site is updated over at once
+	edit := func(msg string, fn func(m *archixml.Model) error) {
+		m, err := archixml.Load(ledgertest.Model(t, ws))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := fn(m); err != nil {
+			t.Fatal(err)
+		}
+		data, err := m.Save()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(ws.Root, ws.Model), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		ledgertest.Git(t, ws.Root, "commit", "-qam", msg)
+	}
+	folder, _ := view.Parent()
+	plans = append(plans, struct{ name, actions string }{"folder", ""}, struct{ name, actions string }{"back", ""})
 	for _, p := range plans {
-		raw := `{"schema_version":"3.1","status":"ready","summary":"` + p.name + `","actions":[` + p.actions + `]}`
-		ledgertest.Preview(t, led, p.name, []byte(raw))
-		if _, err := ledgertest.Approve(t, led, p.name); err != nil {
-			t.Fatalf("%s: %v", p.name, err)
+		switch p.name {
+		case "folder":
+			edit("rename a folder", func(m *archixml.Model) error { return m.Rename(folder.ID(), "Renamed folder") })
+		case "back":
+			edit("rename", func(m *archixml.Model) error { return m.Rename(busy[2].ID(), "For a moment") })
+			edit("rename back", func(m *archixml.Model) error { return m.Rename(busy[2].ID(), busy[2].Name()) })
+		default:
+			raw := `{"schema_version":"3.1","status":"ready","summary":"` + p.name + `","actions":[` + p.actions + `]}`
+			ledgertest.Preview(t, led, p.name, []byte(raw))
+			if _, err := ledgertest.Approve(t, led, p.name); err != nil {
+				t.Fatalf("%s: %v", p.name, err)
+			}
 		}
 		head, err := ws.Head()
 		if err != nil {
@@ -123,7 +157,8 @@ func TestPublish_UpdateIsTheWholeSite(t *testing.T) {
 			t.Fatalf("%s: updated %v, whole %v", p.name, got.Incremental, want.Incremental)
 		}
 		sameSite(t, p.name, site, whole)
-		if got.Files >= want.Files/2 {
+		if bound := want.Files / 2; got.Files >= bound && p.name != "folder" || got.Files >= want.Files {
+			// a folder holding every view: its rename changes every page naming a view
 			t.Errorf("%s: the update wrote %d files of the %d of the site", p.name, got.Files, want.Files)
 		}
 		t.Logf("%s: wrote %d of %d files (%d pages), removed %d", p.name, got.Files, want.Files, got.Pages, got.Removed)
