@@ -59,7 +59,7 @@ func (s *siteWriter) historyOn() (bool, error) {
 		h.off = true
 		return false, nil
 	}
-	if h.x, err = ledger.OpenObjectIndex(s.ws); err != nil {
+	if h.x, err = ledger.OpenObjectIndexWith(s.ws, s.models); err != nil {
 		return false, err
 	}
 	h.onLine = make(map[string]bool, len(s.hist))

@@ -221,8 +221,9 @@ type siteWriter struct {
 	// inPlace: the site is updated where it is (update), each file written beside its place and
 	// renamed over it
 	inPlace bool
-	plans   map[string][2]string // the marker's Plans: written, or kept from the previous site
-	keep    map[string][2]string // update: the previous site's Plans
+	plans   map[string][2]string       // the marker's Plans: written, or kept from the previous site
+	keep    map[string][2]string       // update: the previous site's Plans
+	models  map[string]*archixml.Model // update: the models it read, by commit (the index need not read them again)
 
 	// the pages are drawn and written by one worker per processor: the model is read by the
 	// writer's goroutine only, each page's data made whole before it is handed over
@@ -295,12 +296,24 @@ type sitePage struct {
 	History                        []siteObjectLog // an element's or relationship's commits
 }
 
-var safeID = regexp.MustCompile(`^[A-Za-z0-9_-]{1,100}$`)
+// plainID: an id of 1 to 100 letters, digits, '-' and '_' (ASCII), which a file may be named by.
+func plainID(id string) bool {
+	if len(id) == 0 || len(id) > 100 {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
 
 // siteFile is the file name of an id's page: the id itself when it is plainly safe, otherwise a
 // hash of it (with a dot, which no plain id holds, so the two never meet).
 func siteFile(id string) string {
-	if safeID.MatchString(id) {
+	if plainID(id) {
 		return id
 	}
 	h := sha256.Sum256([]byte(id))
@@ -369,19 +382,19 @@ func (s *siteWriter) write() error {
 	if err := s.statics(true); err != nil {
 		return err
 	}
-	return s.marker(false)
+	return s.marker()
 }
 
-// marker writes the marker file: of the site's commit, or (writing) saying an update is under way.
-func (s *siteWriter) marker(writing bool) error {
+// marker writes the marker file of the site's commit.
+func (s *siteWriter) marker() error {
 	on, err := s.historyOn()
 	if err != nil {
 		return err
 	}
-	mk := siteMarker{FormatVersion: siteFormat, Commit: s.commit, Model: s.ws.Model, Build: buildID(), History: on, Plans: s.plans}
-	if writing {
-		mk = siteMarker{FormatVersion: siteFormat, Writing: true}
-	}
+	return s.writeMarker(siteMarker{FormatVersion: siteFormat, Commit: s.commit, Model: s.ws.Model, Build: buildID(), History: on, Plans: s.plans})
+}
+
+func (s *siteWriter) writeMarker(mk siteMarker) error {
 	data, _ := json.MarshalIndent(mk, "", " ")
 	return s.file(SiteMarker, append(data, '\n'))
 }

@@ -59,27 +59,28 @@ func update(ws *store.Workspace, commit, dir string) (*Site, error) {
 	}
 	// the models of the line from the site's commit to commit, oldest first, once each
 	var models []*archixml.Model
+	byCommit := map[string]*archixml.Model{}
 	blob := ""
 	for i := steps; i >= 0; i-- {
 		c := hist[i]
 		if c.ModelBlob == "" {
 			return nil, nil
 		}
-		if c.ModelBlob == blob {
-			continue
+		if c.ModelBlob != blob {
+			data, _, err := ws.ModelAt(c.Hash)
+			if err != nil {
+				return nil, err
+			}
+			if bytes.Contains(data, []byte(`"labelExpression"`)) {
+				return nil, nil
+			}
+			m, err := archixml.LoadOwned(data) // data is the model's own: nothing else holds it
+			if err != nil {
+				return nil, err
+			}
+			models, blob = append(models, m), c.ModelBlob
 		}
-		data, _, err := ws.ModelAt(c.Hash)
-		if err != nil {
-			return nil, err
-		}
-		if bytes.Contains(data, []byte(`"labelExpression"`)) {
-			return nil, nil
-		}
-		m, err := archixml.Load(data)
-		if err != nil {
-			return nil, err
-		}
-		models, blob = append(models, m), c.ModelBlob
+		byCommit[c.Hash] = models[len(models)-1]
 	}
 	old, cur := models[0], models[len(models)-1]
 	if old.Name() != cur.Name() || !sameObjects(old.Profiles(), cur.Profiles()) {
@@ -89,7 +90,7 @@ func update(ws *store.Workspace, commit, dir string) (*Site, error) {
 		return nil, err
 	}
 	s := &siteWriter{ws: ws, m: cur, root: dir, pages: sitePages, commit: commit, hist: hist, paths: pagePaths(cur),
-		inPlace: true, plans: map[string][2]string{}, keep: mk.Plans,
+		inPlace: true, plans: map[string][2]string{}, keep: mk.Plans, models: byCommit,
 		site: Site{Dir: dir, Commit: commit, Name: cur.Name(), Incremental: true}}
 	on, err := s.historyOn()
 	if err != nil || on != mk.History {
@@ -100,7 +101,8 @@ func update(ws *store.Workspace, commit, dir string) (*Site, error) {
 		logged = append(logged, ledger.ChangedObjects(models[i-1], models[i])...)
 	}
 	added, changed, removed := affected(old, cur, s.paths, logged)
-	if err := s.marker(true); err != nil {
+	mk.Writing = true // of the previous commit still, until the last file is in place
+	if err := s.writeMarker(mk); err != nil {
 		return nil, err
 	}
 	for _, ids := range [][]string{added, changed} {
@@ -126,7 +128,7 @@ func update(ws *store.Workspace, commit, dir string) (*Site, error) {
 			return nil, err
 		}
 	}
-	if err := s.marker(false); err != nil {
+	if err := s.marker(); err != nil {
 		return nil, err
 	}
 	s.site.Pages, s.site.Files, s.site.Bytes, s.site.Removed = int(s.pagesN.Load()), int(s.filesN.Load()), s.bytesN.Load(), len(removed)

@@ -185,7 +185,11 @@ func TestPublish_UpdateOnlyWhenSure(t *testing.T) {
 	h1, _ := e.ws.Head()
 	// half-written: the marker of an update under way, and a stale page
 	marker := filepath.Join(site, SiteMarker)
-	if err := os.WriteFile(marker, []byte(`{"format_version": 2, "writing": true}`), 0o644); err != nil {
+	data, err := os.ReadFile(marker)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(marker, bytes.Replace(data, []byte(`"format_version": 2,`), []byte(`"format_version": 2, "writing": true,`), 1), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	stale := filepath.Join(site, siteElements, "stale.html")
