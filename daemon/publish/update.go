@@ -352,8 +352,13 @@ func bytesOf(o archixml.Object) string {
 }
 
 // buildID names the program that writes a site, so that an update never mixes pages of two
-// versions of it: its executable's size and time ("" when unknown: the site is written whole).
-func buildID() string {
+// versions of it: its executable's size and time ("" when unknown: the site is written whole),
+// read when the process starts (an executable replaced under a running daemon is another program).
+func buildID() string { return thisBuild }
+
+var thisBuild = readBuildID()
+
+func readBuildID() string {
 	exe, err := os.Executable()
 	if err != nil {
 		return ""
