@@ -216,6 +216,7 @@ type siteWriter struct {
 	commit  string
 	hist    []store.CommitInfo
 	paths   map[string]string // object id -> its page, from the site's root ("e/id.html")
+	index   [][3]string       // the search index: name, type, page
 	site    Site
 	objLogs siteObjectLogs
 	// inPlace: the site is updated where it is (update), each file written beside its place and
@@ -332,17 +333,25 @@ var pageKinds = []struct {
 	dir  string
 }{{archixml.KindElement, siteElements}, {archixml.KindRelationship, siteRels}, {archixml.KindView, siteViews}, {archixml.KindFolder, siteFolders}}
 
-// pagePaths are the pages of a model's objects, by id: "e/id.html".
-func pagePaths(m *archixml.Model) map[string]string {
+// pagePaths are the pages of a model's objects, by id ("e/id.html"), and the search index: what
+// the search finds, every element, relationship, view and folder with a page, by name, type and
+// page (one walk of the model for both).
+func pagePaths(m *archixml.Model) (map[string]string, [][3]string) {
 	paths := map[string]string{}
+	var objs []archixml.Object
 	for _, k := range pageKinds {
 		for _, o := range m.All(k.kind) {
 			if id := o.ID(); id != "" {
 				paths[id] = k.dir + "/" + siteFile(id) + ".html"
+				objs = append(objs, o)
 			}
 		}
 	}
-	return paths
+	index := make([][3]string, len(objs))
+	for i, o := range objs {
+		index[i] = [3]string{o.Name(), typeLabel(o), paths[o.ID()]}
+	}
+	return paths, index
 }
 
 func (s *siteWriter) write() error {
@@ -351,7 +360,7 @@ func (s *siteWriter) write() error {
 			return err
 		}
 	}
-	s.paths = pagePaths(s.m)
+	s.paths, s.index = pagePaths(s.m)
 	for _, o := range s.m.Elements() {
 		if err := s.concept(o); err != nil {
 			return err
@@ -704,20 +713,6 @@ func (s *siteWriter) plan(e siteEntry) (string, error) {
 	}{e, preview, more})
 }
 
-// searchIndex is what the search finds: every element, relationship, view and folder with a page,
-// by name, type and page.
-func (s *siteWriter) searchIndex() [][3]string {
-	var out [][3]string
-	for _, k := range pageKinds {
-		for _, o := range s.m.All(k.kind) {
-			if p, ok := s.paths[o.ID()]; ok {
-				out = append(out, [3]string{o.Name(), typeLabel(o), p})
-			}
-		}
-	}
-	return out
-}
-
 // statics writes the search index, and the style sheet and the script when assets says so (an
 // update keeps those of the same program).
 func (s *siteWriter) statics(assets bool) error {
@@ -735,7 +730,7 @@ func (s *siteWriter) statics(assets bool) error {
 	}
 	// a script, not JSON: a page opened from file:// may not fetch, but it may load a script;
 	// json.Marshal escapes <, > and & and the line separators, so the data stays data
-	idx, err := json.Marshal(s.searchIndex())
+	idx, err := json.Marshal(s.index)
 	if err != nil {
 		return err
 	}

@@ -89,9 +89,10 @@ func update(ws *store.Workspace, commit, dir string) (*Site, error) {
 	if err := loadPages(); err != nil {
 		return nil, err
 	}
-	s := &siteWriter{ws: ws, m: cur, root: dir, pages: sitePages, commit: commit, hist: hist, paths: pagePaths(cur),
+	s := &siteWriter{ws: ws, m: cur, root: dir, pages: sitePages, commit: commit, hist: hist,
 		inPlace: true, plans: map[string][2]string{}, keep: mk.Plans, models: byCommit,
 		site: Site{Dir: dir, Commit: commit, Name: cur.Name(), Incremental: true}}
+	s.paths, s.index = pagePaths(cur)
 	on, err := s.historyOn()
 	if err != nil || on != mk.History {
 		return nil, err
