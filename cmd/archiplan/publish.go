@@ -38,6 +38,11 @@ func publishCmd() *cobra.Command {
 			if err != nil {
 				return codedError{exitNoUsable, fmt.Errorf("publish: %w", err)}
 			}
+			if site.Incremental {
+				fmt.Fprintf(cmd.OutOrStdout(), "published the model at %s into %s: %d pages written, %d removed, the others as they were (open %s)\n",
+					store.Short(site.Commit), site.Dir, site.Pages, site.Removed, filepath.Join(site.Dir, "index.html"))
+				return nil
+			}
 			fmt.Fprintf(cmd.OutOrStdout(), "published the model at %s into %s: %d pages, %d files, %.1f MB (open %s)\n",
 				store.Short(site.Commit), site.Dir, site.Pages, site.Files, float64(site.Bytes)/1e6, filepath.Join(site.Dir, "index.html"))
 			return nil

@@ -109,6 +109,12 @@ func ObjectLog(ws *store.Workspace, id string) ([]ObjectEntry, error) {
 // OpenObjectIndex brings the index up to HEAD (indexing only the commits it has not seen) and
 // opens it for reading.
 func OpenObjectIndex(ws *store.Workspace) (*ObjectIndex, error) {
+	return OpenObjectIndexWith(ws, nil)
+}
+
+// OpenObjectIndexWith is OpenObjectIndex for a caller that read models of the commits it
+// indexes already (by commit; read only): those are not read again.
+func OpenObjectIndexWith(ws *store.Workspace, have map[string]*archixml.Model) (*ObjectIndex, error) {
 	head, err := ws.Head()
 	if err != nil {
 		return nil, err
@@ -128,7 +134,7 @@ func OpenObjectIndex(ws *store.Workspace) (*ObjectIndex, error) {
 		return nil, err
 	}
 	defer unlock()
-	if err := updateObjIndex(ws, root, head); err != nil {
+	if err := updateObjIndex(ws, root, head, have); err != nil {
 		return nil, err
 	}
 	x, ok := readObjIndex(root)
@@ -294,7 +300,7 @@ func lockObjIndex(root string) (func(), error) {
 // updateObjIndex indexes the commits from the indexed tip to head, or makes a new generation
 // from the root when the tip is not on head's first-parent line (history rewritten, another
 // branch checked out) or the index is missing or of another model. The caller holds the lock.
-func updateObjIndex(ws *store.Workspace, root, head string) error {
+func updateObjIndex(ws *store.Workspace, root, head string, have map[string]*archixml.Model) error {
 	x, ok := readObjIndex(root)
 	if ok && x.state.Tip == head && x.state.Model == ws.Model {
 		return nil
@@ -318,7 +324,7 @@ func updateObjIndex(ws *store.Workspace, root, head string) error {
 		last := hist[len(hist)-1]
 		hist = hist[:len(hist)-1]
 		if pblob = last.ModelBlob; pblob != "" {
-			if prev, err = ownedModelAt(ws, last.Hash); err != nil {
+			if prev, err = ownedModelAt(ws, last.Hash, have); err != nil {
 				return err
 			}
 		}
@@ -332,7 +338,7 @@ func updateObjIndex(ws *store.Workspace, root, head string) error {
 		}
 		var cur *archixml.Model
 		if c.ModelBlob != "" {
-			if cur, err = ownedModelAt(ws, c.Hash); err != nil {
+			if cur, err = ownedModelAt(ws, c.Hash, have); err != nil {
 				return err
 			}
 		}
@@ -456,8 +462,12 @@ func syncShards(dir string, shards []int) error {
 	return nil
 }
 
-// ownedModelAt is modelAt for a model kept only as long as the walk needs it (LoadOwned).
-func ownedModelAt(ws *store.Workspace, commit string) (*archixml.Model, error) {
+// ownedModelAt is modelAt for a model kept only as long as the walk needs it (LoadOwned), or
+// the one the caller read already.
+func ownedModelAt(ws *store.Workspace, commit string, have map[string]*archixml.Model) (*archixml.Model, error) {
+	if m, ok := have[commit]; ok {
+		return m, nil
+	}
 	data, ok, err := ws.ModelAt(commit)
 	if err != nil || !ok {
 		return nil, err
@@ -499,6 +509,12 @@ func archivedIntent(ws *store.Workspace, commit, id string) string {
 	}
 	_ = json.Unmarshal(data, &c)
 	return c.Intent
+}
+
+// ChangedObjects are the ids whose histories a commit from the model before to the one after
+// adds an entry to (the index's keys for it): publish writes their pages again.
+func ChangedObjects(before, after *archixml.Model) []string {
+	return slices.Collect(maps.Keys(commitChanges(before, after)))
 }
 
 // commitChanges says, for every object a commit changed, how: the words of the diff of its

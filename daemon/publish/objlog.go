@@ -25,25 +25,8 @@ type siteObjectLogs struct {
 // objectHistory is the History of one object on its page, newest first, up to the site's commit.
 func (s *siteWriter) objectHistory(id string) ([]siteObjectLog, error) {
 	h := &s.objLogs
-	if h.x == nil && !h.off {
-		head, err := s.ws.Head()
-		if err != nil {
-			return nil, err
-		}
-		if base, err := s.ws.MergeBase(head, s.commit); err != nil || base != s.commit {
-			h.off = true
-			return nil, nil
-		}
-		if h.x, err = ledger.OpenObjectIndex(s.ws); err != nil {
-			return nil, err
-		}
-		h.onLine = make(map[string]bool, len(s.hist))
-		for _, c := range s.hist {
-			h.onLine[c.Hash] = true
-		}
-	}
-	if h.off {
-		return nil, nil
+	if on, err := s.historyOn(); !on || err != nil {
+		return nil, err
 	}
 	entries, err := h.x.Log(id)
 	if err != nil {
@@ -59,4 +42,29 @@ func (s *siteWriter) objectHistory(id string) ([]siteObjectLog, error) {
 			PlanID: e.PlanID, Summary: e.Summary, Intent: e.Intent, ApprovedBy: e.ApprovedBy, Merge: e.Merge, Changes: e.Changes})
 	}
 	return out, nil
+}
+
+// historyOn opens the index of objects' histories for the site's commit, and says whether its
+// pages show histories (not when the commit is off the branch the index follows).
+func (s *siteWriter) historyOn() (bool, error) {
+	h := &s.objLogs
+	if h.x != nil || h.off {
+		return !h.off, nil
+	}
+	head, err := s.ws.Head()
+	if err != nil {
+		return false, err
+	}
+	if base, err := s.ws.MergeBase(head, s.commit); err != nil || base != s.commit {
+		h.off = true
+		return false, nil
+	}
+	if h.x, err = ledger.OpenObjectIndexWith(s.ws, s.models); err != nil {
+		return false, err
+	}
+	h.onLine = make(map[string]bool, len(s.hist))
+	for _, c := range s.hist {
+		h.onLine[c.Hash] = true
+	}
+	return true, nil
 }

@@ -46,14 +46,30 @@ type Site struct {
 	Pages  int    `json:"pages"` // HTML pages
 	Files  int    `json:"files"` // every file, pages included
 	Bytes  int64  `json:"bytes"`
+	// Incremental: only the pages that differ from the site's previous commit were written (Pages,
+	// Files and Bytes count what was written, Removed the pages deleted)
+	Incremental bool `json:"incremental,omitempty"`
+	Removed     int  `json:"removed,omitempty"`
 }
 
-// siteMarker is what the marker file holds.
+// siteMarker is what the marker file holds: the commit the site is of, and what an update of the
+// site to a later commit needs to know of how it was written (see update).
 type siteMarker struct {
 	FormatVersion int    `json:"format_version"`
 	Commit        string `json:"commit"`
 	Model         string `json:"model"`
+	Build         string `json:"build,omitempty"`   // the program that wrote it (buildID)
+	History       bool   `json:"history,omitempty"` // the objects' pages carry their histories
+	// Writing: an update began writing into the site and has not finished; the next publish
+	// writes it whole
+	Writing bool `json:"writing,omitempty"`
+	// Plans: each applied plan's page as written, by its commit: a digest of what it shows, and
+	// its link ("" when its archive could not be read)
+	Plans map[string][2]string `json:"plans,omitempty"`
 }
+
+// siteFormat is the marker's FormatVersion: 2, the marker says what an update needs.
+const siteFormat = 2
 
 // The site's layout: one folder per kind of page, each page one level down, so that every link
 // between them is "../kind/file.html" and the site works from any folder and from file://.
@@ -78,12 +94,22 @@ var (
 // carries a strict Content-Security-Policy, and every text from the model or a plan is escaped.
 //
 // The site is written into a temporary folder beside dir and renamed over it: an error leaves
-// dir as it was. A dir that exists must be empty or hold SiteMarker (ErrNotSite otherwise).
+// dir as it was. A dir that exists must be empty or hold SiteMarker (ErrNotSite otherwise). When
+// dir holds the site of an earlier commit of the same line, written by this program, only the
+// pages that differ are written (update); anything unsure writes the site whole.
 func Publish(ws *store.Workspace, commit, dir string) (*Site, error) {
 	dir = filepath.Clean(dir)
 	if err := checkSiteDir(dir); err != nil {
 		return nil, err
 	}
+	if site, err := update(ws, commit, dir); err == nil && site != nil {
+		return site, nil
+	}
+	return publishWhole(ws, commit, dir)
+}
+
+// publishWhole writes the site of commit whole, into a folder beside dir swapped in.
+func publishWhole(ws *store.Workspace, commit, dir string) (*Site, error) {
 	data, ok, err := ws.ModelAt(commit)
 	if err != nil {
 		return nil, err
@@ -99,9 +125,8 @@ func Publish(ws *store.Workspace, commit, dir string) (*Site, error) {
 	if err != nil {
 		return nil, err
 	}
-	sitePagesOnce.Do(func() { sitePages, sitePagesErr = pages.Load() })
-	if sitePagesErr != nil {
-		return nil, sitePagesErr
+	if err := loadPages(); err != nil {
+		return nil, err
 	}
 	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
 		return nil, err
@@ -112,7 +137,7 @@ func Publish(ws *store.Workspace, commit, dir string) (*Site, error) {
 	}
 	defer os.RemoveAll(tmp) // gone once renamed; the half-written site on an error
 	s := &siteWriter{ws: ws, m: m, root: tmp, pages: sitePages, commit: commit, hist: hist,
-		paths: map[string]string{}, site: Site{Dir: dir, Commit: commit, Name: m.Name()}}
+		plans: map[string][2]string{}, site: Site{Dir: dir, Commit: commit, Name: m.Name()}}
 	s.start()
 	err = s.write()
 	if err := errors.Join(err, s.finish()); err != nil {
@@ -126,6 +151,11 @@ func Publish(ws *store.Workspace, commit, dir string) (*Site, error) {
 		return nil, err
 	}
 	return &s.site, nil
+}
+
+func loadPages() error {
+	sitePagesOnce.Do(func() { sitePages, sitePagesErr = pages.Load() })
+	return sitePagesErr
 }
 
 // checkSiteDir refuses a dir publish did not make: a link, a file, or a folder with files but no
@@ -186,9 +216,15 @@ type siteWriter struct {
 	commit  string
 	hist    []store.CommitInfo
 	paths   map[string]string // object id -> its page, from the site's root ("e/id.html")
+	index   [][3]string       // the search index: name, type, page
 	site    Site
-	index   [][3]string // the search index: name, type, page
 	objLogs siteObjectLogs
+	// inPlace: the site is updated where it is (update), each file written beside its place and
+	// renamed over it
+	inPlace bool
+	plans   map[string][2]string       // the marker's Plans: written, or kept from the previous site
+	keep    map[string][2]string       // update: the previous site's Plans
+	models  map[string]*archixml.Model // update: the models it read, by commit (the index need not read them again)
 
 	// the pages are drawn and written by one worker per processor: the model is read by the
 	// writer's goroutine only, each page's data made whole before it is handed over
@@ -261,12 +297,24 @@ type sitePage struct {
 	History                        []siteObjectLog // an element's or relationship's commits
 }
 
-var safeID = regexp.MustCompile(`^[A-Za-z0-9_-]{1,100}$`)
+// plainID: an id of 1 to 100 letters, digits, '-' and '_' (ASCII), which a file may be named by.
+func plainID(id string) bool {
+	if len(id) == 0 || len(id) > 100 {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
 
 // siteFile is the file name of an id's page: the id itself when it is plainly safe, otherwise a
 // hash of it (with a dot, which no plain id holds, so the two never meet).
 func siteFile(id string) string {
-	if safeID.MatchString(id) {
+	if plainID(id) {
 		return id
 	}
 	h := sha256.Sum256([]byte(id))
@@ -279,25 +327,40 @@ func FileName(id string) string { return siteFile(id) }
 // up is the base of a page one folder down.
 const up = ".."
 
-func (s *siteWriter) write() error {
-	for _, k := range []struct {
-		kind archixml.Kind
-		dir  string
-	}{{archixml.KindElement, siteElements}, {archixml.KindRelationship, siteRels}, {archixml.KindView, siteViews}, {archixml.KindFolder, siteFolders}} {
-		if err := os.Mkdir(filepath.Join(s.root, k.dir), 0o755); err != nil {
-			return err
-		}
-		for _, o := range s.m.All(k.kind) {
+// pageKinds are the kinds of objects with a page, and the folder of each.
+var pageKinds = []struct {
+	kind archixml.Kind
+	dir  string
+}{{archixml.KindElement, siteElements}, {archixml.KindRelationship, siteRels}, {archixml.KindView, siteViews}, {archixml.KindFolder, siteFolders}}
+
+// pagePaths are the pages of a model's objects, by id ("e/id.html"), and the search index: what
+// the search finds, every element, relationship, view and folder with a page, by name, type and
+// page (one walk of the model for both).
+func pagePaths(m *archixml.Model) (map[string]string, [][3]string) {
+	paths := map[string]string{}
+	var objs []archixml.Object
+	for _, k := range pageKinds {
+		for _, o := range m.All(k.kind) {
 			if id := o.ID(); id != "" {
-				s.paths[id] = k.dir + "/" + siteFile(id) + ".html"
+				paths[id] = k.dir + "/" + siteFile(id) + ".html"
+				objs = append(objs, o)
 			}
 		}
 	}
-	for _, dir := range []string{sitePlans, "static"} {
+	index := make([][3]string, len(objs))
+	for i, o := range objs {
+		index[i] = [3]string{o.Name(), typeLabel(o), paths[o.ID()]}
+	}
+	return paths, index
+}
+
+func (s *siteWriter) write() error {
+	for _, dir := range []string{siteElements, siteRels, siteViews, siteFolders, sitePlans, "static"} {
 		if err := os.Mkdir(filepath.Join(s.root, dir), 0o755); err != nil {
 			return err
 		}
 	}
+	s.paths, s.index = pagePaths(s.m)
 	for _, o := range s.m.Elements() {
 		if err := s.concept(o); err != nil {
 			return err
@@ -325,11 +388,24 @@ func (s *siteWriter) write() error {
 	if err := s.history(); err != nil {
 		return err
 	}
-	if err := s.statics(); err != nil {
+	if err := s.statics(true); err != nil {
 		return err
 	}
-	mk, _ := json.MarshalIndent(siteMarker{FormatVersion: 1, Commit: s.commit, Model: s.ws.Model}, "", " ")
-	return s.file(SiteMarker, append(mk, '\n'))
+	return s.marker()
+}
+
+// marker writes the marker file of the site's commit.
+func (s *siteWriter) marker() error {
+	on, err := s.historyOn()
+	if err != nil {
+		return err
+	}
+	return s.writeMarker(siteMarker{FormatVersion: siteFormat, Commit: s.commit, Model: s.ws.Model, Build: buildID(), History: on, Plans: s.plans})
+}
+
+func (s *siteWriter) writeMarker(mk siteMarker) error {
+	data, _ := json.MarshalIndent(mk, "", " ")
+	return s.file(SiteMarker, append(data, '\n'))
 }
 
 // link is the link from a page one folder down to the object with id ("" when it has no page).
@@ -420,7 +496,6 @@ func (s *siteWriter) concept(o archixml.Object) error {
 	if p.History, err = s.objectHistory(id); err != nil {
 		return err
 	}
-	s.index = append(s.index, [3]string{o.Name(), p.Type, s.paths[id]})
 	return s.page(s.paths[id], "site_concept", o.Name(), "model", up, struct{ P sitePage }{p})
 }
 
@@ -467,7 +542,6 @@ func (s *siteWriter) view(v archixml.Object) error {
 		svg = bytes.Replace(svg, []byte(` xmlns="http://www.w3.org/2000/svg"`), nil, 1)
 		pic = template.HTML(svg) // #nosec: render escapes every text and attribute it writes
 	}
-	s.index = append(s.index, [3]string{v.Name(), p.Type, s.paths[id]})
 	return s.page(s.paths[id], "site_view", v.Name(), "views", up, struct {
 		P   sitePage
 		SVG template.HTML
@@ -488,7 +562,6 @@ func (s *siteWriter) folder(f archixml.Object) error {
 			p.Shown = append(p.Shown, s.linkTo(c, ""))
 		}
 	}
-	s.index = append(s.index, [3]string{f.Name(), "Folder", s.paths[id]})
 	return s.page(s.paths[id], "site_folder", f.Name(), "model", up, struct{ P sitePage }{p})
 }
 
@@ -551,7 +624,7 @@ func (s *siteWriter) history() error {
 	for _, e := range log {
 		se := siteEntry{Entry: e, RevertedBy: reverted[e.Commit]}
 		if e.Kind == ledger.KindApply && e.PlanID != "" {
-			href, err := s.plan(se)
+			href, err := s.planOnce(se)
 			if err != nil {
 				return err
 			}
@@ -563,6 +636,27 @@ func (s *siteWriter) history() error {
 		Commit  string
 		Entries []siteEntry
 	}{s.commit, entries})
+}
+
+// planOnce writes an applied plan's page unless the previous site holds it as it would be written
+// (update), and returns the link to it.
+func (s *siteWriter) planOnce(e siteEntry) (string, error) {
+	data, err := json.Marshal(e)
+	if err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256(data)
+	digest := hex.EncodeToString(sum[:16])
+	if k, ok := s.keep[e.Commit]; ok && k[0] == digest {
+		s.plans[e.Commit] = k
+		return k[1], nil
+	}
+	href, err := s.plan(e)
+	if err != nil {
+		return "", err
+	}
+	s.plans[e.Commit] = [2]string{digest, href}
+	return href, nil
 }
 
 var safePicture = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9._-]{0,200}\.svg$`)
@@ -619,9 +713,13 @@ func (s *siteWriter) plan(e siteEntry) (string, error) {
 	}{e, preview, more})
 }
 
-// statics writes the style sheet, the script and the search index.
-func (s *siteWriter) statics() error {
+// statics writes the search index, and the style sheet and the script when assets says so (an
+// update keeps those of the same program).
+func (s *siteWriter) statics(assets bool) error {
 	for _, f := range []string{"style.css", "site.js"} {
+		if !assets {
+			break
+		}
 		data, err := pages.Asset(f)
 		if err != nil {
 			return err
@@ -653,7 +751,12 @@ func (s *siteWriter) page(rel, tmpl, title, nav, base string, data any) error {
 // draw draws and writes one page.
 func (s *siteWriter) draw(buf *bytes.Buffer, j pageJob) error {
 	buf.Reset()
-	c := pages.Common{Title: j.title, Nav: j.nav, Base: j.base, Site: true, Workspace: s.site.Name, Model: store.Short(s.commit)}
+	c := pages.Common{Title: j.title, Nav: j.nav, Base: j.base, Site: true, Workspace: s.site.Name}
+	if j.base == "." {
+		// the commit on the pages written every time only: an object's page stays the same file
+		// until the object or what it shows changes, so that an update writes only those
+		c.Model = store.Short(s.commit)
+	}
 	if err := s.pages.Execute(buf, j.tmpl, struct {
 		pages.Common
 		D any
@@ -665,7 +768,17 @@ func (s *siteWriter) draw(buf *bytes.Buffer, j pageJob) error {
 }
 
 func (s *siteWriter) file(rel string, data []byte) error {
-	if err := os.WriteFile(filepath.Join(s.root, filepath.FromSlash(rel)), data, 0o644); err != nil {
+	p := filepath.Join(s.root, filepath.FromSlash(rel))
+	if s.inPlace {
+		// beside its place and renamed over it: a reader sees the old file or the new, whole
+		tmp := filepath.Join(filepath.Dir(p), ".publish-"+filepath.Base(p))
+		if err := os.WriteFile(tmp, data, 0o644); err != nil {
+			return err
+		}
+		if err := os.Rename(tmp, p); err != nil {
+			return err
+		}
+	} else if err := os.WriteFile(p, data, 0o644); err != nil {
 		return err
 	}
 	s.filesN.Add(1)

@@ -1,0 +1,372 @@
+package publish
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+
+	"github.com/archiplan/archiplan/archixml"
+	"github.com/archiplan/archiplan/daemon/ledger"
+	"github.com/archiplan/archiplan/store"
+)
+
+// maxUpdateSteps is the most commits an update follows from the site's commit; beyond, the site
+// is written whole (each step's models are read to find whose histories it adds to).
+const maxUpdateSteps = 16
+
+// update brings the site in dir from the commit its marker names to commit, writing only the
+// pages whose content differs between the two models (and the pages written every time: index,
+// views, search, history, the search index, the marker). It returns nil, and the caller writes
+// the site whole, whenever it cannot be sure: no marker of this program's, a marker of another
+// model, of a commit not on commit's first-parent line or too far back, of an update that did not
+// finish, another model name or specializations (named on every page), label expressions (a
+// picture that may show anything of the model), or the histories shown or not.
+//
+// The site is updated where it is: each file is written beside its place and renamed over it (a
+// reader opens the old page or the new, whole); pages of new objects first, then the changed
+// ones, then the index pages, and the pages of objects gone last, so that a link never leads to a
+// page not yet written. The marker says "writing" from the first rename to the last: an update
+// that stops half-way (an error, a crash) leaves a site the next publish writes whole, and an
+// error here has Publish write it whole at once. Writing only what changed, rather than a copy of
+// the site with links to the unchanged files swapped in, is what keeps an update's time that of
+// the change and not of the site (200,000 links at 100k elements).
+func update(ws *store.Workspace, commit, dir string) (*Site, error) {
+	data, err := os.ReadFile(filepath.Join(dir, SiteMarker))
+	if err != nil {
+		return nil, nil
+	}
+	var mk siteMarker
+	if json.Unmarshal(data, &mk) != nil || mk.FormatVersion != siteFormat || mk.Writing || mk.Commit == "" ||
+		mk.Model != ws.Model || mk.Build == "" || mk.Build != buildID() {
+		return nil, nil
+	}
+	hist, err := ws.HistoryFrom(commit, 0)
+	if err != nil {
+		return nil, err
+	}
+	steps := slices.IndexFunc(hist, func(c store.CommitInfo) bool { return c.Hash == mk.Commit })
+	if steps < 0 || steps > maxUpdateSteps {
+		return nil, nil
+	}
+	if steps == 0 {
+		return &Site{Dir: dir, Commit: commit, Name: "", Incremental: true}, nil // the site of this commit already
+	}
+	// the models of the line from the site's commit to commit, oldest first, once each
+	var models []*archixml.Model
+	byCommit := map[string]*archixml.Model{}
+	blob := ""
+	for i := steps; i >= 0; i-- {
+		c := hist[i]
+		if c.ModelBlob == "" {
+			return nil, nil
+		}
+		if c.ModelBlob != blob {
+			data, _, err := ws.ModelAt(c.Hash)
+			if err != nil {
+				return nil, err
+			}
+			if bytes.Contains(data, []byte(`"labelExpression"`)) {
+				return nil, nil
+			}
+			m, err := archixml.LoadOwned(data) // data is the model's own: nothing else holds it
+			if err != nil {
+				return nil, err
+			}
+			models, blob = append(models, m), c.ModelBlob
+		}
+		byCommit[c.Hash] = models[len(models)-1]
+	}
+	old, cur := models[0], models[len(models)-1]
+	if old.Name() != cur.Name() || !sameObjects(old.Profiles(), cur.Profiles()) {
+		return nil, nil
+	}
+	if err := loadPages(); err != nil {
+		return nil, err
+	}
+	s := &siteWriter{ws: ws, m: cur, root: dir, pages: sitePages, commit: commit, hist: hist,
+		inPlace: true, plans: map[string][2]string{}, keep: mk.Plans, models: byCommit,
+		site: Site{Dir: dir, Commit: commit, Name: cur.Name(), Incremental: true}}
+	s.paths, s.index = pagePaths(cur)
+	on, err := s.historyOn()
+	if err != nil || on != mk.History {
+		return nil, err
+	}
+	var logged []string
+	for i := 1; on && i < len(models); i++ {
+		logged = append(logged, ledger.ChangedObjects(models[i-1], models[i])...)
+	}
+	added, changed, removed := affected(old, cur, s.paths, logged)
+	mk.Writing = true // of the previous commit still, until the last file is in place
+	if err := s.writeMarker(mk); err != nil {
+		return nil, err
+	}
+	for _, ids := range [][]string{added, changed} {
+		s.start()
+		err := s.objectPages(ids)
+		if err := errors.Join(err, s.finish()); err != nil {
+			return nil, err
+		}
+	}
+	s.start()
+	err = s.overview(cur.Views())
+	if err == nil {
+		err = s.history()
+	}
+	if err == nil {
+		err = s.statics(false)
+	}
+	if err := errors.Join(err, s.finish()); err != nil {
+		return nil, err
+	}
+	for _, p := range removed {
+		if err := os.Remove(filepath.Join(dir, filepath.FromSlash(p))); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, err
+		}
+	}
+	if err := s.marker(); err != nil {
+		return nil, err
+	}
+	s.site.Pages, s.site.Files, s.site.Bytes, s.site.Removed = int(s.pagesN.Load()), int(s.filesN.Load()), s.bytesN.Load(), len(removed)
+	return &s.site, nil
+}
+
+// objectPages writes the pages of the objects with these ids.
+func (s *siteWriter) objectPages(ids []string) error {
+	for _, id := range ids {
+		o, ok := s.m.Object(id)
+		if !ok {
+			continue
+		}
+		var err error
+		switch o.Kind() {
+		case archixml.KindElement, archixml.KindRelationship:
+			err = s.concept(o)
+		case archixml.KindView:
+			err = s.view(o)
+		case archixml.KindFolder:
+			err = s.folder(o)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// affected are the pages an update writes: of the objects new at cur (added), of those whose page
+// shows something that differs between old and cur or whose history grew (changed, logged: the
+// ids the commits between added entries to), by id, and the pages of objects gone (removed, by
+// path). What a page shows, and so what it depends on:
+//
+//   - an element's or relationship's page: the object itself (its bytes in the model), its
+//     folders' names (crumbs), the names and types of its relationships and of their other ends,
+//     or of its source and target, and the views showing it with their folders' paths;
+//   - a view's page: the view itself (its picture and what it shows), the names and types of the
+//     concepts drawn on it (the picture draws them, the list names them) and of the views its
+//     references name, its folders' names;
+//   - a folder's page: its names, words and children in order, the children's names and types,
+//     its folders' names.
+//
+// So an object whose bytes changed has its page written, and the pages of the views showing it;
+// a relationship's, the pages of its ends too; an object whose name, type, folder or existence
+// changed (its label), the pages of those that name it: its folder, its relationships and their
+// ends, the concepts a view shows and the views referring to it, every page under a folder.
+func affected(old, cur *archixml.Model, paths map[string]string, logged []string) (added, changed, removed []string) {
+	own, label := map[string]bool{}, map[string]bool{}
+	for _, k := range pageKinds {
+		for _, o := range cur.All(k.kind) {
+			id := o.ID()
+			p, ok := old.Object(id)
+			switch {
+			case id == "":
+			case !ok || p.Kind() != o.Kind():
+				own[id], label[id] = true, true
+				added = append(added, id)
+			case !sameLabel(p, o):
+				own[id], label[id] = true, true
+			case !sameOwn(p, o):
+				own[id] = true
+			}
+		}
+		for _, o := range old.All(k.kind) {
+			id := o.ID()
+			if n, ok := cur.Object(id); id != "" && (!ok || n.Kind() != o.Kind()) {
+				own[id], label[id] = true, true
+				if p := k.dir + "/" + siteFile(id) + ".html"; paths[id] != p {
+					removed = append(removed, p)
+				}
+			}
+		}
+	}
+	write := map[string]bool{}
+	mark := func(id string) {
+		if _, ok := paths[id]; ok {
+			write[id] = true
+		}
+	}
+	for id := range own {
+		mark(id)
+		for _, m := range []*archixml.Model{old, cur} {
+			if o, ok := m.Object(id); ok {
+				dependents(m, o, label[id], mark)
+			}
+		}
+		if ov, ok := old.Object(id); ok && !label[id] && ov.Kind() == archixml.KindView {
+			// the view's contents changed: the concepts it now shows or no longer does
+			nv, _ := cur.Object(id)
+			was, is := shownOn(ov), shownOn(nv)
+			for c := range was {
+				if !is[c] {
+					mark(c)
+				}
+			}
+			for c := range is {
+				if !was[c] {
+					mark(c)
+				}
+			}
+		}
+	}
+	for _, id := range logged {
+		mark(id)
+	}
+	for _, id := range added {
+		delete(write, id)
+	}
+	for id := range write {
+		changed = append(changed, id)
+	}
+	sort.Strings(changed)
+	return added, changed, removed
+}
+
+// dependents marks the pages of m that show something of o: its picture's views, a
+// relationship's ends, and when its label changed, every page that names it.
+func dependents(m *archixml.Model, o archixml.Object, labelChanged bool, mark func(string)) {
+	id := o.ID()
+	k := o.Kind()
+	if k == archixml.KindElement || k == archixml.KindRelationship {
+		for _, r := range m.ReferencesTo(id) {
+			if v, ok := r.View(); ok {
+				mark(v.ID())
+			}
+		}
+		if k == archixml.KindRelationship {
+			mark(o.SourceID())
+			mark(o.TargetID())
+		}
+	}
+	if !labelChanged {
+		return
+	}
+	if p, ok := o.Parent(); ok {
+		mark(p.ID())
+	}
+	switch k {
+	case archixml.KindElement, archixml.KindRelationship:
+		for _, r := range m.RelationshipsOf(id) {
+			mark(r.ID())
+			mark(r.SourceID())
+			mark(r.TargetID())
+		}
+	case archixml.KindView:
+		for c := range shownOn(o) {
+			mark(c)
+		}
+		for _, v := range m.Views() {
+			for _, d := range v.DiagramObjects() {
+				if d.Attr("model") == id {
+					mark(v.ID())
+				}
+			}
+		}
+	case archixml.KindFolder:
+		var under func(f archixml.Object)
+		under = func(f archixml.Object) {
+			for _, c := range f.Children() {
+				mark(c.ID())
+				switch c.Kind() {
+				case archixml.KindFolder:
+					under(c)
+				case archixml.KindView:
+					for s := range shownOn(c) {
+						mark(s) // its list of views names the view's folders
+					}
+				}
+			}
+		}
+		under(o)
+	}
+}
+
+// shownOn are the ids of the concepts a view draws.
+func shownOn(v archixml.Object) map[string]bool {
+	out := map[string]bool{}
+	for _, list := range [][]archixml.Object{v.DiagramObjects(), v.Connections()} {
+		for _, d := range list {
+			if c, ok := d.Concept(); ok {
+				out[c.ID()] = true
+			}
+		}
+	}
+	return out
+}
+
+// sameLabel: what other pages show of an object is the same in both models: name, type, folder.
+func sameLabel(a, b archixml.Object) bool {
+	pa, _ := a.Parent()
+	pb, _ := b.Parent()
+	return a.Name() == b.Name() && a.Class() == b.Class() && pa.Valid() == pb.Valid() && (!pa.Valid() || pa.ID() == pb.ID())
+}
+
+// sameOwn: the object is the same in both models: its bytes, or a folder's page's own contents
+// (its bytes hold every object under it).
+func sameOwn(a, b archixml.Object) bool {
+	if a.Kind() != archixml.KindFolder {
+		return bytesOf(a) == bytesOf(b)
+	}
+	if a.Name() != b.Name() || a.Attr("type") != b.Attr("type") || a.Documentation() != b.Documentation() ||
+		!slices.Equal(a.Properties(), b.Properties()) {
+		return false
+	}
+	ca, cb := a.Children(), b.Children()
+	return slices.EqualFunc(ca, cb, func(x, y archixml.Object) bool { return x.ID() == y.ID() && x.Kind() == y.Kind() })
+}
+
+// sameObjects: two lists of objects are the same, object by object.
+func sameObjects(a, b []archixml.Object) bool {
+	return slices.EqualFunc(a, b, func(x, y archixml.Object) bool { return bytesOf(x) == bytesOf(y) })
+}
+
+// bytesOf is an object as the model file writes it.
+func bytesOf(o archixml.Object) string {
+	if s, ok := o.Original(); ok {
+		return s
+	}
+	return o.XML()
+}
+
+// buildID names the program that writes a site, so that an update never mixes pages of two
+// versions of it: its executable's size and time ("" when unknown: the site is written whole),
+// read when the process starts (an executable replaced under a running daemon is another program).
+func buildID() string { return thisBuild }
+
+var thisBuild = readBuildID()
+
+func readBuildID() string {
+	exe, err := os.Executable()
+	if err != nil {
+		return ""
+	}
+	fi, err := os.Stat(exe)
+	if err != nil {
+		return ""
+	}
+	return fmt.Sprintf("%d-%d", fi.Size(), fi.ModTime().UnixNano())
+}

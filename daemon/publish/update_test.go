@@ -1,0 +1,215 @@
+package publish
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/archiplan/archiplan/archixml"
+	"github.com/archiplan/archiplan/daemon/ledger"
+	"github.com/archiplan/archiplan/daemon/ledger/ledgertest"
+	"github.com/archiplan/archiplan/internal/testenv"
+	"github.com/archiplan/archiplan/store"
+)
+
+// sameSite fails the test unless the two sites hold the same files with the same bytes (diff -r).
+func sameSite(t *testing.T, step, got, want string) {
+	t.Helper()
+	g, w := readSite(t, got), readSite(t, want)
+	var diffs []string
+	for rel, data := range w {
+		if gd, ok := g[rel]; !ok {
+			diffs = append(diffs, "missing "+rel)
+		} else if !bytes.Equal(gd, data) {
+			diffs = append(diffs, "differs "+rel)
+		}
+	}
+	for rel := range g {
+		if _, ok := w[rel]; !ok {
+			diffs = append(diffs, "extra "+rel)
+		}
+	}
+	if len(diffs) > 0 {
+		sort.Strings(diffs)
+		t.Fatalf("%s: the updated site is not the site written whole (%d files):\n%s", step, len(diffs), strings.Join(diffs[:min(20, len(diffs))], "\n"))
+	}
+}
+
+// After each apply of a sequence on a corpus model (a rename, a delete with its cascade, a new
+// relationship, a view changed and renamed, a property, a move to another folder, an element moved
+// on a view and one taken off a view; a folder renamed, an element renamed and named back in two
+// commits, by git), the site
+// updated from the previous commit's is the site of the new commit written whole, byte for byte,
+// and the update wrote fewer files than the whole site holds.
+func TestPublish_UpdateIsTheWholeSite(t *testing.T) {
+	seed, err := os.ReadFile(testenv.CorpusFile(t, "archi/Archisurance.archimate"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws, head, err := store.Init(t.TempDir(), store.InitOptions{Model: "model.archimate", Inbox: "plans", Seed: seed, Author: ledgertest.Signature})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := archixml.Load(seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	led := ledger.New(ledger.Config{Workspace: ws, Inbox: ledgertest.Inbox(ws), ApprovedBy: ledgertest.Signature})
+	site := filepath.Join(t.TempDir(), "site")
+	first, err := Publish(ws, head, site)
+	if err != nil || first.Incremental {
+		t.Fatalf("first publish: %+v, %v", first, err)
+	}
+
+	// the model's objects the plans name: the elements with the most relationships, drawn on views
+	var busy []archixml.Object
+	for _, e := range m.Elements() {
+		if len(m.RelationshipsOf(e.ID())) >= 2 && len(m.ReferencesTo(e.ID())) > 0 {
+			busy = append(busy, e)
+		}
+	}
+	sort.SliceStable(busy, func(i, j int) bool {
+		return len(m.RelationshipsOf(busy[i].ID())) > len(m.RelationshipsOf(busy[j].ID()))
+	})
+	if len(busy) < 8 {
+		t.Fatalf("only %d elements with relationships on views", len(busy))
+	}
+	var view, absent archixml.Object // a view, and a busy element it does not show
+	for _, v := range m.Views() {
+		shown := shownOn(v)
+		for _, e := range busy[4:] {
+			if len(shown) > 2 && !shown[e.ID()] {
+				view, absent = v, e
+			}
+		}
+	}
+	if !view.Valid() {
+		t.Fatal("no view to add an element to")
+	}
+	q := func(s string) string { b, _ := json.Marshal(s); return string(b) }
+	plans := []struct{ name, actions string }{
+		{"rename", fmt.Sprintf(`{"op":"rename_element","element_id":%s,"new_name":"Renamed one"}`, q(busy[0].ID()))},
+		{"delete", fmt.Sprintf(`{"op":"delete_element","element_id":%s}`, q(busy[1].ID()))},
+		{"relate", fmt.Sprintf(`{"op":"create_relationship","source_id":%s,"target_id":%s,"relationship_type":"Association","name":"new link"}`, q(busy[2].ID()), q(busy[3].ID()))},
+		{"view", fmt.Sprintf(`{"op":"add_to_view","view_id":%s,"element_id":%s},{"op":"rename_element","element_id":%s,"new_name":"Renamed view"}`,
+			q(view.ID()), q(absent.ID()), q(view.ID()))},
+		{"property", fmt.Sprintf(`{"op":"set_property","element_id":%s,"key":"owner","value":"Ops"}`, q(busy[4].ID()))},
+		{"move", fmt.Sprintf(`{"op":"move_to_folder","element_id":%s,"folder_path":%s}`, q(busy[5].ID()),
+			q(strings.Split(busy[5].FolderPath(), "/")[0]+"/Moved here"))},
+		// a picture changed and nothing else: the element's history says it moved
+		{"layout", fmt.Sprintf(`{"op":"move_view_object","object_id":%s,"x":700,"y":700}`, q(m.ReferencesTo(busy[6].ID())[0].ID()))},
+		{"unview", fmt.Sprintf(`{"op":"remove_from_view","object_id":%s}`, q(m.ReferencesTo(busy[7].ID())[0].ID()))},
+	}
+	// commits of a person's own (Archi saved, git commit): a folder renamed, and an element renamed
+	// and named back in two commits the site is updated over at once
+	edit := func(msg string, fn func(m *archixml.Model) error) {
+		m, err := archixml.Load(ledgertest.Model(t, ws))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := fn(m); err != nil {
+			t.Fatal(err)
+		}
+		data, err := m.Save()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(ws.Root, ws.Model), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		ledgertest.Git(t, ws.Root, "commit", "-qam", msg)
+	}
+	folder, _ := view.Parent()
+	plans = append(plans, struct{ name, actions string }{"folder", ""}, struct{ name, actions string }{"back", ""})
+	for _, p := range plans {
+		switch p.name {
+		case "folder":
+			edit("rename a folder", func(m *archixml.Model) error { return m.Rename(folder.ID(), "Renamed folder") })
+		case "back":
+			edit("rename", func(m *archixml.Model) error { return m.Rename(busy[2].ID(), "For a moment") })
+			edit("rename back", func(m *archixml.Model) error { return m.Rename(busy[2].ID(), busy[2].Name()) })
+		default:
+			raw := `{"schema_version":"3.1","status":"ready","summary":"` + p.name + `","actions":[` + p.actions + `]}`
+			ledgertest.Preview(t, led, p.name, []byte(raw))
+			if _, err := ledgertest.Approve(t, led, p.name); err != nil {
+				t.Fatalf("%s: %v", p.name, err)
+			}
+		}
+		head, err := ws.Head()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := Publish(ws, head, site)
+		if err != nil {
+			t.Fatalf("%s: %v", p.name, err)
+		}
+		whole := filepath.Join(t.TempDir(), "whole")
+		want, err := Publish(ws, head, whole)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !got.Incremental || want.Incremental {
+			t.Fatalf("%s: updated %v, whole %v", p.name, got.Incremental, want.Incremental)
+		}
+		sameSite(t, p.name, site, whole)
+		if bound := want.Files / 2; got.Files >= bound && p.name != "folder" || got.Files >= want.Files {
+			// a folder holding every view: its rename changes every page naming a view
+			t.Errorf("%s: the update wrote %d files of the %d of the site", p.name, got.Files, want.Files)
+		}
+		t.Logf("%s: wrote %d of %d files (%d pages), removed %d", p.name, got.Files, want.Files, got.Pages, got.Removed)
+	}
+}
+
+// A site an update left half-written (its marker says so), or one of a commit off the line, is
+// written whole.
+func TestPublish_UpdateOnlyWhenSure(t *testing.T) {
+	e := newEnv(t)
+	led := ledger.New(ledger.Config{Workspace: e.ws, Inbox: ledgertest.Inbox(e.ws), ApprovedBy: ledgertest.Signature})
+	h0, err := e.ws.Head()
+	if err != nil {
+		t.Fatal(err)
+	}
+	site := filepath.Join(t.TempDir(), "site")
+	if _, err := Publish(e.ws, h0, site); err != nil {
+		t.Fatal(err)
+	}
+	ledgertest.Preview(t, led, "one", []byte(renamePlan("one", customer, "Client")))
+	if _, err := ledgertest.Approve(t, led, "one"); err != nil {
+		t.Fatal(err)
+	}
+	h1, _ := e.ws.Head()
+	// half-written: the marker of an update under way, and a stale page
+	marker := filepath.Join(site, SiteMarker)
+	data, err := os.ReadFile(marker)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(marker, bytes.Replace(data, []byte(`"format_version": 2,`), []byte(`"format_version": 2, "writing": true,`), 1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stale := filepath.Join(site, siteElements, "stale.html")
+	if err := os.WriteFile(stale, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Publish(e.ws, h1, site)
+	if err != nil || s.Incremental {
+		t.Fatalf("after a half-written update: %+v, %v", s, err)
+	}
+	if _, err := os.Stat(stale); err == nil {
+		t.Error("the site written whole kept a page of its own")
+	}
+	// back to the first commit: not an update (h1 is not on h0's line)
+	if s, err = Publish(e.ws, h0, site); err != nil || s.Incremental {
+		t.Fatalf("back to an older commit: %+v, %v", s, err)
+	}
+	whole := filepath.Join(t.TempDir(), "whole")
+	if _, err := Publish(e.ws, h0, whole); err != nil {
+		t.Fatal(err)
+	}
+	sameSite(t, "back", site, whole)
+}
