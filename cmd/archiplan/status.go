@@ -181,12 +181,8 @@ func statusCmd() *cobra.Command {
 					line += "  (" + p.Note + ")"
 				}
 				fmt.Fprintln(out, line)
-				if len(p.Missing) > 0 {
-					by := "nobody yet"
-					if len(p.ApprovedBy) > 0 {
-						by = strings.Join(p.ApprovedBy, ", ")
-					}
-					fmt.Fprintf(out, "             approved by %s; waits for %s\n", by, inbox.MissingWords(p.Missing))
+				if w := inbox.WaitingWords(p.ApprovedBy, p.Missing); w != "" {
+					fmt.Fprintf(out, "             %s\n", w)
 				}
 				printConversation(out, p.Conversation)
 			}

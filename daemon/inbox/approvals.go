@@ -98,6 +98,19 @@ func (r *Record) Approvers() []string {
 	return out
 }
 
+// WaitingWords says in one line who approved a plan and whose approvals it still waits for ("" when
+// none are missing): what status and the review page show under a plan.
+func WaitingWords(approvers []string, missing []Need) string {
+	if len(missing) == 0 {
+		return ""
+	}
+	by := "nobody yet"
+	if len(approvers) > 0 {
+		by = strings.Join(approvers, ", ")
+	}
+	return "approved by " + by + "; waits for " + MissingWords(missing)
+}
+
 // StillMissing says in one line whose approvals the plan still needs ("" when none).
 func (r *Record) StillMissing() string { return MissingWords(Missing(r.Needs, r.Approvals)) }
 
