@@ -102,4 +102,14 @@ func TestTwoUsers_OneUidOneApprover(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(ws, "plans", "x.approved")); err == nil {
 		t.Fatal("one person's two names approved the plan")
 	}
+	// a daemon of another user (this test's process stands for it) serves the workspace: the
+	// approver is told so, not "no daemon serves this workspace" (kill(pid, 0) says EPERM)
+	state := `{"pid":` + strconv.Itoa(os.Getpid()) + `,"state":"serving","since":"2026-01-01T00:00:00Z"}`
+	if err := os.WriteFile(filepath.Join(ws, ".git", "archiplan-daemon.json"), []byte(state), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err = run("uid", "", "status")
+	if err != nil || !strings.Contains(out, "daemon: pid "+strconv.Itoa(os.Getpid())) {
+		t.Fatalf("status as another user than the daemon's: %v\n%s", err, out)
+	}
 }

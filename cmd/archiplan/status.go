@@ -250,7 +250,11 @@ func daemonState(ws *store.Workspace) string {
 		State string `json:"state"`
 		Since string `json:"since"`
 	}
-	if json.Unmarshal(data, &d) != nil || d.PID <= 0 || syscall.Kill(d.PID, 0) != nil {
+	if json.Unmarshal(data, &d) != nil || d.PID <= 0 {
+		return ""
+	}
+	// EPERM: alive, another user's (a second approver asking about the daemon's user's daemon)
+	if err := syscall.Kill(d.PID, 0); err != nil && !errors.Is(err, syscall.EPERM) {
 		return ""
 	}
 	return fmt.Sprintf("pid %d, %s since %s", d.PID, d.State, d.Since)
