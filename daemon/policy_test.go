@@ -3,6 +3,7 @@ package daemon
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -164,6 +165,21 @@ func TestDaemon_Policy(t *testing.T) {
 	}
 	if err := b.ApproveAs("del", sum, "", "carol"); err == nil {
 		t.Error("carol approved twice")
+	}
+	// the review page: whoever holds its session types a name beside Approve; the approval counts
+	// as the session's person (the daemon's user), never as the owner typed, and only once
+	if err := b.ApproveSeen("del", sum, "alice"); err != nil {
+		t.Fatal(err)
+	}
+	rec, _ = b.Record("del")
+	if got := strings.Join(rec.Approvers(), ","); got != "carol,"+inbox.OSUser() {
+		t.Errorf("approvers after the page's approval typed alice: %s", got)
+	}
+	if err := b.ApproveSeen("del", sum, "bob"); !errors.Is(err, inbox.ErrApprovedBy) {
+		t.Errorf("the page approved a second time under another typed name: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(box, "del.json")); err != nil {
+		t.Fatal("names typed on the page completed the owners' approvals")
 	}
 	if err := os.Rename(filepath.Join(box, "del.json"), filepath.Join(box, "del.approved")); err != nil {
 		t.Fatal(err)

@@ -26,6 +26,10 @@ type Rules interface {
 type Delta struct {
 	Changes []DeltaChange `json:"changes"`
 	Plan    DeltaPlan     `json:"plan"`
+	// Model is the model as it was before the plan: the rules read it beyond what the plan
+	// changes through functions (policy: archiplan.object, archiplan.relationships), never as a
+	// document, so that their cost follows what they ask, not the model's size. Nil: none.
+	Model *archixml.Model `json:"-"`
 }
 
 // Kinds of a DeltaChange.
@@ -131,9 +135,9 @@ func init() {
 	}...)
 }
 
-// snapshot is an object as the rules see it, or false when it is not an element, relationship,
-// view or folder of m.
-func snapshot(m *archixml.Model, id string) (DeltaObject, bool) {
+// Snapshot is an object of m as the rules see it, or false when it is not an element,
+// relationship, view or folder of m.
+func Snapshot(m *archixml.Model, id string) (DeltaObject, bool) {
 	o, ok := m.Object(id)
 	if !ok {
 		return DeltaObject{}, false
@@ -208,7 +212,7 @@ func (e *engine) collect() {
 		}
 	}
 	for _, id := range p.ids {
-		if o, ok := snapshot(m, id); ok {
+		if o, ok := Snapshot(m, id); ok {
 			p.after[id] = o
 		}
 	}
@@ -218,10 +222,10 @@ func (e *engine) collect() {
 // changes is the delta, from what collect noted and the model as it was before the plan.
 func (e *engine) changes() *Delta {
 	p := e.delta
-	d := &Delta{Changes: []DeltaChange{}, Plan: e.deltaPlan()}
+	d := &Delta{Changes: []DeltaChange{}, Plan: e.deltaPlan(), Model: e.m}
 	for _, id := range p.ids {
 		a, isAfter := p.after[id]
-		b, isBefore := snapshot(e.m, id)
+		b, isBefore := Snapshot(e.m, id)
 		switch {
 		case isAfter && !isBefore:
 			d.Changes = append(d.Changes, DeltaChange{Kind: DeltaCreated, Object: a, Action: p.first[id]})
@@ -264,10 +268,10 @@ func xmlIDs(x string) []string {
 // ModelDelta is the whole model as a delta whose every element, relationship and view is
 // created: what `archiplan check --policy` judges.
 func ModelDelta(m *archixml.Model) *Delta {
-	d := &Delta{Changes: []DeltaChange{}, Plan: DeltaPlan{Status: StatusReady, Actions: []DeltaAction{}}}
+	d := &Delta{Changes: []DeltaChange{}, Plan: DeltaPlan{Status: StatusReady, Actions: []DeltaAction{}}, Model: m}
 	for _, k := range []archixml.Kind{archixml.KindElement, archixml.KindRelationship, archixml.KindView} {
 		for _, o := range m.All(k) {
-			if s, ok := snapshot(m, o.ID()); ok {
+			if s, ok := Snapshot(m, o.ID()); ok {
 				d.Changes = append(d.Changes, DeltaChange{Kind: DeltaCreated, Object: s, Action: -1})
 			}
 		}
@@ -291,7 +295,7 @@ func (e *engine) judge(o *Outcome) {
 	if len(j.Findings) == 0 {
 		return
 	}
-	base := &Delta{Changes: []DeltaChange{}, Plan: d.Plan}
+	base := &Delta{Changes: []DeltaChange{}, Plan: d.Plan, Model: d.Model}
 	for _, c := range d.Changes {
 		if c.Kind == DeltaChanged {
 			base.Changes = append(base.Changes, DeltaChange{Kind: DeltaChanged, Object: *c.Before, Before: c.Before, Action: c.Action})

@@ -201,7 +201,7 @@ func (r *Rules) compile() error {
 	}
 	sort.Strings(names)
 	seen := map[ruleRef]bool{}
-	opts := []func(*rego.Rego){rego.StrictBuiltinErrors(true), rego.SetRegoVersion(ast.RegoV1)}
+	opts := append([]func(*rego.Rego){rego.StrictBuiltinErrors(true), rego.SetRegoVersion(ast.RegoV1)}, regoFunctions()...)
 	for _, n := range names {
 		m, err := ast.ParseModuleWithOpts(n, r.modules[n], parserOptions)
 		if err != nil {
@@ -275,7 +275,7 @@ func (r *Rules) eval(ctx context.Context, d *plans.Delta, j *plans.Judgement) er
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	ctx, cancel := context.WithTimeout(withModel(ctx, d.Model), timeout)
 	defer cancel()
 	rs, err := r.query.Eval(ctx, rego.EvalParsedInput(input))
 	if ctx.Err() == context.DeadlineExceeded {

@@ -41,7 +41,7 @@ func (r *Rules) Test(ctx context.Context) ([]TestResult, error) {
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}
-	ch, err := tester.NewRunner().SetModules(modules).SetDefaultRegoVersion(ast.RegoV1).SetTimeout(timeout).
+	ch, err := tester.NewRunner().AddCustomBuiltins(testerFunctions()).SetModules(modules).SetDefaultRegoVersion(ast.RegoV1).SetTimeout(timeout).
 		SetParallel(1).CapturePrintOutput(true).RunTests(ctx, nil)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s", ErrBroken, oneLine(err))

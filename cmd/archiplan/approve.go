@@ -3,8 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"os"
-	"os/user"
 	"strconv"
 	"strings"
 
@@ -42,7 +40,7 @@ func approveCmd() *cobra.Command {
 			sum := rec.Outputs[inbox.PreviewFile(name)]
 			fmt.Fprintf(out, "approving %s: %s\n  %d change(s); preview %s sha256 %s\n", name, quoteSummary(rec.Summary),
 				len(rec.Changes), inbox.PreviewFile(name), sum)
-			if err := box.ApproveAs(name, sum, "", osUser()); err != nil {
+			if err := box.ApproveAs(name, sum, "", inbox.OSUser()); err != nil {
 				if errors.Is(err, inbox.ErrNoPlan) {
 					return usageError{err}
 				}
@@ -50,7 +48,7 @@ func approveCmd() *cobra.Command {
 			}
 			if after, err := box.Record(name); err == nil && len(after.Needs) > 0 {
 				if missing := inbox.Missing(after.Needs, after.Approvals); len(missing) > 0 {
-					fmt.Fprintf(out, "approval by %s recorded; %s waits for %s\n", osUser(), name, inbox.MissingWords(missing))
+					fmt.Fprintf(out, "approval by %s recorded; %s waits for %s\n", inbox.OSUser(), name, inbox.MissingWords(missing))
 					return nil
 				}
 				fmt.Fprintf(out, "approvals complete: %s\n", strings.Join(after.Approvers(), ", "))
@@ -218,13 +216,4 @@ func resubmitCmd() *cobra.Command {
 			return silent{codedError{exitRefused, fmt.Errorf("plan %s: %d error(s): %s lists them", c.Outcome.Verdict, len(c.Outcome.Errors()), box.Path(inbox.PreviewFile(e.Name)))}}
 		},
 	}
-}
-
-// osUser is who approves on the command line: the user the process runs as, as the owners file
-// names people.
-func osUser() string {
-	if u, err := user.Current(); err == nil && u.Username != "" {
-		return u.Username
-	}
-	return os.Getenv("USER")
 }

@@ -205,12 +205,8 @@ func printPlanState(out io.Writer, p PlanState) {
 		line += "  (" + p.Note + ")"
 	}
 	fmt.Fprintln(out, line)
-	if len(p.Missing) > 0 {
-		by := "nobody yet"
-		if len(p.ApprovedBy) > 0 {
-			by = strings.Join(p.ApprovedBy, ", ")
-		}
-		fmt.Fprintf(out, "             approved by %s; waits for %s\n", by, inbox.MissingWords(p.Missing))
+	if w := inbox.WaitingWords(p.ApprovedBy, p.Missing); w != "" {
+		fmt.Fprintf(out, "             %s\n", w)
 	}
 	printConversation(out, p.Conversation)
 }
@@ -272,7 +268,11 @@ func daemonState(ws *store.Workspace) string {
 		State string `json:"state"`
 		Since string `json:"since"`
 	}
-	if json.Unmarshal(data, &d) != nil || d.PID <= 0 || syscall.Kill(d.PID, 0) != nil {
+	if json.Unmarshal(data, &d) != nil || d.PID <= 0 {
+		return ""
+	}
+	// EPERM: alive, another user's (a second approver asking about the daemon's user's daemon)
+	if err := syscall.Kill(d.PID, 0); err != nil && !errors.Is(err, syscall.EPERM) {
 		return ""
 	}
 	return fmt.Sprintf("pid %d, %s since %s", d.PID, d.State, d.Since)

@@ -3,6 +3,9 @@ package inbox
 import (
 	"errors"
 	"fmt"
+	"os"
+	"os/user"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -30,6 +33,19 @@ var (
 	// ErrApprovedBy means the same person approved the plan already.
 	ErrApprovedBy = errors.New("approved by this person already")
 )
+
+// OSUser is the approver this process speaks for: the name the system's user database gives its
+// uid ("uid N" when it has none). On the command line it is the person running archiplan; on the
+// review page the person its session was given to (the login address lies in a file only the
+// daemon's user reads), whatever name is typed beside Approve. Never $USER, which anyone sets:
+// one uid is one approver, so one person cannot count as two owners.
+func OSUser() string {
+	uid := strconv.Itoa(os.Getuid())
+	if u, err := user.LookupId(uid); err == nil && u.Username != "" {
+		return u.Username
+	}
+	return "uid " + uid
+}
 
 // Missing is what needs still lack given the approvals: for each need that is not met, how many
 // approvals more, from whom.
@@ -80,6 +96,19 @@ func (r *Record) Approvers() []string {
 		out = append(out, a.By)
 	}
 	return out
+}
+
+// WaitingWords says in one line who approved a plan and whose approvals it still waits for ("" when
+// none are missing): what status and the review page show under a plan.
+func WaitingWords(approvers []string, missing []Need) string {
+	if len(missing) == 0 {
+		return ""
+	}
+	by := "nobody yet"
+	if len(approvers) > 0 {
+		by = strings.Join(approvers, ", ")
+	}
+	return "approved by " + by + "; waits for " + MissingWords(missing)
 }
 
 // StillMissing says in one line whose approvals the plan still needs ("" when none).

@@ -370,9 +370,11 @@ var ErrNotValid = errors.New("only a plan previewed valid is approved")
 
 // ApproveSeen approves NAME for a reviewer who saw the preview whose SHA-256 is previewSHA: only
 // if that is still the preview archiplan wrote, and the files on disk are still its own. The
-// reviewer's name (may be empty) is kept in the record, for the commit's Approved-By.
+// reviewer's name (may be empty) is kept in the record, for the commit's Approved-By. The name is
+// typed, not authenticated: an owner's approval is the page's session's person (OSUser), never
+// the name typed, so that whoever holds the page cannot count as two owners under two names.
 func (b *Inbox) ApproveSeen(name, previewSHA, reviewer string) error {
-	return b.Steady(func() error { return b.approveSeen(name, previewSHA, reviewer, reviewer) })
+	return b.Steady(func() error { return b.approveSeen(name, previewSHA, reviewer, OSUser()) })
 }
 
 // ApproveAs is ApproveSeen for a plan that may need its owners' approvals: who (the OS user on

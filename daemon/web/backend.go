@@ -66,6 +66,9 @@ type PlanPage struct {
 	Pictures      []string // the preview's pictures (file names), as archiplan wrote them
 	Decidable     bool     // previewed and waiting: reject is offered
 	Approvable    bool     // and valid: approve is offered too (an invalid plan approved is only rejected)
+	// Waiting says who approved it and whose approvals it still waits for, when the owners'
+	// approvals it needs are not all given ("" otherwise)
+	Waiting string
 }
 
 // EntryKind is what a history entry did.

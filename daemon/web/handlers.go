@@ -175,6 +175,10 @@ func (s *Server) approve(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case err == nil:
 		s.log.Info("approved from the page", "plan", name, "reviewer", r.PostFormValue("reviewer"))
+		if p, err := s.cfg.Backend.Plan(name); err == nil && p.Waiting != "" {
+			s.result(w, http.StatusOK, "Approval recorded", fmt.Sprintf("%s: your approval is recorded (%s).", name, p.Waiting), true)
+			return
+		}
 		s.result(w, http.StatusOK, "Approved", fmt.Sprintf("%s is approved: the daemon applies it now, as one commit (see History).", name), true)
 	case errors.Is(err, ErrPreviewChanged), errors.Is(err, ErrNotPending):
 		s.result(w, http.StatusConflict, "Not approved", err.Error(), false)

@@ -342,6 +342,9 @@ func (l *Local) Plan(name string) (*PlanPage, error) {
 	sort.Strings(page.Pictures)
 	page.Decidable = page.State == StatePreviewed
 	page.Approvable = page.Decidable && page.Verdict == plans.VerdictValid
+	if page.Decidable {
+		page.Waiting = inbox.WaitingWords(j.rec.Approvers(), inbox.Missing(j.rec.Needs, j.rec.Approvals))
+	}
 	return page, nil
 }
 
