@@ -14,7 +14,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"regexp"
 	"runtime"
 	"sort"
 	"strings"
@@ -27,6 +26,7 @@ import (
 	"github.com/archiplan/archiplan/daemon/inbox"
 	"github.com/archiplan/archiplan/daemon/ledger"
 	"github.com/archiplan/archiplan/daemon/web/pages"
+	"github.com/archiplan/archiplan/internal/lazyre"
 	"github.com/archiplan/archiplan/store"
 )
 
@@ -261,7 +261,7 @@ type sitePage struct {
 	History                        []siteObjectLog // an element's or relationship's commits
 }
 
-var safeID = regexp.MustCompile(`^[A-Za-z0-9_-]{1,100}$`)
+var safeID = lazyre.New(`^[A-Za-z0-9_-]{1,100}$`)
 
 // siteFile is the file name of an id's page: the id itself when it is plainly safe, otherwise a
 // hash of it (with a dot, which no plain id holds, so the two never meet).
@@ -565,7 +565,7 @@ func (s *siteWriter) history() error {
 	}{s.commit, entries})
 }
 
-var safePicture = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9._-]{0,200}\.svg$`)
+var safePicture = lazyre.New(`^[A-Za-z0-9_][A-Za-z0-9._-]{0,200}\.svg$`)
 
 // plan writes one applied plan's page and pictures, and returns the link to it ("" when its
 // archive cannot be read: the history names it all the same).
