@@ -7,11 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	"github.com/archiplan/archiplan/daemon/inbox"
 	"github.com/archiplan/archiplan/daemon/ledger"
+	"github.com/archiplan/archiplan/internal/lazyre"
 	"github.com/archiplan/archiplan/plans"
 	"github.com/archiplan/archiplan/store"
 )
@@ -34,7 +34,7 @@ var revertPreview = inbox.PreviewFile(revertName)
 
 // planID is the pattern of an applied plan's id (NAME-<12 hex>) that reaches a branch, a path
 // and a description: a Plan-Id trailer of any other shape is not archiplan's to propose.
-var planID = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,99}-[0-9a-f]{12}$`)
+var planID = lazyre.New(`^[A-Za-z0-9][A-Za-z0-9_-]{0,99}-[0-9a-f]{12}$`)
 
 // RevertBranch is the branch of the pull request that reverts plan ID.
 func RevertBranch(id string) string { return RevertBranchPrefix + id }

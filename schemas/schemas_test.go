@@ -3,9 +3,12 @@ package schemas
 import (
 	"bytes"
 	"encoding/json"
+	"io/fs"
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/santhosh-tekuri/jsonschema/v5"
 )
 
 // The embedded files are what the vocabulary makes today.
@@ -96,5 +99,32 @@ func TestFiles_EachCompiles(t *testing.T) {
 	}
 	if Plan("9.9") != nil {
 		t.Error("an unknown version has a schema")
+	}
+}
+
+// Every embedded schema is valid against the 2020-12 meta-schema: a process compiles them
+// without validating them so (compileFile), this test does it once for all.
+func TestFiles_MetaValid(t *testing.T) {
+	compile := func(name string, data []byte) error {
+		c := jsonschema.NewCompiler()
+		c.Draft = jsonschema.Draft2020
+		if err := c.AddResource(url(name), bytes.NewReader(data)); err != nil {
+			return err
+		}
+		_, err := c.Compile(url(name))
+		return err
+	}
+	if compile("bad.json", []byte(`{"type": 5}`)) == nil {
+		t.Fatal(`{"type": 5} compiles: the test does not validate against the meta-schema`)
+	}
+	names, err := fs.Glob(files, "*.json")
+	if err != nil || len(names) == 0 {
+		t.Fatalf("no embedded schemas (%v)", err)
+	}
+	for _, name := range names {
+		data, _ := files.ReadFile(name)
+		if err := compile(name, data); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
 	}
 }

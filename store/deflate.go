@@ -45,7 +45,8 @@ func looseObject(header string, data []byte) [][]byte {
 			for i := range work {
 				var b bytes.Buffer
 				b.Grow(len(parts[i])/3 + 64)
-				fw, _ := flate.NewWriter(&b, flate.BestSpeed)
+				fw := deflaters.Get().(*flate.Writer)
+				fw.Reset(&b)
 				h := adler32.New()
 				if i == 0 {
 					fw.Write([]byte(header))
@@ -58,6 +59,7 @@ func looseObject(header string, data []byte) [][]byte {
 				} else {
 					fw.Flush()
 				}
+				deflaters.Put(fw)
 				out[i], sums[i] = b.Bytes(), h.Sum32()
 			}
 		}()
@@ -72,6 +74,13 @@ func looseObject(header string, data []byte) [][]byte {
 	z = append(z, out...)
 	return append(z, binary.BigEndian.AppendUint32(nil, sum))
 }
+
+// deflaters are deflate writers at the fastest level, reset for each piece: a writer's tables are
+// hundreds of kilobytes, and an apply writes a dozen objects (its blobs, trees and commit).
+var deflaters = sync.Pool{New: func() any {
+	fw, _ := flate.NewWriter(nil, flate.BestSpeed)
+	return fw
+}}
 
 // adler32Combine is the Adler-32 of two byte strings one after the other, from each one's
 // checksum and the second's length (zlib's adler32_combine).

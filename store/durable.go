@@ -2,6 +2,7 @@ package store
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -129,22 +130,29 @@ func syncFolder(dir string) {
 	}
 }
 
-// setObject writes a tree or a commit through go-git, which never syncs: when git's config asks
-// for commits to be synced, the object and its folder are synced after it (durable).
+// setObject writes a tree or a commit as writeBlob writes a blob (looseObject's zlib, a temporary
+// file renamed into objects/, synced with its folder when git's config asks for commits to be:
+// durable), not through go-git, whose writer took a fresh zlib compressor and a file through its
+// own layers per object (5% of a 1,000-element cold apply's CPU for its four trees and a commit).
+// An object already there is not written again.
 func (w *Workspace) setObject(obj plumbing.EncodedObject) (plumbing.Hash, error) {
-	h, err := w.git().Storer.SetEncodedObject(obj)
-	if err != nil || !w.durable() {
-		return h, err
+	r, err := obj.Reader()
+	if err != nil {
+		return plumbing.ZeroHash, err
 	}
+	data, err := io.ReadAll(r)
+	r.Close()
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	h := obj.Hash()
 	id := h.String()
-	dir := filepath.Join(w.gitDir, "objects", id[:2])
-	if f, err := os.Open(filepath.Join(dir, id[2:])); err == nil {
-		err = syncFile(f)
-		f.Close()
-		if err != nil {
-			return h, fmt.Errorf("sync object %s: %w", id[:12], err)
-		}
+	path := filepath.Join(w.gitDir, "objects", id[:2], id[2:])
+	if _, err := os.Stat(path); err == nil {
+		return h, nil
 	}
-	syncFolder(dir)
+	if err := writeFileAtomicVia(filepath.Join(w.gitDir, "objects"), path, 0o444, w.durable(), looseObject(fmt.Sprintf("%s %d\x00", obj.Type(), len(data)), data)...); err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("write object %s: %w", id[:12], err)
+	}
 	return h, nil
 }

@@ -3,20 +3,20 @@ package main
 import (
 	"errors"
 	"fmt"
-	"regexp"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/spf13/viper"
 
+	"github.com/archiplan/archiplan/internal/lazyre"
 	"github.com/archiplan/archiplan/plans"
 	"github.com/archiplan/archiplan/plans/planners"
 	"github.com/archiplan/archiplan/schemas"
 )
 
 // plannerName is the name of a planner under `planners:` (as viper keeps keys: lower case).
-var plannerName = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,63}$`)
+var plannerName = lazyre.New(`^[a-z0-9][a-z0-9_-]{0,63}$`)
 
 // errNoPlanner: the workspace cannot answer an ask, which is not the caller's wrong usage.
 var errNoPlanner = errors.New("no planner configured: set planner.kind (" + strings.Join(planners.Kinds, ", ") + ") in .archiplan.yaml")

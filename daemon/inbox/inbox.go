@@ -16,10 +16,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 	"syscall"
+
+	"github.com/archiplan/archiplan/internal/lazyre"
 )
 
 // State is the state a plan file's name gives it.
@@ -70,7 +71,7 @@ var (
 	ErrNoPlan = errors.New("no such plan in the inbox")
 )
 
-var namePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,99}$`)
+var namePattern = lazyre.New(`^[A-Za-z0-9][A-Za-z0-9_-]{0,99}$`)
 
 // NamePattern is the pattern every plan NAME matches, for error messages and the README.
 const NamePattern = `[A-Za-z0-9][A-Za-z0-9_-]{0,99}`

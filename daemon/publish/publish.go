@@ -14,7 +14,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"regexp"
 	"runtime"
 	"sort"
 	"strings"
@@ -27,6 +26,7 @@ import (
 	"github.com/archiplan/archiplan/daemon/inbox"
 	"github.com/archiplan/archiplan/daemon/ledger"
 	"github.com/archiplan/archiplan/daemon/web/pages"
+	"github.com/archiplan/archiplan/internal/lazyre"
 	"github.com/archiplan/archiplan/store"
 )
 
@@ -659,7 +659,7 @@ func (s *siteWriter) planOnce(e siteEntry) (string, error) {
 	return href, nil
 }
 
-var safePicture = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9._-]{0,200}\.svg$`)
+var safePicture = lazyre.New(`^[A-Za-z0-9_][A-Za-z0-9._-]{0,200}\.svg$`)
 
 // plan writes one applied plan's page and pictures, and returns the link to it ("" when its
 // archive cannot be read: the history names it all the same).

@@ -9,7 +9,6 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -23,6 +22,7 @@ import (
 	"github.com/archiplan/archiplan/daemon/inbox"
 	"github.com/archiplan/archiplan/daemon/ledger"
 	"github.com/archiplan/archiplan/hooks"
+	"github.com/archiplan/archiplan/internal/lazyre"
 	"github.com/archiplan/archiplan/plans"
 	"github.com/archiplan/archiplan/store"
 )
@@ -638,7 +638,7 @@ func (l *Local) Views() ([]View, error) {
 	return out, nil
 }
 
-var commitHash = regexp.MustCompile(`^[0-9a-f]{40}$`)
+var commitHash = lazyre.New(`^[0-9a-f]{40}$`)
 
 // ViewSVG implements Backend: a view of the model at HEAD, or at a commit named in full.
 func (l *Local) ViewSVG(id, at string) ([]byte, error) {

@@ -50,6 +50,11 @@ type Compiler struct {
 
 	// AssertContent for specifications >= draft2019-09.
 	AssertContent bool
+
+	// SkipMetaValidation: schemas are not validated against their draft's metaschema, which
+	// is then never compiled (archiplan's fork: for schemas embedded in a program, validated
+	// so by its tests, that a process need not validate again at every start).
+	SkipMetaValidation bool
 }
 
 // Compile parses json-schema at given url returns, if successful,
@@ -324,7 +329,9 @@ func (c *Compiler) compileMap(r *resource, stack []schemaRef, sref schemaRef, re
 		if sch, ok := m["$schema"]; ok {
 			sch := sch.(string)
 			if d := findDraft(sch); d != nil {
-				s.meta = c.draftMeta(d)
+				if !c.SkipMetaValidation {
+					s.meta = c.draftMeta(d)
+				}
 			} else {
 				if s.meta, err = c.compileRef(r, stack, "$schema", res, sch); err != nil {
 					return err
@@ -766,6 +773,9 @@ func (c *Compiler) compileMap(r *resource, stack []schemaRef, sref schemaRef, re
 }
 
 func (c *Compiler) validateSchema(r *resource, v interface{}, vloc string) error {
+	if c.SkipMetaValidation {
+		return nil
+	}
 	validate := func(meta *Schema) error {
 		if meta == nil {
 			return nil
