@@ -158,8 +158,8 @@ type Evidence struct {
 
 // Refusal is why an approval is not applied: the reason for the person, the sentinel error it
 // wraps (its code), and the plan's bytes as read (nil, with Unread, when they could not be).
-// Withdraw, when set, says why the approval goes back to be previewed again rather than rejected
-// (ErrPreviewAgain, ErrApprovalsMissing).
+// Withdraw, when set, says why the approval went back to be previewed again rather than rejected
+// (ErrPreviewAgain, ErrApprovalsMissing): Evidence withdrew it (NAME.json again).
 type Refusal struct {
 	Reason   string
 	Err      error
@@ -177,7 +177,10 @@ func (r *Refusal) Unwrap() error { return r.Err }
 // fixed, the preview on disk is the one archiplan wrote and said valid (or not ready: the apply
 // refuses that with its own code), its context can be read, and policy and scope are those the
 // preview was made under (policy: the hash of the policy in force), its owners' approvals given.
-// Any other answer is one *Refusal.
+// Any other answer is one *Refusal. An approval that is to be previewed again rather than
+// rejected (policy or scope changed, owners' approvals missing) is withdrawn here, as part of the
+// answer: its Refusal's Withdraw says why; one that cannot be (a NAME.json is beside it) is
+// refused like any other.
 func (b *Inbox) Evidence(e Entry, owner int, policy string) (*Evidence, error) {
 	unlock, _ := b.lock(syscall.LOCK_SH) // a shared lock that cannot be had is none (see lock)
 	defer unlock()
@@ -227,18 +230,35 @@ func (b *Inbox) Evidence(e Entry, owner int, policy string) (*Evidence, error) {
 	if cx != nil {
 		scope = Hash(cx)
 	}
+	var r *Refusal
 	if policy != rec.Policy || scope != rec.Scope {
 		what := "the policy"
 		if scope != rec.Scope {
 			what = "its context (" + cf + ")"
 		}
-		return nil, &Refusal{Err: ErrPreviewAgain, Raw: raw, Reason: what + " changed since the preview: it is previewed again before an approval",
+		r = &Refusal{Err: ErrPreviewAgain, Raw: raw, Reason: what + " changed since the preview: it is previewed again before an approval",
 			Withdraw: what + " changed since the preview of " + e.Name}
-	}
-	if missing := rec.StillMissing(); missing != "" {
+	} else if missing := rec.StillMissing(); missing != "" {
 		// renamed by hand: whose approval it was cannot be told; the owners approve with archiplan approve
-		return nil, &Refusal{Err: ErrApprovalsMissing, Raw: raw, Reason: "approvals missing: " + missing,
+		r = &Refusal{Err: ErrApprovalsMissing, Raw: raw, Reason: "approvals missing: " + missing,
 			Withdraw: e.Name + " needs more approvals (archiplan approve " + e.Name + "): " + missing}
+	} else {
+		return &Evidence{Raw: raw, Record: rec, Files: files, Context: cx}, nil
 	}
-	return &Evidence{Raw: raw, Record: rec, Files: files, Context: cx}, nil
+	if b.Withdraw(e) != nil {
+		r.Withdraw = "" // not withdrawn (a NAME.json is beside it): refused like any other
+	}
+	return nil, r
+}
+
+// Withdraw renames an approved plan back to NAME.json, so that it is previewed again: for an
+// approval whose policy or scope changed since its preview.
+func (b *Inbox) Withdraw(e Entry) error {
+	if e.State != Approved {
+		return nil
+	}
+	if _, err := os.Lstat(b.Path(PlanFile(e.Name))); err == nil {
+		return fmt.Errorf("withdraw %s: %w", e.File, ErrExists)
+	}
+	return os.Rename(b.Path(e.File), b.Path(PlanFile(e.Name)))
 }

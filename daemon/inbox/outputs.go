@@ -415,18 +415,6 @@ func (b *Inbox) approveSeen(name, previewSHA, reviewer, who string) error {
 	return b.Approve(name)
 }
 
-// Withdraw renames an approved plan back to NAME.json, so that it is previewed again: for an
-// approval whose policy or scope changed since its preview.
-func (b *Inbox) Withdraw(e Entry) error {
-	if e.State != Approved {
-		return nil
-	}
-	if _, err := os.Lstat(b.Path(PlanFile(e.Name))); err == nil {
-		return fmt.Errorf("withdraw %s: %w", e.File, ErrExists)
-	}
-	return os.Rename(b.Path(e.File), b.Path(PlanFile(e.Name)))
-}
-
 // Clear removes every file of NAME from the inbox (the plan in any state, its outputs, pictures
 // and context) and its record: after it was applied.
 func (b *Inbox) Clear(name string) {

@@ -16,9 +16,10 @@ import (
 // NAME.rejected with the reason on top of its preview; an approval whose policy or scope changed
 // is withdrawn (renamed back to NAME.json) and previewed again (ErrRepreview).
 //
-// The inbox answers once (Evidence: everything the approval is checked against, or one refusal);
-// the decision is made from that answer alone, and its one effect on the inbox follows it: the
-// plan's files cleared, or its rejection written.
+// The inbox answers once (Evidence: everything the approval is checked against, or one refusal,
+// the approval withdrawn when it is to be previewed again); the decision is made from that answer
+// alone, and its one effect on the inbox follows it (settle): the plan's files cleared, or its
+// rejection written.
 func (l *Ledger) Approve(ctx context.Context, e inbox.Entry) (*Result, error) {
 	b := l.cfg.Inbox
 	owner := -1
@@ -46,25 +47,20 @@ func (l *Ledger) Approve(ctx context.Context, e inbox.Entry) (*Result, error) {
 			return res, fmt.Errorf("cancelled; the plan stays approved: %w", err) // not the plan's fault
 		}
 	}
-	switch {
-	case err == nil, errors.Is(err, ErrAlreadyApplied):
-		b.Clear(e.Name)
-	case errors.Is(err, ErrRefused):
-		if rerr := l.writeRejection(e, res); rerr != nil {
-			return res, rerr
-		}
+	if serr := l.settle(e, res, err); serr != nil {
+		return res, serr
 	}
 	return res, err
 }
 
-// refuseApproval decides what becomes of an approval the inbox refused: back to be previewed
-// again when its policy, scope or owners' approvals are what is missing (ErrRepreview), rejected
-// with the inbox's reason otherwise (ErrRefused: the rejection decided and audited, for Approve
-// to write).
+// refuseApproval decides what becomes of an approval the inbox refused: previewed again when the
+// inbox withdrew it (its policy, scope or owners' approvals are what is missing: ErrRepreview),
+// rejected with the inbox's reason otherwise (ErrRefused: the rejection decided and audited, for
+// Approve to write).
 func (l *Ledger) refuseApproval(e inbox.Entry, err error) (*Result, error) {
 	r := &inbox.Refusal{Reason: err.Error(), Err: err, Unread: true}
 	errors.As(err, &r)
-	if r.Withdraw != "" && l.cfg.Inbox.Withdraw(e) == nil {
+	if r.Withdraw != "" {
 		l.log.Info("approval withdrawn: "+r.Err.Error(), "plan", e.File, "why", r.Withdraw)
 		return &Result{}, fmt.Errorf("%w: %s", ErrRepreview, r.Withdraw)
 	}

@@ -176,6 +176,52 @@ func TestApprove_ScopeChangedIsPreviewedAgain(t *testing.T) {
 	}
 }
 
+// An approval to be previewed again is never withdrawn over a NAME.json a planner dropped beside
+// it: it is rejected with the inbox's reason instead (audited before NAME.rejected is written),
+// and the planner's NAME.json is left as it is.
+func TestApprove_NotWithdrawnOverAPlanIsRejected(t *testing.T) {
+	_, w := lt.Team(t, 1)
+	ws := w[0]
+	l := lt.Ledger(ws)
+	els := lt.Elements(t, ws)
+	b := l.Inbox()
+	if err := b.WriteContext("p", []byte(`{"elements":[{"id":"`+els[0]+`"}]}`)); err != nil {
+		t.Fatal(err)
+	}
+	lt.Preview(t, l, "p", lt.Rename(els[0], "Renamed P"))
+	if err := b.WriteContext("p", []byte(`{"elements":[{"id":"`+els[0]+`"},{"id":"`+els[1]+`"}]}`)); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Approve("p"); err != nil {
+		t.Fatal(err)
+	}
+	dropped := lt.Rename(els[1], "Dropped beside")
+	if err := b.Submit("p", dropped); err != nil {
+		t.Fatal(err)
+	}
+	e, err := b.Find("p")
+	if err != nil || e.State != inbox.Approved {
+		t.Fatalf("the approval: %+v %v", e, err)
+	}
+	res, err := l.Approve(context.Background(), e)
+	if !errors.Is(err, ledger.ErrRefused) || !strings.Contains(res.Reason, "changed since the preview") {
+		t.Fatalf("an approval that cannot be withdrawn: %v (%+v)", err, res)
+	}
+	if _, err := os.Stat(b.Path("p.rejected")); err != nil {
+		t.Fatalf("not rejected: %v", err)
+	}
+	if data, err := os.ReadFile(b.Path("p.json")); err != nil || string(data) != string(dropped) {
+		t.Fatalf("the planner's p.json is %q (%v)", data, err)
+	}
+	events, err := ledger.AuditLog(ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if last := events[len(events)-1]; last.Event != ledger.EventRejected || last.Name != "p" {
+		t.Fatalf("the last event: %+v", last)
+	}
+}
+
 // A commit since the preview that changed what the plan reads or changes makes the approval
 // stale, naming that commit; one that touched nothing of it lets the plan be validated again.
 func TestApprove_LaterCommitTouchingIsStale(t *testing.T) {

@@ -329,6 +329,43 @@ func updateObjIndex(ws *store.Workspace, root, head string, have map[string]*arc
 			}
 		}
 	}
+	adds, seq, err := indexCommits(ws, hist, seq, prev, pblob, have)
+	if err != nil {
+		return err
+	}
+	dir := ""
+	if fresh {
+		gen := fmt.Sprintf("g-%x-%d", time.Now().UnixNano(), os.Getpid())
+		dir = filepath.Join(root, gen)
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			return fmt.Errorf("%w: %w", ErrObjectIndex, err)
+		}
+	} else {
+		dir = x.dir
+	}
+	if err := writeShards(dir, adds, fresh, x); err != nil {
+		return err
+	}
+	if fresh {
+		if err := syncShards(dir, slices.Collect(maps.Keys(adds))); err != nil {
+			return err
+		}
+	}
+	st, _ := json.Marshal(objIndexState{Version: objIndexVersion, Model: ws.Model, Tip: head, Seq: seq})
+	if err := store.WriteFileAtomic(filepath.Join(dir, "state.json"), st, 0o644); err != nil {
+		return fmt.Errorf("%w: %w", ErrObjectIndex, err)
+	}
+	if !fresh {
+		return nil
+	}
+	return makeCurrent(root, dir)
+}
+
+// indexCommits diffs each commit of hist (newest first, all after the indexed tip) against the
+// one before it, oldest first, from prev (the model of blob pblob at the tip; nil from the root),
+// and returns the entries by shard, and the seq of the last commit (seq is the tip's). Models
+// already read (have, by commit) are not read again.
+func indexCommits(ws *store.Workspace, hist []store.CommitInfo, seq int, prev *archixml.Model, pblob string, have map[string]*archixml.Model) (map[int][]indexedEntry, int, error) {
 	adds := map[int][]indexedEntry{}
 	for i := len(hist) - 1; i >= 0; i-- {
 		c := hist[i]
@@ -338,8 +375,9 @@ func updateObjIndex(ws *store.Workspace, root, head string, have map[string]*arc
 		}
 		var cur *archixml.Model
 		if c.ModelBlob != "" {
+			var err error
 			if cur, err = ownedModelAt(ws, c.Hash, have); err != nil {
-				return err
+				return nil, 0, err
 			}
 		}
 		objIndexDiffs.Add(1)
@@ -357,19 +395,17 @@ func updateObjIndex(ws *store.Workspace, root, head string, have map[string]*arc
 			adds[shardOf(id)] = append(adds[shardOf(id)], ie)
 		}
 	}
-	dir := ""
-	if fresh {
-		gen := fmt.Sprintf("g-%x-%d", time.Now().UnixNano(), os.Getpid())
-		dir = filepath.Join(root, gen)
-		if err := os.Mkdir(dir, 0o755); err != nil {
-			return fmt.Errorf("%w: %w", ErrObjectIndex, err)
-		}
-	} else {
-		dir = x.dir
-	}
+	return adds, seq, nil
+}
+
+// writeShards writes the entries adds to the shards of the generation in dir: a fresh one's
+// files written as they are (synced all at once after); an index brought up to date (x) has
+// each shard's entries read (those up to its seq) and the shard rewritten whole, renamed in place.
+func writeShards(dir string, adds map[int][]indexedEntry, fresh bool, x *ObjectIndex) error {
 	for n, list := range adds {
 		var old []indexedEntry
 		if !fresh {
+			var err error
 			if old, err = readShard(dir, n, x.state.Seq); err != nil {
 				return err
 			}
@@ -393,18 +429,11 @@ func updateObjIndex(ws *store.Workspace, root, head string, have map[string]*arc
 			return fmt.Errorf("%w: %w", ErrObjectIndex, err)
 		}
 	}
-	if fresh {
-		if err := syncShards(dir, slices.Collect(maps.Keys(adds))); err != nil {
-			return err
-		}
-	}
-	st, _ := json.Marshal(objIndexState{Version: objIndexVersion, Model: ws.Model, Tip: head, Seq: seq})
-	if err := store.WriteFileAtomic(filepath.Join(dir, "state.json"), st, 0o644); err != nil {
-		return fmt.Errorf("%w: %w", ErrObjectIndex, err)
-	}
-	if !fresh {
-		return nil
-	}
+	return nil
+}
+
+// makeCurrent names the new generation in dir the one readers use, and removes the others.
+func makeCurrent(root, dir string) error {
 	if err := store.WriteFileAtomic(filepath.Join(root, "current"), []byte(filepath.Base(dir)+"\n"), 0o644); err != nil {
 		return fmt.Errorf("%w: %w", ErrObjectIndex, err)
 	}

@@ -1,17 +1,26 @@
 package ledger
 
 import (
+	"errors"
+
 	"github.com/archiplan/archiplan/daemon/inbox"
 	"github.com/archiplan/archiplan/plans"
 )
 
-// writeRejection makes a refused plan NAME.rejected, its preview and report the refusal's: the
-// one way every rejection reaches the inbox.
-func (l *Ledger) writeRejection(e inbox.Entry, res *Result) error {
-	if err := l.cfg.Inbox.Reject(e, res.Outputs, rejectRecord(e, nil, res)); err != nil {
-		return err
+// settle puts what was decided of the plan e (res, err) in the inbox, the decision's one effect
+// there: a refused plan becomes NAME.rejected, its preview and report the refusal's (decided and
+// audited before, see rejected: the one way every rejection reaches the inbox); an applied plan's
+// files (or those of one applied before) are cleared. Nothing else touches the inbox.
+func (l *Ledger) settle(e inbox.Entry, res *Result, err error) error {
+	switch {
+	case errors.Is(err, ErrRefused):
+		if err := l.cfg.Inbox.Reject(e, res.Outputs, rejectRecord(e, nil, res)); err != nil {
+			return err
+		}
+		l.log.Info("rejected", "plan", e.File, "verdict", res.Verdict, "reason", res.Reason)
+	case err == nil, errors.Is(err, ErrAlreadyApplied):
+		l.cfg.Inbox.Clear(e.Name)
 	}
-	l.log.Info("rejected", "plan", e.File, "verdict", res.Verdict, "reason", res.Reason)
 	return nil
 }
 
@@ -22,7 +31,7 @@ func (l *Ledger) writeRejection(e inbox.Entry, res *Result) error {
 func (l *Ledger) Reject(e inbox.Entry, reason string) (*Result, error) {
 	raw, err := l.cfg.Inbox.ReadPlan(e)
 	res := l.rejected(e.Name, l.outcomeRead(raw, err), VerdictRejected, reason)
-	return res, l.writeRejection(e, res)
+	return res, l.settle(e, res, ErrRefused)
 }
 
 // outcomeRead is what a rejection shows of plan bytes read with err: the plan checked against
@@ -50,7 +59,7 @@ func (l *Ledger) outcomeOf(raw []byte) *plans.Outcome {
 // to a preview that can be approved.
 func (l *Ledger) rejectEntry(e inbox.Entry, o *plans.Outcome, verdict, reason string) (*Result, error) {
 	res := l.refused(e.Name, o, verdict, reason)
-	return res, l.writeRejection(e, res)
+	return res, l.settle(e, res, ErrRefused)
 }
 
 // refused is the rejection of a plan that archiplan refused (see rejected), the reason followed
@@ -60,7 +69,7 @@ func (l *Ledger) refused(name string, o *plans.Outcome, verdict, reason string) 
 }
 
 // rejected decides the rejection of the plan NAME: audited now, its result holding the preview
-// and report that say why, for writeRejection to put in the inbox.
+// and report that say why, for settle to put in the inbox.
 func (l *Ledger) rejected(name string, o *plans.Outcome, verdict, reason string) *Result {
 	res := &Result{Outcome: o, Verdict: verdict, Reason: reason}
 	if o.SHA256 != "" {

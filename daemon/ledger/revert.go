@@ -80,17 +80,76 @@ func (l *Ledger) RevertWith(ctx context.Context, target string, opt RevertOption
 	return res, err
 }
 
+// revert makes the revert of target, in its steps: the apply commit found, its archived inverse
+// read and proved on the model at HEAD, the work tree clean, the inverse undone at HEAD, the
+// model it makes checked, then committed (or only written, for a preview).
 func (l *Ledger) revert(target string, opt RevertOptions) (*RevertResult, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	ws := l.cfg.Workspace
+	apply, hist, err := findApply(ws, target)
+	if err != nil {
+		return nil, err
+	}
+	id := apply.Trailers[store.TrailerPlanID]
+	a, err := ReadArchive(ws, apply.Hash, id)
+	if err != nil {
+		return nil, err
+	}
+	head, err := l.provedHead(apply, a, opt)
+	if err != nil {
+		return nil, err
+	}
+	if opt.Preview {
+		// the work tree is neither read nor touched
+	} else if dirty, err := l.dirty(head.Blob); err != nil {
+		return nil, err
+	} else if dirty {
+		return nil, fmt.Errorf("%w: commit or discard them first", store.ErrDirty)
+	}
+	m := head.Model
+	problem := l.problem // a model Archi could not open before is not the revert's fault
+	if err := undoAtHead(ws, *apply, head.Blob, m, a.Inverse); err != nil {
+		l.forget()
+		return nil, undoRefused(err, apply, id, hist[:len(hist)-1])
+	}
+	data, cerr, err := l.revertedModel(m, id, problem)
+	if err != nil {
+		return nil, err
+	}
+	blob := store.BlobID(data)
+	if opt.Blob != "" && blob != opt.Blob {
+		return nil, fmt.Errorf("%w: it would write model %s, not %s", ErrRevertMoved, short(blob), short(opt.Blob))
+	}
+	res, change := l.revertCommit(apply, a, head, data, opt)
+	res.Blob = blob
+	if opt.Preview {
+		// dated as HEAD is: the same revert on the same HEAD is the same commit, and its review
+		// the same preview
+		change.When = hist[0].When
+		res.Commit, err = ws.WriteCommit(change)
+		return res, err
+	}
+	res.Commit, err = ws.Publish(change)
+	if err != nil && res.Commit == "" {
+		return nil, err
+	}
+	if cerr == nil {
+		ws.MarkClean(blob)
+	}
+	return res, err
+}
+
+// findApply finds the apply commit of target (a plan id or an apply commit) on the branch, with
+// the history from it to HEAD (newest first, the apply last).
+func findApply(ws *store.Workspace, target string) (*store.CommitInfo, []store.CommitInfo, error) {
 	full, _ := ws.ResolveCommit(target)
 	var apply *store.CommitInfo
 	hist, err := ws.History(func(c store.CommitInfo) bool {
 		return c.Trailers[store.TrailerPlanID] != "" && (c.Trailers[store.TrailerPlanID] == target || c.Hash == full)
 	})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if len(hist) > 0 {
 		last := hist[len(hist)-1]
@@ -99,23 +158,15 @@ func (l *Ledger) revert(target string, opt RevertOptions) (*RevertResult, error)
 		}
 	}
 	if apply == nil {
-		return nil, fmt.Errorf("%w %q on this branch", ErrNoSuchPlan, target)
+		return nil, nil, fmt.Errorf("%w %q on this branch", ErrNoSuchPlan, target)
 	}
-	id := apply.Trailers[store.TrailerPlanID]
-	later := hist[:len(hist)-1] // newest first, all after the apply
-	// which later commit reverted it is words for a refusal the models make (below), not a reason
-	reverted := func() *store.CommitInfo {
-		for i, c := range later {
-			if c.Trailers[store.TrailerRevertsPlan] == id || c.GitReverts == apply.Hash {
-				return &later[i]
-			}
-		}
-		return nil
-	}
-	a, err := ReadArchive(ws, apply.Hash, id)
-	if err != nil {
-		return nil, err
-	}
+	return apply, hist, nil
+}
+
+// provedHead is the model at HEAD a revert is made on, once the archived inverse a is proved
+// archiplan's (proveArchived) and HEAD is the one a bound revert was previewed on.
+func (l *Ledger) provedHead(apply *store.CommitInfo, a *Archived, opt RevertOptions) (*Head, error) {
+	ws := l.cfg.Workspace
 	head, err := l.head()
 	if err != nil {
 		return nil, err
@@ -140,34 +191,38 @@ func (l *Ledger) revert(target string, opt RevertOptions) (*RevertResult, error)
 	if err != nil {
 		return nil, err
 	}
-	if opt.Preview {
-		// the work tree is neither read nor touched
-	} else if dirty, err := l.dirty(head.Blob); err != nil {
-		return nil, err
-	} else if dirty {
-		return nil, fmt.Errorf("%w: commit or discard them first", store.ErrDirty)
-	}
-	m := head.Model
-	problem := l.problem // a model Archi could not open before is not the revert's fault
-	if err := undoAtHead(ws, *apply, head.Blob, m, a.Inverse); err != nil {
-		l.forget()
-		var changed *archixml.ChangedError
-		if errors.As(err, &changed) {
-			if c := reverted(); c != nil {
-				return nil, fmt.Errorf("%w: %s by commit %s", ErrAlreadyReverted, id, short(c.Hash))
+	return head, nil
+}
+
+// undoRefused is why the inverse of plan id (applied in apply) could not be undone at HEAD: a
+// later commit reverted it already, or changed what it restores, or the inverse is not one an
+// apply writes. later are the commits after the apply, newest first.
+func undoRefused(err error, apply *store.CommitInfo, id string, later []store.CommitInfo) error {
+	var changed *archixml.ChangedError
+	if errors.As(err, &changed) {
+		// which later commit reverted it is words for a refusal the models make, not a reason
+		for _, c := range later {
+			if c.Trailers[store.TrailerRevertsPlan] == id || c.GitReverts == apply.Hash {
+				return fmt.Errorf("%w: %s by commit %s", ErrAlreadyReverted, id, short(c.Hash))
 			}
-			return nil, fmt.Errorf("%w: %s changed since %s applied it: %s; revert what changed it first, or undo it by hand",
-				ErrConflict, changed.Object, id, changed.How)
 		}
-		if errors.Is(err, archixml.ErrBadStep) {
-			return nil, fmt.Errorf("%w: %v: nothing was committed", ErrBadInverse, err)
-		}
-		return nil, fmt.Errorf("%w: %v", ErrConflict, err)
+		return fmt.Errorf("%w: %s changed since %s applied it: %s; revert what changed it first, or undo it by hand",
+			ErrConflict, changed.Object, id, changed.How)
 	}
+	if errors.Is(err, archixml.ErrBadStep) {
+		return fmt.Errorf("%w: %v: nothing was committed", ErrBadInverse, err)
+	}
+	return fmt.Errorf("%w: %v", ErrConflict, err)
+}
+
+// revertedModel is the model m the revert of plan id made, as it is committed: saved, read back
+// (a model archiplan and Archi can read) and checked; cerr is why Archi could not open it, which
+// refuses the revert unless HEAD's model had a problem already.
+func (l *Ledger) revertedModel(m *archixml.Model, id string, problem error) ([]byte, error, error) {
 	data, err := m.Save()
 	if err != nil {
 		l.forget()
-		return nil, err
+		return nil, nil, err
 	}
 	l.forget() // the model was changed; whatever happens next, HEAD is read again
 	// what is committed must be a model archiplan (and Archi) can read: data read back must be
@@ -175,17 +230,21 @@ func (l *Ledger) revert(target string, opt RevertOptions) (*RevertResult, error)
 	back := m
 	if !m.Rebase(data) {
 		if back, err = archixml.Load(data); err != nil {
-			return nil, fmt.Errorf("the revert of %s would write a model that cannot be read (%v): nothing was committed", id, err)
+			return nil, nil, fmt.Errorf("the revert of %s would write a model that cannot be read (%v): nothing was committed", id, err)
 		}
 	}
 	cerr := archixml.Check(back)
 	if cerr != nil && problem == nil {
-		return nil, fmt.Errorf("the revert of %s would write a model Archi cannot open (%v): nothing was committed", id, cerr)
+		return nil, nil, fmt.Errorf("the revert of %s would write a model Archi cannot open (%v): nothing was committed", id, cerr)
 	}
-	blob := store.BlobID(data)
-	if opt.Blob != "" && blob != opt.Blob {
-		return nil, fmt.Errorf("%w: it would write model %s, not %s", ErrRevertMoved, short(blob), short(opt.Blob))
-	}
+	return data, cerr, nil
+}
+
+// revertCommit is the revert's commit on head: the model data, the files the apply archived
+// removed, its message and trailers, by who approves it.
+func (l *Ledger) revertCommit(apply *store.CommitInfo, a *Archived, head *Head, data []byte, opt RevertOptions) (*RevertResult, store.Change) {
+	ws := l.cfg.Workspace
+	id := apply.Trailers[store.TrailerPlanID]
 	files := map[string][]byte{ws.Model: data}
 	for _, f := range a.Files {
 		files[f] = nil
@@ -198,22 +257,7 @@ func (l *Ledger) revert(target string, opt RevertOptions) (*RevertResult, error)
 	msg := fmt.Sprintf("revert: %s\n\nUndoes plan %s, applied in %s.\n\n%s: %s\n%s: %s\n%s: %s\n", subject, id, short(apply.Hash),
 		store.TrailerRevertsPlan, id, store.TrailerRevertsCommit, apply.Hash, store.TrailerApprovedBy, signature(by))
 	change := store.Change{Base: head.Commit, Files: files, Message: msg, Author: by, When: l.cfg.Now()}
-	res := &RevertResult{PlanID: id, RevertsCommit: apply.Hash, Base: head.Commit, Blob: blob, Summary: subject}
-	if opt.Preview {
-		// dated as HEAD is: the same revert on the same HEAD is the same commit, and its review
-		// the same preview
-		change.When = hist[0].When
-		res.Commit, err = ws.WriteCommit(change)
-		return res, err
-	}
-	res.Commit, err = ws.Publish(change)
-	if err != nil && res.Commit == "" {
-		return nil, err
-	}
-	if cerr == nil {
-		ws.MarkClean(blob)
-	}
-	return res, err
+	return &RevertResult{PlanID: id, RevertsCommit: apply.Hash, Base: head.Commit, Summary: subject}, change
 }
 
 // undoAtHead undoes the proved inverse of the plan applied in apply on m, the model at HEAD (its
