@@ -371,7 +371,53 @@ func (fs *folders) xml(f *folder) *archixml.Node {
 	return n
 }
 
+// build makes the model, refusing (archixml.ErrTooLarge) one that archixml would write in more
+// than MaxModelBytes before it is made: deep folders multiply the indentation of what they hold,
+// so a file under the limit can make a model far over it.
 func (b *builder) build() (*archixml.Model, error) {
+	kids := b.nodes()
+	if n, over := writtenAtLeast(kids, 1, archixml.MaxModelBytes); over {
+		return nil, fmt.Errorf("the model would be at least %d bytes, over the limit of %d: %w", n, archixml.MaxModelBytes, archixml.ErrTooLarge)
+	}
+	return archixml.Build(b.f.name, b.f.id, kids)
+}
+
+// writtenAtLeast counts the fewest bytes archixml writes for the nodes at depth, as its writer
+// writes them (each on its line, indented two spaces a level, with its tags, attributes and
+// text; values counted by their printable ASCII bytes, which escaping never shortens), and stops
+// as soon as the count passes limit (over).
+func writtenAtLeast(nodes []*archixml.Node, depth, limit int) (n int, over bool) {
+	for _, e := range nodes {
+		n += 1 + 2*depth + 1 + len(e.Tag) + 2 // newline, indentation, "<tag" and "/>" or "></tag>"'s ">"
+		for i := 0; i+1 < len(e.Attrs); i += 2 {
+			n += len(e.Attrs[i]) + 4 + printable(e.Attrs[i+1]) // ` key="value"`
+		}
+		if len(e.Kids) > 0 { // the children, then the end tag on its line (a text is not written)
+			k, _ := writtenAtLeast(e.Kids, depth+1, limit-n)
+			n += k + 1 + 2*depth + 2 + len(e.Tag)
+		} else if e.Text != "" {
+			n += printable(e.Text) + 2 + len(e.Tag) // the text and "</tag"
+		}
+		if n > limit {
+			return n, true
+		}
+	}
+	return n, false
+}
+
+// printable counts the bytes of s that are printable ASCII: each is written as at least one byte.
+func printable(s string) int {
+	n := 0
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x20 && s[i] < 0x7f {
+			n++
+		}
+	}
+	return n
+}
+
+// nodes makes the model's top folders (the objects in them) and its other children.
+func (b *builder) nodes() []*archixml.Node {
 	f := b.f
 	b.taken = map[string]bool{}
 	b.profiles = map[[2]string]string{}
@@ -433,7 +479,7 @@ func (b *builder) build() (*archixml.Model, error) {
 	}
 	kids = append(kids, b.properties(f.props, "")...)
 	kids = append(kids, b.profList...)
-	return archixml.Build(f.name, f.id, kids)
+	return kids
 }
 
 // conceptKids adds an element's or relationship's documentation and properties; a property of

@@ -605,12 +605,12 @@ func xmllintInvalid(t *testing.T, src string) {
 // A file over the model size limit is refused before it is read further.
 func TestImport_TooLarge(t *testing.T) {
 	old := archixml.MaxModelBytes
-	archixml.MaxModelBytes = 200
+	archixml.MaxModelBytes = 2000 // a small model is written in ~1,000 bytes
 	defer func() { archixml.MaxModelBytes = old }()
-	src := `<model xmlns="http://www.opengroup.org/xsd/archimate/3.0/" identifier="m"><name>` + strings.Repeat("x", 300) + `</name></model>`
+	src := `<model xmlns="http://www.opengroup.org/xsd/archimate/3.0/" identifier="m"><name>` + strings.Repeat("x", 2100) + `</name></model>`
 	m, err := Import(strings.NewReader(src))
 	var ie *ImportError
-	if m != nil || !errors.As(err, &ie) || !ie.Has(CodeMalformed) || !strings.Contains(err.Error(), "over 200 bytes") {
+	if m != nil || !errors.As(err, &ie) || !ie.Has(CodeMalformed) || !strings.Contains(err.Error(), "over 2000 bytes") {
 		t.Fatalf("imported a file over the limit: %v", err)
 	}
 	if _, err := Import(strings.NewReader(src[:150] + `</name></model>`)); err != nil {
