@@ -189,7 +189,7 @@ var Codes = []struct {
 	{PolicyOutOfScope, Error, "the id is outside the scope of the plan's NAME.context.json"},
 	{SchemaOpLaterVersion, Warning, "a 1.0 plan uses a 2.0 op; accepted with its 2.0 meaning, as jArchi's runtime does (write \"2.0\" to silence it)"},
 	{TextBlank, Error, "a summary, name, new_name or property key is only spaces: write a value"},
-	{DuplicateName, Warning, "create_element or create_view makes a second object with the name and type of an existing one (on_duplicate says what to do instead)"},
+	{DuplicateName, Warning, "create_element or create_view makes a second object with the name and type of an existing one, or one that reads alike (on_duplicate says what to do instead); rename_element gives an element such a name, or one that reads like its old name"},
 	{DuplicateRefused, Error, "on_duplicate is error and the object exists already: drop the action or use reuse"},
 	{FieldNotForType, Error, "access_type is only for Access, influence_strength only for Influence, directed only for Association relationships"},
 	{ConnectionNotAllowed, Error, "a connection cannot be drawn: the objects do not show the relationship's ends, a plain connection touches no note or group, or nothing is left to draw"},

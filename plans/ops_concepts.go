@@ -2,6 +2,7 @@ package plans
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/archiplan/archiplan/archixml"
@@ -22,9 +23,30 @@ func (e *engine) renameElement(i int, a Action, r *ActionResult) {
 		e.errorf(i, "new_name", NoOp, str(a.NewName), "%s already has this name", label(o))
 		return
 	}
+	if o.Kind() == archixml.KindElement {
+		e.renamedAlike(i, o, str(a.NewName))
+	}
 	if e.once(i, "new_name", "name|"+o.ID(), str(a.NewName), "the name of "+label(o)) {
 		e.edit(i, "new_name", e.m.Rename(o.ID(), str(a.NewName)))
 	}
+}
+
+// renamedAlike warns (DUPLICATE_NAME) when an element is renamed to a name that reads like its old
+// one (a change a person cannot see: "Сustomer" with a Cyrillic С for "Customer"), or to the name
+// of another element of its type, or one that reads like it, as create_element is warned.
+func (e *engine) renamedAlike(i int, o archixml.Object, name string) {
+	if skeleton(name) == skeleton(o.Name()) {
+		e.errorf(i, "new_name", DuplicateName, name, "the new name of %s reads like its old one (%s beside %s): a change a person cannot see",
+			label(o), strconv.QuoteToASCII(name), strconv.QuoteToASCII(o.Name()))
+		return
+	}
+	for _, d := range e.m.Named(o.Class(), name) {
+		if _, gone := e.deleted[d.ID()]; !gone && d.ID() != o.ID() {
+			e.errorf(i, "new_name", DuplicateName, name, "%s already has this name; this makes a second element of that name", label(d))
+			return
+		}
+	}
+	e.confusable(i, o.Class(), name, "element")
 }
 
 func (e *engine) setProperty(i int, a Action, r *ActionResult) {
