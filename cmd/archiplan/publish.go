@@ -13,8 +13,9 @@ import (
 
 func publishCmd() *cobra.Command {
 	var out, commit string
+	var whole bool
 	c := &cobra.Command{
-		Use:   "publish [-o DIR] [--commit REV]",
+		Use:   "publish [-o DIR] [--commit REV] [--whole]",
 		Short: "Write the model at a commit as a static site for people without Archi: views, elements, relationships, folders, search, history",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -31,7 +32,11 @@ func publishCmd() *cobra.Command {
 			if err != nil {
 				return usageError{err}
 			}
-			site, err := publish.Publish(ws, hash, out)
+			write := publish.Publish
+			if whole {
+				write = publish.PublishWhole
+			}
+			site, err := write(ws, hash, out)
 			if errors.Is(err, publish.ErrNotSite) {
 				return usageError{err}
 			}
@@ -50,6 +55,7 @@ func publishCmd() *cobra.Command {
 	}
 	c.Flags().StringVarP(&out, "output", "o", "", "the folder to write (default: the configuration's publish key); it must be new, empty or a site publish wrote")
 	c.Flags().StringVar(&commit, "commit", "HEAD", "the commit whose model is published")
+	c.Flags().BoolVar(&whole, "whole", false, "write every page again, even over a site of an earlier commit that could be updated (pages changed or removed by hand come back)")
 	return c
 }
 

@@ -108,6 +108,16 @@ func Publish(ws *store.Workspace, commit, dir string) (*Site, error) {
 	return publishWhole(ws, commit, dir)
 }
 
+// PublishWhole is Publish without the update: the site is written whole and swapped in (a page
+// changed or removed by hand since it was written is written again).
+func PublishWhole(ws *store.Workspace, commit, dir string) (*Site, error) {
+	dir = filepath.Clean(dir)
+	if err := checkSiteDir(dir); err != nil {
+		return nil, err
+	}
+	return publishWhole(ws, commit, dir)
+}
+
 // publishWhole writes the site of commit whole, into a folder beside dir swapped in.
 func publishWhole(ws *store.Workspace, commit, dir string) (*Site, error) {
 	data, ok, err := ws.ModelAt(commit)
