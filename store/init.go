@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/user"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -92,6 +93,10 @@ func Init(dir string, o InitOptions) (*Workspace, string, error) {
 			files[".archiplan.yaml"] = data
 		} else {
 			files[".archiplan.yaml"] = []byte(DefaultConfig)
+			if o.Model != "model.archimate" {
+				// a model found at a path of its own is named (quoted: YAML reads Go's escapes)
+				files[".archiplan.yaml"] = []byte(strings.Replace(DefaultConfig, "model: model.archimate", "model: "+strconv.Quote(o.Model), 1))
+			}
 		}
 	}
 	var ignore []byte

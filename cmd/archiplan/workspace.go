@@ -20,6 +20,7 @@ import (
 	"github.com/archiplan/archiplan/daemon/inbox"
 	"github.com/archiplan/archiplan/daemon/ledger"
 	"github.com/archiplan/archiplan/hooks"
+	"github.com/archiplan/archiplan/internal/settings"
 	"github.com/archiplan/archiplan/plans"
 	"github.com/archiplan/archiplan/store"
 )
@@ -89,12 +90,19 @@ func initCmd() *cobra.Command {
 					return codedError{exitNoUsable, fmt.Errorf("%s: %w", model, err)}
 				}
 			}
-			ws, commit, err := store.Init(dir, store.InitOptions{Model: "model.archimate", Inbox: "plans", Seed: seed,
+			where, err := initModelPath(dir, model != "")
+			if err != nil {
+				return err
+			}
+			ws, commit, err := store.Init(dir, store.InitOptions{Model: where.model, Inbox: where.inbox, Seed: seed,
 				Author: store.Signature{Name: "archiplan", Email: "archiplan@localhost"}})
 			if err != nil {
 				return codedError{exitNoUsable, err}
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "workspace %s: model %s, inbox plans/, HEAD %s\n", ws.Root, ws.Model, short(commit))
+			if where.found {
+				fmt.Fprintf(cmd.OutOrStdout(), "found the model %s in %s: it is the workspace's model (model: in .archiplan.yaml)\n", ws.Model, dir)
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "workspace %s: model %s, inbox %s/, HEAD %s\n", ws.Root, ws.Model, where.inbox, short(commit))
 			if plannerGroup != "" {
 				if err := sharePlannerInbox(ws, plannerGroup); err != nil {
 					return codedError{exitNoUsable, err}
@@ -107,6 +115,66 @@ func initCmd() *cobra.Command {
 	c.Flags().StringVar(&model, "model", "", "the model to start from: a .archimate file, or an Exchange Format .xml file, imported first (default: the built-in example)")
 	c.Flags().StringVar(&plannerGroup, "planner-group", "", "planners write the inbox as this group and cannot approve their own plans (see docs/security.md)")
 	return c
+}
+
+// initPaths are where init puts the model and the inbox; found: the model is one the folder
+// held already at a path of its own.
+type initPaths struct {
+	model, inbox string
+	found        bool
+}
+
+// initModelPath is where init finds or puts the model: the model .archiplan.yaml names when DIR has
+// one; else model.archimate, unless DIR holds no model there but holds models elsewhere (a
+// repository that keeps its model in a folder, a model copied in under its own name): one is the
+// workspace's model, as it is; several are refused, for the example model (or --model's copy)
+// beside them would be a second model nobody edits.
+func initModelPath(dir string, given bool) (initPaths, error) {
+	p := initPaths{model: settings.Default("model"), inbox: settings.Default("inbox")}
+	if data, err := os.ReadFile(filepath.Join(dir, settings.File)); err == nil {
+		v := settings.New()
+		if err := settings.Read(v, data); err != nil {
+			return p, usageError{fmt.Errorf("read %s: %w", filepath.Join(dir, settings.File), err)}
+		}
+		p.model, p.inbox = v.GetString("model"), v.GetString("inbox")
+		return p, nil
+	}
+	if given {
+		return p, nil
+	}
+	if _, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(p.model))); err == nil || !errors.Is(err, os.ErrNotExist) {
+		return p, nil
+	}
+	var found []string
+	root := filepath.Clean(dir)
+	_ = filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return filepath.SkipDir
+		}
+		if len(found) > 10 {
+			return filepath.SkipAll
+		}
+		rel, _ := filepath.Rel(root, path)
+		if d.IsDir() {
+			if rel != "." && (strings.HasPrefix(d.Name(), ".") || strings.Count(rel, string(filepath.Separator)) >= 4) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if d.Type().IsRegular() && strings.EqualFold(filepath.Ext(d.Name()), ".archimate") {
+			found = append(found, filepath.ToSlash(rel))
+		}
+		return nil
+	})
+	switch len(found) {
+	case 0:
+		return p, nil
+	case 1:
+		p.model, p.found = found[0], true
+		return p, nil
+	}
+	return p, codedError{exitNoUsable, fmt.Errorf("%s holds several models (%s) and none at %s: name the workspace's model in %s (model: PATH) and run archiplan init again",
+		dir, strings.Join(found, ", "), p.model, filepath.Join(dir, settings.File))}
 }
 
 func short(h string) string { return store.Short(h) }
