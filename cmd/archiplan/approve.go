@@ -89,12 +89,19 @@ func approvable(box *inbox.Inbox, name, seen string) (*inbox.Record, error) {
 	if err != nil {
 		return nil, refuse("read %s: %v", e.File, err)
 	}
+	changedAfterValid := func() error {
+		return refuse("%s changed after it was previewed valid (%s): archiplan resubmit %s writes it under a new name and previews it", e.File, plans.PlanChangedAfterPreview, name)
+	}
 	if inbox.Hash(raw) != rec.PlanSHA256 {
+		if fx, _ := box.Fixed(name); fx != nil && fx.PlanSHA256 != inbox.Hash(raw) {
+			// previewed valid once, NAME holds those bytes: previewing it again would reject it
+			return nil, changedAfterValid()
+		}
 		return nil, refuse("%s changed since its preview: nothing is approved that was not previewed (archiplan validate %s previews it now)", e.File, box.Path(e.File))
 	}
 	fx, err := box.Fixed(name)
 	if err != nil || fx != nil && fx.PlanSHA256 != rec.PlanSHA256 {
-		return nil, refuse("%s changed after it was previewed valid (%s): archiplan resubmit %s writes it under a new name and previews it", e.File, plans.PlanChangedAfterPreview, name)
+		return nil, changedAfterValid()
 	}
 	if rec.Verdict != plans.VerdictValid {
 		step := "fix in " + box.Path(e.File) + " what it lists; it is previewed again"
