@@ -81,6 +81,10 @@ const NamePattern = `[A-Za-z0-9][A-Za-z0-9_-]{0,99}`
 // space, no newline, nothing Markdown or a shell would read.
 func CheckName(name string) error {
 	if !namePattern.MatchString(name) {
+		if n := NameOf(name); n != "" {
+			// archiplan approve plans/client.json: the file's NAME is what was meant
+			return fmt.Errorf("%w: %q is a plan's file; its NAME is %s", ErrBadName, clip(name, 80), n)
+		}
 		return fmt.Errorf("%w: %q (a NAME is %s)", ErrBadName, clip(name, 80), NamePattern)
 	}
 	return nil
