@@ -195,6 +195,14 @@ func applyCmd() *cobra.Command {
 			if errors.Is(err, inbox.ErrNotRegular) || errors.Is(err, inbox.ErrTooLarge) {
 				return codedError{exitRefused, err}
 			}
+			if errors.Is(err, os.ErrNotExist) {
+				// apply plans/NAME.approved once more after it was refused: the inbox says where NAME went
+				if e, ferr := cfg.inbox(ws).Find(inbox.NameOf(path)); ferr == nil {
+					err = fmt.Errorf("%s: no such file; the inbox holds %s, %s: archiplan status says what to do with it", path, e.File, e.State)
+				} else {
+					err = fmt.Errorf("%s: no such file (archiplan status lists the inbox's plans)", path)
+				}
+			}
 			if err != nil {
 				return usageError{err}
 			}
