@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -93,6 +94,15 @@ func initCmd() *cobra.Command {
 			where, err := initModelPath(dir, model != "")
 			if err != nil {
 				return err
+			}
+			if model != "" {
+				// the workspace has its model: --model would be ignored, and every command after
+				// would work on a model other than the one named
+				at := filepath.Join(dir, filepath.FromSlash(where.model))
+				if cur, err := os.ReadFile(at); err == nil && !bytes.Equal(cur, seed) {
+					return usageError{fmt.Errorf("%s is a workspace with its own model, %s: --model %s does not replace it; for a new workspace: archiplan init NEWDIR --model %s; to make it this one's model, copy it over %s and commit",
+						dir, where.model, model, model, at)}
+				}
 			}
 			ws, commit, err := store.Init(dir, store.InitOptions{Model: where.model, Inbox: where.inbox, Seed: seed,
 				Author: store.Signature{Name: "archiplan", Email: "archiplan@localhost"}})
