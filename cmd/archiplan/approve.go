@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -109,6 +110,9 @@ func approvable(box *inbox.Inbox, name, seen string) (*inbox.Record, error) {
 			// once previewed valid, NAME holds those bytes: they are fixed under a new name
 			step = "archiplan resubmit " + name + " writes it under a new name and previews it"
 		}
+		if s := askingStep(name, raw); s != "" {
+			step = s // a plan that asks or refuses has nothing to fix
+		}
 		return nil, refuse("the preview of %s says %s: only a plan previewed valid is approved (%s says why): %s", name, rec.Verdict, inbox.PreviewFile(name), step)
 	}
 	if _, err := box.Verify(rec); err != nil {
@@ -122,6 +126,23 @@ func approvable(box *inbox.Inbox, name, seen string) (*inbox.Record, error) {
 		}
 	}
 	return rec, nil
+}
+
+// askingStep is the step for a plan that asks questions or that its planner refused, as a
+// rejection names it (ledger.NextStep); "" for any other plan.
+func askingStep(name string, raw []byte) string {
+	obj, _, bad := plans.Extract(raw, false)
+	var p struct {
+		Status    string   `json:"status"`
+		Questions []string `json:"questions"`
+	}
+	if bad != nil || json.Unmarshal(obj, &p) != nil {
+		return ""
+	}
+	if p.Status == plans.StatusRefusal || p.Status == plans.StatusNeedsClarification && len(p.Questions) > 0 {
+		return ledger.NextStep(name, &plans.Outcome{Plan: &plans.Plan{Status: p.Status, Questions: p.Questions}})
+	}
+	return ""
 }
 
 func quoteSummary(s string) string {

@@ -227,6 +227,7 @@ func listInbox(box *inbox.Inbox, headBlob string) []PlanState {
 	}
 	for _, e := range l.Plans {
 		p := PlanState{Name: e.Name, File: e.File, State: string(e.State)}
+		asking := false // the note is the step for a plan that asks or that its planner refused
 		if rec, err := box.Record(e.Name); err == nil {
 			p.Verdict, p.Summary, p.Note = rec.Verdict, rec.Summary, firstLine(rec.Reason)
 			if e.State == inbox.Pending {
@@ -239,6 +240,9 @@ func listInbox(box *inbox.Inbox, headBlob string) []PlanState {
 					p.Note = "changed since its preview"
 				case rec.Blob != headBlob:
 					p.Note = "the model changed since its preview"
+				case rec.Verdict == plans.VerdictNotReady:
+					p.Note = askingStep(e.Name, raw)
+					asking = true
 				}
 				if rec.Verdict == plans.VerdictValid {
 					p.ApprovedBy, p.Missing = rec.Approvers(), inbox.Missing(rec.Needs, rec.Approvals)
@@ -246,6 +250,9 @@ func listInbox(box *inbox.Inbox, headBlob string) []PlanState {
 			}
 		}
 		p.Conversation, _ = box.Conversation(e.Name)
+		if asking && p.Conversation != nil && len(p.Conversation.Answers) > 0 {
+			p.Note = "" // answered: the conversation below says what follows
+		}
 		out = append(out, p)
 	}
 	for _, f := range l.Unsafe {
