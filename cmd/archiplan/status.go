@@ -229,7 +229,7 @@ func listInbox(box *inbox.Inbox, headBlob string) []PlanState {
 		p := PlanState{Name: e.Name, File: e.File, State: string(e.State)}
 		asking := false // the note is the step for a plan that asks or that its planner refused
 		if rec, err := box.Record(e.Name); err == nil {
-			p.Verdict, p.Summary, p.Note = rec.Verdict, rec.Summary, firstLine(rec.Reason)
+			p.Verdict, p.Summary, p.Note = rec.Verdict, rec.Summary, reasonNote(rec.Reason)
 			if e.State == inbox.Pending {
 				p.State = "previewed"
 				raw, rerr := box.ReadPlan(e)
@@ -262,6 +262,16 @@ func listInbox(box *inbox.Inbox, headBlob string) []PlanState {
 }
 
 func firstLine(s string) string { l, _, _ := strings.Cut(s, "\n"); return l }
+
+// reasonNote is a rejection's reason on one line: its first, and the step that ends it when that
+// is on a later line (a hook's veto, whose output comes between)
+func reasonNote(reason string) string {
+	l := firstLine(reason)
+	if i := strings.LastIndex(reason, "Next: "); i >= len(l) {
+		return strings.TrimRight(l, ": ") + " ... " + firstLine(reason[i:])
+	}
+	return l
+}
 
 // daemonState is the daemon serving the workspace, as its state file says and its pid confirms:
 // "pid N, serving since T", or "" when none runs.
