@@ -155,6 +155,11 @@ func initModelPath(dir string, given bool) (initPaths, error) {
 	if _, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(p.model))); err == nil || !errors.Is(err, os.ErrNotExist) {
 		return p, nil
 	}
+	if _, err := os.Stat(filepath.Join(dir, "model", "folder.xml")); err == nil {
+		// coArchi 1 (Grafico): one XML file per object, no .archimate; the example would sit beside it
+		return p, codedError{exitNoUsable, fmt.Errorf("%s keeps its model in coArchi 1's form (model/folder.xml, a file for each object), which archiplan does not read: save the model from Archi as one .archimate file (File > Save As, or coArchi 2), then archiplan init --model FILE",
+			dir)}
+	}
 	var found []string
 	root := filepath.Clean(dir)
 	_ = filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
