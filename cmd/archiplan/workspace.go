@@ -95,6 +95,16 @@ func initCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if model == "" {
+				// the folder's own model is committed as it is: one Archi cannot open is refused, not
+				// made the workspace's model every later command fails on
+				at := filepath.Join(dir, filepath.FromSlash(where.model))
+				if cur, err := os.ReadFile(at); err == nil {
+					if _, err := archixml.Load(cur); err != nil {
+						return codedError{exitNoUsable, fmt.Errorf("%s: %w: it is not made the workspace's model", at, err)}
+					}
+				}
+			}
 			if model != "" {
 				// the workspace has its model: --model would be ignored, and every command after
 				// would work on a model other than the one named
