@@ -478,10 +478,20 @@ func syncCmd() *cobra.Command {
 			// SIGINT or SIGTERM ends a sync at once: the network holds no lock
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
+			before, _ := ws.Head()
 			if err := led.Pull(ctx); err != nil {
 				return codedError{exitNoUsable, err}
 			}
-			return pushNowCtx(ctx, cmd, led)
+			if err := pushNowCtx(ctx, cmd, led); err != nil {
+				return err
+			}
+			// what the pull brought, said: a sync that prints nothing leaves a person guessing
+			if after, err := ws.Head(); err == nil && after != before {
+				fmt.Fprintf(cmd.OutOrStdout(), "pulled from %s: HEAD %s, was %s\n", r.Name, short(after), short(before))
+			} else if err == nil {
+				fmt.Fprintf(cmd.OutOrStdout(), "nothing to pull from %s: HEAD %s\n", r.Name, short(after))
+			}
+			return nil
 		},
 	}
 }
