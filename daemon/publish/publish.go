@@ -347,19 +347,39 @@ var pageKinds = []struct {
 // the search finds, every element, relationship, view and folder with a page, by name, type and
 // page (one walk of the model for both).
 func pagePaths(m *archixml.Model) (map[string]string, [][3]string) {
-	paths := map[string]string{}
-	var objs []archixml.Object
-	for _, k := range pageKinds {
-		for _, o := range m.All(k.kind) {
-			if id := o.ID(); id != "" {
-				paths[id] = k.dir + "/" + siteFile(id) + ".html"
-				objs = append(objs, o)
+	// one walk of the model for the four kinds, each listed in the order of the file (as All)
+	var objs [4][]archixml.Object
+	var walk func(o archixml.Object)
+	walk = func(o archixml.Object) {
+		k := o.Kind()
+		for i, pk := range pageKinds {
+			if pk.kind == k && o.ID() != "" {
+				objs[i] = append(objs[i], o)
 			}
 		}
+		if k == archixml.KindView {
+			return // a view holds diagram objects and connections only
+		}
+		for _, c := range o.Children() {
+			walk(c)
+		}
 	}
-	index := make([][3]string, len(objs))
-	for i, o := range objs {
-		index[i] = [3]string{o.Name(), typeLabel(o), paths[o.ID()]}
+	walk(m.Root())
+	n := 0
+	for _, list := range objs {
+		n += len(list)
+	}
+	paths := make(map[string]string, n)
+	for i, list := range objs {
+		for _, o := range list {
+			paths[o.ID()] = pageKinds[i].dir + "/" + siteFile(o.ID()) + ".html"
+		}
+	}
+	index := make([][3]string, 0, n)
+	for _, list := range objs {
+		for _, o := range list {
+			index = append(index, [3]string{o.Name(), typeLabel(o), paths[o.ID()]})
+		}
 	}
 	return paths, index
 }
