@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"sync/atomic"
 
 	"github.com/archiplan/archiplan/archixml"
 	"github.com/archiplan/archiplan/daemon/ledger"
@@ -36,7 +37,7 @@ const maxUpdateSteps = 16
 // error here has Publish write it whole at once. Writing only what changed, rather than a copy of
 // the site with links to the unchanged files swapped in, is what keeps an update's time that of
 // the change and not of the site (200,000 links at 100k elements).
-func update(ws *store.Workspace, commit, dir string) (*Site, error) {
+func update(ws *store.Workspace, commit, dir string, known map[string]*archixml.Model) (*Site, error) {
 	data, err := os.ReadFile(filepath.Join(dir, SiteMarker))
 	if err != nil {
 		return nil, nil
@@ -55,7 +56,7 @@ func update(ws *store.Workspace, commit, dir string) (*Site, error) {
 		return nil, nil
 	}
 	if steps == 0 {
-		return &Site{Dir: dir, Commit: commit, Name: "", Incremental: true}, nil // the site of this commit already
+		return &Site{Dir: dir, Commit: commit, Name: "", Incremental: true, model: known[commit]}, nil // the site of this commit already
 	}
 	// the models of the line from the site's commit to commit, oldest first, once each
 	var models []*archixml.Model
@@ -67,17 +68,20 @@ func update(ws *store.Workspace, commit, dir string) (*Site, error) {
 			return nil, nil
 		}
 		if c.ModelBlob != blob {
-			data, _, err := ws.ModelAt(c.Hash)
-			if err != nil {
-				return nil, err
-			}
-			if bytes.Contains(data, []byte(`"labelExpression"`)) {
-				return nil, nil
-			}
-			m, err := archixml.LoadOwned(data) // data is the model's own: nothing else holds it
-			if err != nil {
-				return nil, err
-			}
+			m, ok := known[c.Hash]
+			if !ok {
+				data, err := modelBytes(ws, c, i == 0)
+				if err != nil {
+					return nil, err
+				}
+				if bytes.Contains(data, []byte(`"labelExpression"`)) {
+					return nil, nil
+				}
+				if m, err = archixml.LoadOwned(data); err != nil { // data is the model's own: nothing else holds it
+					return nil, err
+				}
+				modelsRead.Add(1)
+			} // a model a Publisher kept holds no label expression (publishWhole keeps no other)
 			models, blob = append(models, m), c.ModelBlob
 		}
 		byCommit[c.Hash] = models[len(models)-1]
@@ -133,8 +137,24 @@ func update(ws *store.Workspace, commit, dir string) (*Site, error) {
 	if err := s.marker(); err != nil {
 		return nil, err
 	}
-	s.site.Pages, s.site.Files, s.site.Bytes, s.site.Removed = int(s.pagesN.Load()), int(s.filesN.Load()), s.bytesN.Load(), len(removed)
+	s.site.Pages, s.site.Files, s.site.Bytes, s.site.Removed, s.site.model = int(s.pagesN.Load()), int(s.filesN.Load()), s.bytesN.Load(), len(removed), cur
 	return &s.site, nil
+}
+
+// modelsRead counts the models updates read (for the tests: a Publisher's are read once).
+var modelsRead atomic.Int64
+
+// modelBytes are the bytes of the model of commit c: when worktree says to try, the work tree's
+// file if it is that very blob (HEAD's, as after an apply: hashing it takes a fraction of
+// inflating the blob from git), otherwise the blob.
+func modelBytes(ws *store.Workspace, c store.CommitInfo, worktree bool) ([]byte, error) {
+	if worktree {
+		if data, same, err := ws.WorkTreeModel(c.ModelBlob); err == nil && same() {
+			return data, nil
+		}
+	}
+	data, _, err := ws.ModelAt(c.Hash)
+	return data, err
 }
 
 // objectPages writes the pages of the objects with these ids.

@@ -355,3 +355,41 @@ func TestPublish_UpdateOfRandomEdits(t *testing.T) {
 		})
 	}
 }
+
+// A Publisher keeps the model of the commit it published: the update after the next apply reads
+// the new commit's model only, and writes the site written whole.
+func TestPublisher_ReadsEachModelOnce(t *testing.T) {
+	e := newEnv(t)
+	led := ledger.New(ledger.Config{Workspace: e.ws, Inbox: ledgertest.Inbox(e.ws), ApprovedBy: ledgertest.Signature})
+	site := filepath.Join(t.TempDir(), "site")
+	p := NewPublisher(e.ws, site)
+	for i, name := range []string{"", "Client", "Patron"} {
+		if name != "" {
+			plan := fmt.Sprint("p", i)
+			ledgertest.Preview(t, led, plan, []byte(renamePlan(plan, customer, name)))
+			if _, err := ledgertest.Approve(t, led, plan); err != nil {
+				t.Fatal(err)
+			}
+		}
+		head, err := e.ws.Head()
+		if err != nil {
+			t.Fatal(err)
+		}
+		read := modelsRead.Load()
+		got, err := p.Publish(head)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i == 0 {
+			continue
+		}
+		if n := modelsRead.Load() - read; !got.Incremental || n != 1 {
+			t.Fatalf("publish %d: updated %v, reading %d models (the kept one read again)", i, got.Incremental, n)
+		}
+		whole := filepath.Join(t.TempDir(), "whole")
+		if _, err := PublishWhole(e.ws, head, whole); err != nil {
+			t.Fatal(err)
+		}
+		sameSite(t, name, site, whole)
+	}
+}
