@@ -23,6 +23,7 @@ func publishCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			oneShotGC(ws) // it reads the models once and exits, as apply
 			if out == "" {
 				if out = publishDir(cfg, ws); out == "" {
 					return usageError{errors.New("publish: give -o DIR (or set publish: DIR in .archiplan.yaml)")}
@@ -74,8 +75,9 @@ func publisherOf(cfg *config, ws *store.Workspace) func(commit string) error {
 	if dir == "" {
 		return nil
 	}
+	p := publish.NewPublisher(ws, dir) // the daemon publishes one commit at a time
 	return func(commit string) error {
-		_, err := publish.Publish(ws, commit, dir)
+		_, err := p.Publish(commit)
 		return err
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"sync/atomic"
 
 	"github.com/archiplan/archiplan/archixml"
 	"github.com/archiplan/archiplan/daemon/ledger"
@@ -25,7 +26,7 @@ const maxUpdateSteps = 16
 // views, search, history, the search index, the marker). It returns nil, and the caller writes
 // the site whole, whenever it cannot be sure: no marker of this program's, a marker of another
 // model, of a commit not on commit's first-parent line or too far back, of an update that did not
-// finish, another model name or specializations (named on every page), label expressions (a
+// finish, another model name or specializations (named on every page), an id used twice, label expressions (a
 // picture that may show anything of the model), or the histories shown or not.
 //
 // The site is updated where it is: each file is written beside its place and renamed over it (a
@@ -36,7 +37,7 @@ const maxUpdateSteps = 16
 // error here has Publish write it whole at once. Writing only what changed, rather than a copy of
 // the site with links to the unchanged files swapped in, is what keeps an update's time that of
 // the change and not of the site (200,000 links at 100k elements).
-func update(ws *store.Workspace, commit, dir string) (*Site, error) {
+func update(ws *store.Workspace, commit, dir string, known map[string]*archixml.Model) (*Site, error) {
 	data, err := os.ReadFile(filepath.Join(dir, SiteMarker))
 	if err != nil {
 		return nil, nil
@@ -55,7 +56,7 @@ func update(ws *store.Workspace, commit, dir string) (*Site, error) {
 		return nil, nil
 	}
 	if steps == 0 {
-		return &Site{Dir: dir, Commit: commit, Name: "", Incremental: true}, nil // the site of this commit already
+		return &Site{Dir: dir, Commit: commit, Name: "", Incremental: true, model: known[commit]}, nil // the site of this commit already
 	}
 	// the models of the line from the site's commit to commit, oldest first, once each
 	var models []*archixml.Model
@@ -67,23 +68,27 @@ func update(ws *store.Workspace, commit, dir string) (*Site, error) {
 			return nil, nil
 		}
 		if c.ModelBlob != blob {
-			data, _, err := ws.ModelAt(c.Hash)
-			if err != nil {
-				return nil, err
-			}
-			if bytes.Contains(data, []byte(`"labelExpression"`)) {
-				return nil, nil
-			}
-			m, err := archixml.LoadOwned(data) // data is the model's own: nothing else holds it
-			if err != nil {
-				return nil, err
-			}
+			m, ok := known[c.Hash]
+			if !ok {
+				data, err := modelBytes(ws, c, i == 0)
+				if err != nil {
+					return nil, err
+				}
+				if bytes.Contains(data, []byte(`"labelExpression"`)) {
+					return nil, nil
+				}
+				if m, err = archixml.LoadOwned(data); err != nil { // data is the model's own: nothing else holds it
+					return nil, err
+				}
+				modelsRead.Add(1)
+			} // a model a Publisher kept holds no label expression (publishWhole keeps no other)
 			models, blob = append(models, m), c.ModelBlob
 		}
 		byCommit[c.Hash] = models[len(models)-1]
 	}
 	old, cur := models[0], models[len(models)-1]
-	if old.Name() != cur.Name() || !sameObjects(old.Profiles(), cur.Profiles()) {
+	if old.Name() != cur.Name() || !sameObjects(old.Profiles(), cur.Profiles()) ||
+		len(old.DuplicateIDs()) > 0 || len(cur.DuplicateIDs()) > 0 {
 		return nil, nil
 	}
 	if err := loadPages(); err != nil {
@@ -132,8 +137,24 @@ func update(ws *store.Workspace, commit, dir string) (*Site, error) {
 	if err := s.marker(); err != nil {
 		return nil, err
 	}
-	s.site.Pages, s.site.Files, s.site.Bytes, s.site.Removed = int(s.pagesN.Load()), int(s.filesN.Load()), s.bytesN.Load(), len(removed)
+	s.site.Pages, s.site.Files, s.site.Bytes, s.site.Removed, s.site.model = int(s.pagesN.Load()), int(s.filesN.Load()), s.bytesN.Load(), len(removed), cur
 	return &s.site, nil
+}
+
+// modelsRead counts the models updates read (for the tests: a Publisher's are read once).
+var modelsRead atomic.Int64
+
+// modelBytes are the bytes of the model of commit c: when worktree says to try, the work tree's
+// file if it is that very blob (HEAD's, as after an apply: hashing it takes a fraction of
+// inflating the blob from git), otherwise the blob.
+func modelBytes(ws *store.Workspace, c store.CommitInfo, worktree bool) ([]byte, error) {
+	if worktree {
+		if data, same, err := ws.WorkTreeModel(c.ModelBlob); err == nil && same() {
+			return data, nil
+		}
+	}
+	data, _, err := ws.ModelAt(c.Hash)
+	return data, err
 }
 
 // objectPages writes the pages of the objects with these ids.
@@ -179,28 +200,27 @@ func (s *siteWriter) objectPages(ids []string) error {
 // ends, the concepts a view shows and the views referring to it, every page under a folder.
 func affected(old, cur *archixml.Model, paths map[string]string, logged []string) (added, changed, removed []string) {
 	own, label := map[string]bool{}, map[string]bool{}
-	for _, k := range pageKinds {
-		for _, o := range cur.All(k.kind) {
-			id := o.ID()
-			p, ok := old.Object(id)
-			switch {
-			case id == "":
-			case !ok || p.Kind() != o.Kind():
-				own[id], label[id] = true, true
-				added = append(added, id)
-			case !sameLabel(p, o):
-				own[id], label[id] = true, true
-			case !sameOwn(p, o):
-				own[id] = true
-			}
+	was, is := differing(old, cur)
+	for _, o := range is {
+		id := o.ID()
+		p, ok := old.Object(id)
+		switch {
+		case id == "":
+		case !ok || p.Kind() != o.Kind():
+			own[id], label[id] = true, true
+			added = append(added, id)
+		case !sameLabel(p, o):
+			own[id], label[id] = true, true
+		case !sameOwn(p, o):
+			own[id] = true
 		}
-		for _, o := range old.All(k.kind) {
-			id := o.ID()
-			if n, ok := cur.Object(id); id != "" && (!ok || n.Kind() != o.Kind()) {
-				own[id], label[id] = true, true
-				if p := k.dir + "/" + siteFile(id) + ".html"; paths[id] != p {
-					removed = append(removed, p)
-				}
+	}
+	for _, o := range was {
+		id := o.ID()
+		if n, ok := cur.Object(id); id != "" && (!ok || n.Kind() != o.Kind()) {
+			own[id], label[id] = true, true
+			if p := pageDir(o.Kind()) + "/" + siteFile(id) + ".html"; paths[id] != p {
+				removed = append(removed, p)
 			}
 		}
 	}
@@ -244,6 +264,95 @@ func affected(old, cur *archixml.Model, paths map[string]string, logged []string
 	}
 	sort.Strings(changed)
 	return added, changed, removed
+}
+
+// differing are the objects with a page of old (was) and of cur (is) that are not, byte for byte,
+// the same object under a parent of the same id in the other model: the two models walked side
+// by side from their roots, as diff.Models walks them, a folder the same in both skipped with
+// everything under it (an object's name, type, bytes and parent's id are all an update compares,
+// and an object of such a folder has the same). The rest of affected looks at these only, not at
+// every object of both models (a second at 100,000 elements). Ids are unique in both (update
+// checks): an object moved elsewhere is on both lists, and found in the other model by its id.
+func differing(old, cur *archixml.Model) (was, is []archixml.Object) {
+	var under func(o archixml.Object, list *[]archixml.Object)
+	under = func(o archixml.Object, list *[]archixml.Object) {
+		if pageDir(o.Kind()) != "" {
+			*list = append(*list, o)
+		}
+		if o.Kind() == archixml.KindView {
+			return // a view holds diagram objects and connections only
+		}
+		for _, c := range o.Children() {
+			under(c, list)
+		}
+	}
+	var children func(b, a archixml.Object, force bool)
+	both := func(b, a archixml.Object, force bool) {
+		if !force && same(b, a) {
+			return
+		}
+		if b.Kind() != archixml.KindFolder || a.Kind() != archixml.KindFolder {
+			under(b, &was)
+			under(a, &is)
+			return
+		}
+		was, is = append(was, b), append(is, a)
+		children(b, a, false)
+	}
+	children = func(b, a archixml.Object, force bool) {
+		bk, ak := b.Children(), a.Children()
+		i := 0
+		for ; i < len(bk) && i < len(ak) && bk[i].ID() != "" && bk[i].ID() == ak[i].ID(); i++ {
+			both(bk[i], ak[i], force)
+		}
+		bk, ak = bk[i:], ak[i:]
+		if len(bk) == 0 && len(ak) == 0 {
+			return
+		}
+		byID := make(map[string]archixml.Object, len(bk))
+		for _, o := range bk {
+			if o.ID() != "" {
+				byID[o.ID()] = o
+			}
+		}
+		for _, o := range ak {
+			if p, ok := byID[o.ID()]; ok && o.ID() != "" {
+				both(p, o, force)
+				delete(byID, o.ID())
+			} else {
+				under(o, &is)
+			}
+		}
+		for _, o := range bk {
+			if _, ok := byID[o.ID()]; ok || o.ID() == "" {
+				under(o, &was)
+			}
+		}
+	}
+	// a top-level folder's parent is the model: another model id is another parent for each
+	children(old.Root(), cur.Root(), old.ID() != cur.ID())
+	return was, is
+}
+
+// same: an object is byte for byte the same in both models (by its bytes in the file when
+// neither was edited; by its XML otherwise, a folder never).
+func same(b, a archixml.Object) bool {
+	if bs, ok := b.Original(); ok {
+		if as, ok := a.Original(); ok {
+			return bs == as
+		}
+	}
+	return a.Kind() != archixml.KindFolder && b.Kind() != archixml.KindFolder && b.XML() == a.XML()
+}
+
+// pageDir is the folder of the pages of objects of kind k ("" when they have none).
+func pageDir(k archixml.Kind) string {
+	for _, pk := range pageKinds {
+		if pk.kind == k {
+			return pk.dir
+		}
+	}
+	return ""
 }
 
 // dependents marks the pages of m that show something of o: its picture's views, a

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math/rand"
 	"os"
 	"path/filepath"
 	"sort"
@@ -212,4 +213,183 @@ func TestPublish_UpdateOnlyWhenSure(t *testing.T) {
 		t.Fatal(err)
 	}
 	sameSite(t, "back", site, whole)
+}
+
+// Random edits, committed one to three at a time and sometimes reverted by git, on a corpus
+// model: after each round the site updated from the previous round's is the site written whole,
+// byte for byte. The edits are of every kind an update tells apart: names of elements,
+// relationships, views and folders, properties and documentation, objects created, deleted and
+// moved to other folders, views created, copied and deleted, objects added to, taken off and
+// moved on views.
+func TestPublish_UpdateOfRandomEdits(t *testing.T) {
+	seed, err := os.ReadFile(testenv.CorpusFile(t, "archi/Archisurance.archimate"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, rs := range []int64{1, 2} {
+		t.Run(fmt.Sprint("seed=", rs), func(t *testing.T) {
+			ws, head, err := store.Init(t.TempDir(), store.InitOptions{Model: "model.archimate", Inbox: "plans", Seed: seed, Author: ledgertest.Signature})
+			if err != nil {
+				t.Fatal(err)
+			}
+			site := filepath.Join(t.TempDir(), "site")
+			if _, err := Publish(ws, head, site); err != nil {
+				t.Fatal(err)
+			}
+			r := rand.New(rand.NewSource(rs))
+			pick := func(list []archixml.Object) archixml.Object { return list[r.Intn(len(list))] }
+			edits := []func(m *archixml.Model) error{
+				func(m *archixml.Model) error {
+					return m.Rename(pick(m.Elements()).ID(), fmt.Sprint("Element ", r.Intn(1000)))
+				},
+				func(m *archixml.Model) error {
+					return m.Rename(pick(m.Relationships()).ID(), fmt.Sprint("rel ", r.Intn(1000)))
+				},
+				func(m *archixml.Model) error {
+					return m.Rename(pick(m.Views()).ID(), fmt.Sprint("View ", r.Intn(1000)))
+				},
+				func(m *archixml.Model) error {
+					return m.Rename(pick(m.Folders()).ID(), fmt.Sprint("Folder ", r.Intn(1000)))
+				},
+				func(m *archixml.Model) error {
+					return m.SetProperty(pick(m.Elements()).ID(), "owner", fmt.Sprint(r.Intn(5)))
+				},
+				func(m *archixml.Model) error {
+					return m.SetDocumentation(pick(m.Views()).ID(), fmt.Sprint("why ", r.Intn(5)))
+				},
+				func(m *archixml.Model) error { _, err := m.DeleteElement(pick(m.Elements()).ID()); return err },
+				func(m *archixml.Model) error {
+					_, err := m.DeleteRelationship(pick(m.Relationships()).ID())
+					return err
+				},
+				func(m *archixml.Model) error { _, err := m.DeleteView(pick(m.Views()).ID()); return err },
+				func(m *archixml.Model) error {
+					_, err := m.CreateElement("BusinessActor", fmt.Sprint("New ", r.Intn(1000)), "")
+					return err
+				},
+				func(m *archixml.Model) error {
+					_, err := m.CreateRelationship("Association", pick(m.Elements()).ID(), pick(m.Elements()).ID(), "")
+					return err
+				},
+				func(m *archixml.Model) error {
+					o := pick(m.Elements())
+					_, err := m.MoveToFolder(o.ID(), strings.Split(o.FolderPath(), "/")[0]+fmt.Sprint("/Moved ", r.Intn(3)))
+					return err
+				},
+				func(m *archixml.Model) error {
+					o := pick(m.Views())
+					_, err := m.MoveToFolder(o.ID(), strings.Split(o.FolderPath(), "/")[0]+fmt.Sprint("/Views ", r.Intn(3)))
+					return err
+				},
+				func(m *archixml.Model) error {
+					_, err := m.CreateView(fmt.Sprint("Made ", r.Intn(1000)), "", "")
+					return err
+				},
+				func(m *archixml.Model) error {
+					_, err := m.DuplicateView(pick(m.Views()).ID(), fmt.Sprint("Copy ", r.Intn(1000)))
+					return err
+				},
+				func(m *archixml.Model) error {
+					_, _, err := m.AddToView(pick(m.Views()).ID(), pick(m.Elements()).ID(), nil)
+					return err
+				},
+				func(m *archixml.Model) error {
+					v := pick(m.Views())
+					if len(v.DiagramObjects()) == 0 {
+						return nil
+					}
+					_, err := m.RemoveFromView(pick(v.DiagramObjects()).ID())
+					return err
+				},
+				func(m *archixml.Model) error {
+					v := pick(m.Views())
+					if len(v.DiagramObjects()) == 0 {
+						return nil
+					}
+					x, y := r.Intn(800), r.Intn(800)
+					return m.MoveInto(pick(v.DiagramObjects()).ID(), v.ID(), &x, &y)
+				},
+			}
+			commit := func(msg string) {
+				m, err := archixml.Load(ledgertest.Model(t, ws))
+				if err != nil {
+					t.Fatal(err)
+				}
+				for n := 1 + r.Intn(4); n > 0; n-- {
+					_ = edits[r.Intn(len(edits))](m) // an edit the model refuses is no edit
+				}
+				data, err := m.Save()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(filepath.Join(ws.Root, ws.Model), data, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				ledgertest.Git(t, ws.Root, "commit", "-q", "--allow-empty", "-am", msg)
+			}
+			for round := 0; round < 8; round++ {
+				for c := 1 + r.Intn(3); c > 0; c-- {
+					if round > 0 && r.Intn(4) == 0 {
+						ledgertest.Git(t, ws.Root, "revert", "--no-edit", "HEAD")
+						continue
+					}
+					commit(fmt.Sprint("round ", round))
+				}
+				head, err := ws.Head()
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, err := Publish(ws, head, site)
+				if err != nil {
+					t.Fatalf("round %d: %v", round, err)
+				}
+				whole := filepath.Join(t.TempDir(), "whole")
+				if _, err := PublishWhole(ws, head, whole); err != nil {
+					t.Fatal(err)
+				}
+				if !got.Incremental {
+					t.Fatalf("round %d: the site was written whole", round)
+				}
+				sameSite(t, fmt.Sprint("round ", round), site, whole)
+			}
+		})
+	}
+}
+
+// A Publisher keeps the model of the commit it published: the update after the next apply reads
+// the new commit's model only, and writes the site written whole.
+func TestPublisher_ReadsEachModelOnce(t *testing.T) {
+	e := newEnv(t)
+	led := ledger.New(ledger.Config{Workspace: e.ws, Inbox: ledgertest.Inbox(e.ws), ApprovedBy: ledgertest.Signature})
+	site := filepath.Join(t.TempDir(), "site")
+	p := NewPublisher(e.ws, site)
+	for i, name := range []string{"", "Client", "Patron"} {
+		if name != "" {
+			plan := fmt.Sprint("p", i)
+			ledgertest.Preview(t, led, plan, []byte(renamePlan(plan, customer, name)))
+			if _, err := ledgertest.Approve(t, led, plan); err != nil {
+				t.Fatal(err)
+			}
+		}
+		head, err := e.ws.Head()
+		if err != nil {
+			t.Fatal(err)
+		}
+		read := modelsRead.Load()
+		got, err := p.Publish(head)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i == 0 {
+			continue
+		}
+		if n := modelsRead.Load() - read; !got.Incremental || n != 1 {
+			t.Fatalf("publish %d: updated %v, reading %d models (the kept one read again)", i, got.Incremental, n)
+		}
+		whole := filepath.Join(t.TempDir(), "whole")
+		if _, err := PublishWhole(e.ws, head, whole); err != nil {
+			t.Fatal(err)
+		}
+		sameSite(t, name, site, whole)
+	}
 }
