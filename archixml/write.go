@@ -46,6 +46,7 @@ func (m *Model) SavesAs(want []byte) bool {
 		return m.archiveSavesAs(want)
 	}
 	o := &output{want: want}
+	o.buf.Grow(comparePiece) // the most it holds
 	m.writeXML(o)
 	o.flush()
 	return !o.diff && o.off == len(want)
@@ -61,29 +62,42 @@ type output struct {
 	rec  *saveSpans
 }
 
-// comparing keeps the buffer small while comparing: once it holds a piece, the piece is compared.
+// comparing keeps the buffer small while comparing: a write that would take it past a piece
+// compares what it holds first, and a write of a piece or more (a subtree copied whole: a folder
+// of a large model is megabytes) is compared where it lies, never buffered.
 const comparePiece = 64 << 10
 
 func (o *output) WriteString(s string) {
-	o.buf.WriteString(s)
-	if o.want != nil && o.buf.Len() >= comparePiece {
-		o.flush()
+	if o.room(len(s)) && len(s) >= comparePiece {
+		if n := len(s); o.off+n > len(o.want) || string(o.want[o.off:o.off+n]) != s {
+			o.diff = true
+		}
+		o.off += len(s)
+		return
 	}
+	o.buf.WriteString(s)
 }
 
 func (o *output) WriteByte(c byte) error {
-	o.buf.WriteByte(c)
-	if o.want != nil && o.buf.Len() >= comparePiece {
-		o.flush()
-	}
-	return nil
+	o.room(1)
+	return o.buf.WriteByte(c)
 }
 
 func (o *output) WriteRune(r rune) {
+	o.room(utf8.UTFMax)
 	o.buf.WriteRune(r)
-	if o.want != nil && o.buf.Len() >= comparePiece {
+}
+
+// room makes room for n bytes while comparing (its buffer compared and emptied when they would
+// take it past a piece), and says whether it is comparing.
+func (o *output) room(n int) bool {
+	if o.want == nil {
+		return false
+	}
+	if o.buf.Len()+n > comparePiece {
 		o.flush()
 	}
+	return true
 }
 
 // Len is how many bytes have been written.

@@ -42,3 +42,32 @@ func TestSavesAs_IsSaveEqual(t *testing.T) {
 		}
 	}
 }
+
+// SavesAs compares a piece at a time, the subtrees it copies whole included: it allocates far
+// less than the model's size (an apply's proof runs it on a 4 MB model at 10,000 elements, where
+// buffering a copied folder held megabytes at the apply's peak).
+func TestSavesAs_KeepsAPiece(t *testing.T) {
+	m, err := Synthesize(SynthOptions{Elements: 2000, Seed: 7})
+	must(t, err)
+	data, _ := m.Save()
+	m, err = Load(data)
+	must(t, err)
+	if err := m.Rename(m.Elements()[1000].ID(), "Edited"); err != nil {
+		t.Fatal(err)
+	}
+	data, _ = m.Save()
+	var same bool
+	if n := allocated(func() { same = m.SavesAs(data) }); n > uint64(len(data)/8) {
+		t.Errorf("SavesAs allocated %d bytes comparing a model of %d", n, len(data))
+	}
+	if !same {
+		t.Error("SavesAs refused Save's own bytes")
+	}
+	for _, at := range []int{len(data) / 3, len(data) / 2, 2 * len(data) / 3} {
+		other := bytes.Clone(data)
+		other[at] ^= 1
+		if m.SavesAs(other) {
+			t.Errorf("SavesAs took bytes that differ at %d of %d", at, len(data))
+		}
+	}
+}
