@@ -65,6 +65,16 @@ type output struct {
 const comparePiece = 64 << 10
 
 func (o *output) WriteString(s string) {
+	if o.want != nil && len(s) >= comparePiece {
+		// a subtree copied whole (tens of megabytes of a read model): compared where it is,
+		// never copied into the buffer (which grew to its size, a fresh copy of the model)
+		o.flush()
+		if o.off+len(s) > len(o.want) || string(o.want[o.off:o.off+len(s)]) != s {
+			o.diff = true
+		}
+		o.off += len(s)
+		return
+	}
 	o.buf.WriteString(s)
 	if o.want != nil && o.buf.Len() >= comparePiece {
 		o.flush()
