@@ -380,8 +380,9 @@ func viewOf(e *etree.Element) *etree.Element {
 // name, ordered by id (the index's own order depends on the edits and undos it saw).
 func (m *Model) Named(class, name string) []Object {
 	if m.byName == nil {
-		// built on first use, not by Load: most loads never ask
-		m.byName = map[string][]*etree.Element{}
+		// built on first use, not by Load: most loads never ask; sized for the elements and
+		// views among the objects, so that it does not grow (and rehash) a dozen times
+		m.byName = make(map[string][]*etree.Element, len(m.byID)/2)
 		m.walk(m.root, func(e *etree.Element) {
 			if k := kindOf(e); k == KindElement || k == KindView {
 				n := e.SelectAttrValue("name", "")

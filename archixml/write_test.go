@@ -7,11 +7,22 @@ import (
 
 // SavesAs agrees with comparing Save's bytes: for the bytes Save gives, and for bytes that differ
 // at the start, within a piece, at a piece's edge, at the end, or in length, on a model of many
-// pieces (100k bytes compared a piece of 64 KiB at a time).
+// pieces (100k bytes compared a piece of 64 KiB at a time), built or read (then Save copies what
+// an edit left as it was whole, in stretches longer than a piece).
 func TestSavesAs_IsSaveEqual(t *testing.T) {
-	m, err := Synthesize(SynthOptions{Elements: 500, Seed: 7})
+	built, err := Synthesize(SynthOptions{Elements: 500, Seed: 7})
 	must(t, err)
-	if err := m.Rename(m.Elements()[3].ID(), "Edited"); err != nil {
+	src, _ := built.Save()
+	read, err := Load(src)
+	must(t, err)
+	for _, m := range []*Model{built, read} {
+		savesAsIsSaveEqual(t, m, m.Elements()[3].ID())
+	}
+}
+
+func savesAsIsSaveEqual(t *testing.T, m *Model, edited string) {
+	t.Helper()
+	if err := m.Rename(edited, "Edited"); err != nil {
 		t.Fatal(err)
 	}
 	data, _ := m.Save()
@@ -36,6 +47,7 @@ func TestSavesAs_IsSaveEqual(t *testing.T) {
 		"one byte more":   append(bytes.Clone(data), '\n'),
 		"nothing":         nil,
 		"twice":           append(bytes.Clone(data), data...),
+		"far in the copy": flip(len(data) - 3*comparePiece/2),
 	} {
 		if m.SavesAs(other) {
 			t.Errorf("%s: SavesAs took bytes Save does not give", what)

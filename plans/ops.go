@@ -86,8 +86,9 @@ func (e *engine) duplicateName(i int, class, name, what string, warn bool) (arch
 // (on_duplicate reuses only an equal name). The skeletons are made once per check, on first need.
 func (e *engine) confusable(i int, class, name, what string) {
 	if e.skeletons == nil {
-		e.skeletons = map[string][]string{}
-		for _, o := range append(e.m.Elements(), e.m.Views()...) {
+		objs := append(e.m.Elements(), e.m.Views()...)
+		e.skeletons = make(map[string][]string, len(objs))
+		for _, o := range objs {
 			k := o.Class() + "\x00" + skeleton(o.Name())
 			e.skeletons[k] = append(e.skeletons[k], o.ID())
 		}
@@ -107,6 +108,9 @@ func (e *engine) confusable(i int, class, name, what string) {
 // UTS #39 leaves out the default-ignorable ones: "Customer" with a zero-width space or a tag
 // character after it reads as "Customer".
 func skeleton(name string) string {
+	if s, ok := asciiSkeleton(name); ok {
+		return s
+	}
 	return confusables.Skeleton(strings.Map(func(r rune) rune {
 		if hidden(r) {
 			return -1
@@ -258,4 +262,47 @@ func labelOf(o archixml.Object) string {
 		return t.Label
 	}
 	return archixml.TypeWords(o.Class())
+}
+
+// asciiSkeletons are the skeletons of the printable ASCII characters, "" for those whose skeleton
+// is not ASCII ("%" is "º/₀").
+var asciiSkeletons = func() (t [0x80]string) {
+	for c := 0x20; c < 0x7f; c++ {
+		if s := confusables.Skeleton(string(rune(c))); isASCII(s) {
+			t[c] = s
+		}
+	}
+	return t
+}()
+
+// asciiSkeleton is skeleton(name) for a name of ASCII characters whose skeletons are ASCII too
+// (nearly every name): UTS #39 maps a string character by character between two NFDs, and NFD
+// leaves ASCII as it is, so the skeleton is the characters' skeletons one after the other, hidden
+// ones left out. ok is false for any other name (a hundred thousand names are a tenth of a second
+// through the general path, on every plan that renames or creates).
+func asciiSkeleton(name string) (string, bool) {
+	var b strings.Builder
+	b.Grow(len(name))
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		switch {
+		case c >= 0x80:
+			return "", false
+		case hidden(rune(c)):
+		case asciiSkeletons[c] == "":
+			return "", false
+		default:
+			b.WriteString(asciiSkeletons[c])
+		}
+	}
+	return b.String(), true
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
 }

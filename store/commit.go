@@ -307,6 +307,7 @@ func (w *Workspace) Checkout(commit string, files map[string][]byte) error {
 		return paths[i] < paths[j]
 	})
 	modes := w.modesAt(commit, files)
+	seen := map[string]os.FileInfo{} // each file as it was right after it was written
 	for _, p := range paths {
 		full, err := w.safePath(p)
 		if err != nil {
@@ -326,8 +327,11 @@ func (w *Workspace) Checkout(commit string, files map[string][]byte) error {
 		if err := w.writeFile(full, files[p], perm); err != nil {
 			return err
 		}
+		if fi, err := os.Lstat(full); err == nil {
+			seen[p] = fi
+		}
 	}
-	return w.updateIndex(commit, files, false)
+	return w.updateIndexSeen(commit, files, false, seen)
 }
 
 // modesAt are the modes the commit's tree gives the files (regular where it names none).
@@ -461,6 +465,13 @@ func (w *Workspace) filesAt(commit, path string) (map[string][]byte, error) {
 // exactly that content (otherwise git is left to hash it and see the difference); without, the
 // caller has just written the files.
 func (w *Workspace) updateIndex(commit string, files map[string][]byte, verify bool) error {
+	return w.updateIndexSeen(commit, files, verify, nil)
+}
+
+// updateIndexSeen is updateIndex where the caller saw files right after writing them (seen): a
+// file's stat data is recorded only when the file is still as seen then, so that an edit made
+// since (by Archi, say) is never recorded as the content just written.
+func (w *Workspace) updateIndexSeen(commit string, files map[string][]byte, verify bool, seen map[string]os.FileInfo) error {
 	lk, err := w.takeGitLock(filepath.Join(w.gitDir, "index"))
 	if errors.Is(err, ErrGitBusy) {
 		w.markIndexStale(files)
@@ -510,10 +521,12 @@ func (w *Workspace) updateIndex(commit string, files map[string][]byte, verify b
 		}
 		full := filepath.Join(w.Root, filepath.FromSlash(p))
 		if fi, err := os.Lstat(full); err == nil && fi.Mode().IsRegular() {
-			if !verify {
-				e.ModifiedAt, e.CreatedAt = fi.ModTime(), fi.ModTime()
+			if at, ok := seen[p]; ok && !sameFile(at, fi) {
+				// changed since it was written: no stat data, git hashes it
+			} else if !verify {
+				setStat(e, fi)
 			} else if disk, err := os.ReadFile(full); err == nil && bytes.Equal(disk, data) {
-				e.ModifiedAt, e.CreatedAt = fi.ModTime(), fi.ModTime()
+				setStat(e, fi)
 			}
 		} else if !verify && err != nil {
 			return err

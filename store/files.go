@@ -81,8 +81,12 @@ func (w *Workspace) GitPath(name string) string { return filepath.Join(w.gitDir,
 func (w *Workspace) ModelPath() string { return filepath.Join(w.Root, filepath.FromSlash(w.Model)) }
 
 // Dirty reports whether the model file differs from the blob committed at HEAD (a missing file
-// counts as different).
+// counts as different): from git's index when it proves the file clean (CleanByIndex), else by
+// hashing it.
 func (w *Workspace) Dirty(headBlob string) (bool, error) {
+	if w.CleanByIndex(headBlob) {
+		return false, nil
+	}
 	data, err := os.ReadFile(w.ModelPath())
 	if errors.Is(err, os.ErrNotExist) {
 		return true, nil

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -110,6 +111,10 @@ func (w *Workspace) StageResolved(path string, data []byte) error {
 	if err := WriteFileAtomic(full, data, 0o644); err != nil {
 		return err
 	}
+	seen := map[string]os.FileInfo{} // the file as written: an edit since is not recorded as data
+	if fi, err := os.Lstat(full); err == nil {
+		seen[path] = fi
+	}
 	if _, err := w.writeBlob(data); err != nil {
 		return err
 	}
@@ -117,7 +122,7 @@ func (w *Workspace) StageResolved(path string, data []byte) error {
 	if err != nil {
 		return err
 	}
-	return w.updateIndex(head, map[string][]byte{path: data}, false)
+	return w.updateIndexSeen(head, map[string][]byte{path: data}, false, seen)
 }
 
 // MergeStateFile is where resolve keeps the person's choices while a merge is in conflict.

@@ -145,8 +145,12 @@ func (w *Workspace) headBlob() (commit, blob string, err error) {
 // WorkTreeModel reads the model file of the work tree, and gives with its bytes same, which hashes
 // them and reports whether they are the given blob (HEAD's): hashing a model of tens of megabytes
 // takes tens of milliseconds, which a caller spends beside its own work on the bytes, and throws
-// that work away when same says no (then ReadModel reads the blob from git).
+// that work away when same says no (then ReadModel reads the blob from git). When git's index
+// proves the file is that blob (CleanByIndex), same says so without hashing.
 func (w *Workspace) WorkTreeModel(blob string) (data []byte, same func() bool, err error) {
+	if data, ok := w.readProven(blob); ok {
+		return data, func() bool { return true }, nil
+	}
 	data, err = os.ReadFile(w.ModelPath())
 	if err != nil {
 		return nil, nil, err
@@ -189,6 +193,10 @@ func (w *Workspace) readModel() (*ModelAtHead, error) {
 		return nil, fmt.Errorf("%s at %s: %w", w.Model, ref.Hash().String()[:12], ErrModelNotCommitted)
 	}
 	head := &ModelAtHead{Blob: entry.Hash.String(), Commit: ref.Hash().String()}
+	if data, ok := w.readProven(head.Blob); ok {
+		head.Data = data
+		return head, nil
+	}
 	if data, err := os.ReadFile(w.ModelPath()); err == nil && BlobID(data) == head.Blob {
 		head.Data = data
 		return head, nil
