@@ -101,7 +101,6 @@ func isFatal(probs []Problem) bool {
 type builder struct {
 	f     *file
 	opts  Options
-	class map[string]string // element and relationship identifier -> Archi class
 	probs []Problem
 
 	seq      int
@@ -136,20 +135,16 @@ func classOf(typ string, rel bool) string {
 	return ""
 }
 
-func (b *builder) kind(id string) (idKind, bool) {
-	d, ok := b.f.ids[id]
-	return d.kind, ok
-}
-
-// want checks that a reference names an identifier of one of the kinds.
-func (b *builder) want(ref, what string, line int, kinds ...idKind) bool {
-	k, ok := b.kind(ref)
-	if !ok {
-		return false // reported as dangling already
+// want checks that a reference names an identifier of one of the kinds: its record, or nil.
+func (b *builder) want(ref, what string, line int, kinds ...idKind) *ident {
+	d := b.f.ids[ref]
+	if d == nil {
+		return nil // reported as dangling already
 	}
+	k := d.kind
 	for _, w := range kinds {
 		if k == w {
-			return true
+			return d
 		}
 	}
 	words := make([]string, len(kinds))
@@ -157,7 +152,24 @@ func (b *builder) want(ref, what string, line int, kinds ...idKind) bool {
 		words[i] = idWords[w]
 	}
 	b.add(CodeWrongRef, line, "%s %q names %s, not %s", what, ref, idWords[k], strings.Join(words, " or "))
-	return false
+	return nil
+}
+
+// setClass notes a concept's class, on the concept and on its identifier's record (which, for an
+// identifier used twice, the last one sets).
+func (b *builder) setClass(c *concept, class string) {
+	c.class = class
+	if c.ident != nil {
+		c.ident.class = class
+	}
+}
+
+// classOf is the Archi class of the element or relationship of an identifier ("" for others).
+func (b *builder) classOf(id string) string {
+	if d := b.f.ids[id]; d != nil {
+		return d.class
+	}
+	return ""
 }
 
 func (b *builder) check() []Problem {
@@ -167,27 +179,25 @@ func (b *builder) check() []Problem {
 			b.add(CodeDanglingRef, r.line, "%s %q: the file holds no such identifier", r.what, r.value)
 		}
 	}
-	b.class = make(map[string]string, len(f.elements)+len(f.rels))
 	for _, e := range f.elements {
 		c := classOf(e.typ, false)
 		if c == "" && e.typ != "" {
 			b.add(CodeUnknownType, e.line, "element type %q is not an ArchiMate element type Archi knows", e.typ)
 		}
-		b.class[e.id] = c
+		b.setClass(e, c)
 	}
 	for _, r := range f.rels {
 		c := classOf(r.typ, true)
 		if c == "" && r.typ != "" {
 			b.add(CodeUnknownType, r.line, "relationship type %q is not an ArchiMate relationship type", r.typ)
 		}
-		b.class[r.id] = c
+		b.setClass(r, c)
 	}
 	for _, r := range f.rels {
-		okS := b.want(r.source, "source", r.line, idElement, idRelationship)
-		okT := b.want(r.target, "target", r.line, idElement, idRelationship)
-		rc, sc, tc := b.class[r.id], b.class[r.source], b.class[r.target]
-		if !b.opts.AllowForbidden && okS && okT && rc != "" && sc != "" && tc != "" && !archixml.Relationships().Allowed(rc, sc, tc) {
-			b.add(CodeRelForbidden, r.line, "relationship %q: ArchiMate does not allow %s from %s to %s", r.id, r.typ, sc, tc)
+		s := b.want(r.source, "source", r.line, idElement, idRelationship)
+		t := b.want(r.target, "target", r.line, idElement, idRelationship)
+		if !b.opts.AllowForbidden && s != nil && t != nil && r.class != "" && s.class != "" && t.class != "" && !archixml.Relationships().Allowed(r.class, s.class, t.class) {
+			b.add(CodeRelForbidden, r.line, "relationship %q: ArchiMate does not allow %s from %s to %s", r.id, r.typ, s.class, t.class)
 		}
 		switch r.access {
 		case "", "Access", "Read", "Write", "ReadWrite":
@@ -476,7 +486,7 @@ func (b *builder) nodes() []*archixml.Node {
 		tops = append(tops, top)
 	}
 	for _, e := range f.elements {
-		c := b.class[e.id]
+		c := e.class
 		n := el("element", "xsi:type", "archimate:"+c, "name", e.name, "id", e.id)
 		if e.typ == "OrJunction" {
 			n.Attrs = append(n.Attrs, "type", "or")
@@ -485,7 +495,7 @@ func (b *builder) nodes() []*archixml.Node {
 		add(e.id, n, fs.top[archixml.FolderFor(c)])
 	}
 	for _, r := range f.rels {
-		c := b.class[r.id]
+		c := r.class
 		n := el("element", "xsi:type", "archimate:"+c, "name", r.name, "id", r.id, "source", r.source, "target", r.target)
 		switch {
 		case c == "AccessRelationship" && r.hasAccess:
@@ -808,7 +818,7 @@ func (b *builder) object(c *comp) *archixml.Node {
 		e.Attrs = append(e.Attrs, "targetConnections", strings.Join(c.in, " "))
 	}
 	b.styleAttrs(e, n.style, false)
-	if c.class == "Group" || c.class == "Note" || b.class[c.concept] == "Grouping" {
+	if c.class == "Group" || c.class == "Note" || b.classOf(c.concept) == "Grouping" {
 		e.Attrs = append(e.Attrs, "textAlignment", "1") // Archi makes notes, groups and groupings left-aligned
 	}
 	switch c.class {
