@@ -104,8 +104,11 @@ var (
 	modelChildren = map[string]int{"folder": 0, "feature": 1, "property": 2, "purpose": 3, "metadata": 4, "profile": 5}
 )
 
-func (m *Model) attrOrder(e *etree.Element) map[string]int {
-	switch kindOf(e) {
+func (m *Model) attrOrder(e *etree.Element) map[string]int { return attrOrderOf(kindOf(e)) }
+
+// attrOrderOf is the attribute order of an element of a kind.
+func attrOrderOf(k Kind) map[string]int {
+	switch k {
 	case KindFolder:
 		return folderAttrs
 	case KindDiagramObject, KindConnection:
@@ -114,8 +117,11 @@ func (m *Model) attrOrder(e *etree.Element) map[string]int {
 	return conceptAttrs
 }
 
-func (m *Model) childOrder(e *etree.Element) map[string]int {
-	switch kindOf(e) {
+func (m *Model) childOrder(e *etree.Element) map[string]int { return childOrderOf(kindOf(e)) }
+
+// childOrderOf is the order of the children of an element of a kind.
+func childOrderOf(k Kind) map[string]int {
+	switch k {
 	case KindFolder:
 		return folderChildren
 	case KindView:

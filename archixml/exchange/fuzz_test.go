@@ -29,6 +29,11 @@ func FuzzImport(f *testing.F) {
 		CodeWrongRef: true, CodeDuplicateID: true, CodeRelForbidden: true, CodeUnsupported: true, CodeLimit: true}
 	f.Fuzz(func(t *testing.T, src string) {
 		m, err := Import(strings.NewReader(src))
+		if _, berr := ImportBytes(strings.NewReader(src), Options{}); (err == nil) != (berr == nil) {
+			t.Fatalf("Import: %v, ImportBytes: %v", err, berr)
+		} else if err == nil {
+			writesAsSave(t, []byte(src), Options{}, m) // what archiplan import writes is what the model saves as
+		}
 		if err != nil {
 			var ie *ImportError
 			if !errors.As(err, &ie) {

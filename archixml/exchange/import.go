@@ -37,6 +37,32 @@ type Options struct {
 
 // ImportWith is Import with options.
 func ImportWith(r io.Reader, o Options) (*archixml.Model, error) {
+	b, err := prepare(r, o)
+	if err != nil {
+		return nil, err
+	}
+	return b.build()
+}
+
+// ImportBytes is what Save writes of the model ImportWith makes, written from the file's records
+// in one pass without making the model: what `archiplan import` writes. A model over
+// archixml.MaxModelBytes is refused (archixml.ErrTooLarge) once its writing passes the limit.
+func ImportBytes(r io.Reader, o Options) ([]byte, error) {
+	b, err := prepare(r, o)
+	if err != nil {
+		return nil, err
+	}
+	kids, n, err := b.made()
+	if err != nil {
+		return nil, err
+	}
+	return archixml.Write(b.f.name, b.f.id, kids, n+n/32+1024) // room for the root, escapes and other scripts than Latin
+
+}
+
+// prepare reads and checks the file: the builder of its model, or every problem of the file
+// (*ImportError).
+func prepare(r io.Reader, o Options) (*builder, error) {
 	var buf bytes.Buffer
 	if st, ok := r.(interface{ Stat() (fs.FileInfo, error) }); ok { // a file: read it in one piece
 		if fi, err := st.Stat(); err == nil && fi.Size() <= int64(archixml.MaxModelBytes) {
@@ -55,11 +81,7 @@ func ImportWith(r io.Reader, o Options) (*archixml.Model, error) {
 		b := &builder{f: f, opts: o}
 		probs = append(probs, b.check()...)
 		if len(probs) == 0 {
-			m, err := b.build()
-			if err != nil {
-				return nil, err
-			}
-			return m, nil
+			return b, nil
 		}
 	}
 	sort.SliceStable(probs, func(i, j int) bool { return probs[i].Line < probs[j].Line })
@@ -79,7 +101,6 @@ func isFatal(probs []Problem) bool {
 type builder struct {
 	f     *file
 	opts  Options
-	class map[string]string // element and relationship identifier -> Archi class
 	probs []Problem
 
 	seq      int
@@ -114,20 +135,16 @@ func classOf(typ string, rel bool) string {
 	return ""
 }
 
-func (b *builder) kind(id string) (idKind, bool) {
-	d, ok := b.f.ids[id]
-	return d.kind, ok
-}
-
-// want checks that a reference names an identifier of one of the kinds.
-func (b *builder) want(ref, what string, line int, kinds ...idKind) bool {
-	k, ok := b.kind(ref)
-	if !ok {
-		return false // reported as dangling already
+// want checks that a reference names an identifier of one of the kinds: its record, or nil.
+func (b *builder) want(ref, what string, line int, kinds ...idKind) *ident {
+	d := b.f.ids[ref]
+	if d == nil {
+		return nil // reported as dangling already
 	}
+	k := d.kind
 	for _, w := range kinds {
 		if k == w {
-			return true
+			return d
 		}
 	}
 	words := make([]string, len(kinds))
@@ -135,7 +152,24 @@ func (b *builder) want(ref, what string, line int, kinds ...idKind) bool {
 		words[i] = idWords[w]
 	}
 	b.add(CodeWrongRef, line, "%s %q names %s, not %s", what, ref, idWords[k], strings.Join(words, " or "))
-	return false
+	return nil
+}
+
+// setClass notes a concept's class, on the concept and on its identifier's record (which, for an
+// identifier used twice, the last one sets).
+func (b *builder) setClass(c *concept, class string) {
+	c.class = class
+	if c.ident != nil {
+		c.ident.class = class
+	}
+}
+
+// classOf is the Archi class of the element or relationship of an identifier ("" for others).
+func (b *builder) classOf(id string) string {
+	if d := b.f.ids[id]; d != nil {
+		return d.class
+	}
+	return ""
 }
 
 func (b *builder) check() []Problem {
@@ -145,27 +179,25 @@ func (b *builder) check() []Problem {
 			b.add(CodeDanglingRef, r.line, "%s %q: the file holds no such identifier", r.what, r.value)
 		}
 	}
-	b.class = make(map[string]string, len(f.elements)+len(f.rels))
 	for _, e := range f.elements {
 		c := classOf(e.typ, false)
 		if c == "" && e.typ != "" {
 			b.add(CodeUnknownType, e.line, "element type %q is not an ArchiMate element type Archi knows", e.typ)
 		}
-		b.class[e.id] = c
+		b.setClass(e, c)
 	}
 	for _, r := range f.rels {
 		c := classOf(r.typ, true)
 		if c == "" && r.typ != "" {
 			b.add(CodeUnknownType, r.line, "relationship type %q is not an ArchiMate relationship type", r.typ)
 		}
-		b.class[r.id] = c
+		b.setClass(r, c)
 	}
 	for _, r := range f.rels {
-		okS := b.want(r.source, "source", r.line, idElement, idRelationship)
-		okT := b.want(r.target, "target", r.line, idElement, idRelationship)
-		rc, sc, tc := b.class[r.id], b.class[r.source], b.class[r.target]
-		if !b.opts.AllowForbidden && okS && okT && rc != "" && sc != "" && tc != "" && !archixml.Relationships().Allowed(rc, sc, tc) {
-			b.add(CodeRelForbidden, r.line, "relationship %q: ArchiMate does not allow %s from %s to %s", r.id, r.typ, sc, tc)
+		s := b.want(r.source, "source", r.line, idElement, idRelationship)
+		t := b.want(r.target, "target", r.line, idElement, idRelationship)
+		if !b.opts.AllowForbidden && s != nil && t != nil && r.class != "" && s.class != "" && t.class != "" && !archixml.Relationships().Allowed(r.class, s.class, t.class) {
+			b.add(CodeRelForbidden, r.line, "relationship %q: ArchiMate does not allow %s from %s to %s", r.id, r.typ, s.class, t.class)
 		}
 		switch r.access {
 		case "", "Access", "Read", "Write", "ReadWrite":
@@ -325,34 +357,40 @@ func textEl(tag, text string) *archixml.Node {
 }
 
 // folder is a folder of the model being made; its objects are placements, the current one of
-// each object being the one in owner.
+// each object being its last.
 type folder struct {
 	name, doc, typ, id string
 	subs               []*folder
 	objs               []placed
 }
 
+// object is an element, relationship or view of the model being made: its XML, the folder of its
+// type, and its current placement.
+type object struct {
+	node  *archixml.Node
+	home  *folder
+	where *folder
+	seq   int
+}
+
 type placed struct {
-	id  string
+	o   *object
 	seq int
 }
 
 type folders struct {
-	top   map[string]*folder
-	owner map[string]placed // object id -> folder's placement
-	where map[string]*folder
-	seq   int
-	nodes map[string]*archixml.Node // object id -> its XML
+	top  map[string]*folder
+	seq  int
+	objs map[string]*object // by id
 }
 
-func (fs *folders) put(f *folder, id string) {
-	if fs.where[id] == f {
+func (fs *folders) put(f *folder, o *object) {
+	if o.where == f {
 		return // already there: EMF's add of a member changes nothing
 	}
 	fs.seq++
-	f.objs = append(f.objs, placed{id, fs.seq})
-	fs.owner[id] = placed{f.id, fs.seq}
-	fs.where[id] = f
+	f.objs = append(f.objs, placed{o, fs.seq})
+	o.where, o.seq = f, fs.seq
 }
 
 func (fs *folders) xml(f *folder) *archixml.Node {
@@ -364,8 +402,8 @@ func (fs *folders) xml(f *folder) *archixml.Node {
 		n.Kids = append(n.Kids, fs.xml(s))
 	}
 	for _, p := range f.objs {
-		if fs.owner[p.id] == (placed{f.id, p.seq}) {
-			n.Kids = append(n.Kids, fs.nodes[p.id])
+		if p.o.seq == p.seq {
+			n.Kids = append(n.Kids, p.o.node)
 		}
 	}
 	return n
@@ -375,11 +413,21 @@ func (fs *folders) xml(f *folder) *archixml.Node {
 // than MaxModelBytes before it is made: deep folders multiply the indentation of what they hold,
 // so a file under the limit can make a model far over it.
 func (b *builder) build() (*archixml.Model, error) {
-	kids := b.nodes()
-	if n, over := writtenAtLeast(kids, 1, archixml.MaxModelBytes); over {
-		return nil, fmt.Errorf("the model would be at least %d bytes, over the limit of %d: %w", n, archixml.MaxModelBytes, archixml.ErrTooLarge)
+	kids, _, err := b.made()
+	if err != nil {
+		return nil, err
 	}
 	return archixml.Build(b.f.name, b.f.id, kids)
+}
+
+// made is the model's nodes and the fewest bytes archixml writes of them, or ErrTooLarge.
+func (b *builder) made() ([]*archixml.Node, int, error) {
+	kids := b.nodes()
+	n, over := writtenAtLeast(kids, 1, archixml.MaxModelBytes)
+	if over {
+		return nil, 0, fmt.Errorf("the model would be at least %d bytes, over the limit of %d: %w", n, archixml.MaxModelBytes, archixml.ErrTooLarge)
+	}
+	return kids, n, nil
 }
 
 // writtenAtLeast counts the fewest bytes archixml writes for the nodes at depth, as its writer
@@ -422,30 +470,32 @@ func (b *builder) nodes() []*archixml.Node {
 	b.taken = map[string]bool{}
 	b.profiles = map[[2]string]string{}
 	objects := len(f.elements) + len(f.rels) + len(f.views) // each placed in a folder once at least
-	fs := &folders{top: map[string]*folder{}, owner: make(map[string]placed, objects), where: make(map[string]*folder, objects),
-		nodes: make(map[string]*archixml.Node, objects)}
+	fs := &folders{top: map[string]*folder{}, objs: make(map[string]*object, objects)}
+	slab := make([]object, objects) // one allocation, not one an object
+	add := func(id string, n *archixml.Node, home *folder) {
+		o := &slab[0]
+		slab = slab[1:]
+		o.node, o.home = n, home
+		fs.objs[id] = o
+		fs.put(home, o)
+	}
 	var tops []*folder
 	for _, t := range archixml.TopFolderTypes {
 		top := &folder{name: archixml.TopFolderName(t), typ: t, id: b.newID("folder", t)}
 		fs.top[t] = top
 		tops = append(tops, top)
 	}
-	defaultFolder := map[string]*folder{} // object id -> its type's folder
-
 	for _, e := range f.elements {
-		c := b.class[e.id]
+		c := e.class
 		n := el("element", "xsi:type", "archimate:"+c, "name", e.name, "id", e.id)
 		if e.typ == "OrJunction" {
 			n.Attrs = append(n.Attrs, "type", "or")
 		}
 		b.conceptKids(n, e, c)
-		fs.nodes[e.id] = n
-		top := fs.top[archixml.FolderFor(c)]
-		defaultFolder[e.id] = top
-		fs.put(top, e.id)
+		add(e.id, n, fs.top[archixml.FolderFor(c)])
 	}
 	for _, r := range f.rels {
-		c := b.class[r.id]
+		c := r.class
 		n := el("element", "xsi:type", "archimate:"+c, "name", r.name, "id", r.id, "source", r.source, "target", r.target)
 		switch {
 		case c == "AccessRelationship" && r.hasAccess:
@@ -459,16 +509,12 @@ func (b *builder) nodes() []*archixml.Node {
 			n.Attrs = append(n.Attrs, "directed", "true")
 		}
 		b.conceptKids(n, r, c)
-		fs.nodes[r.id] = n
-		defaultFolder[r.id] = fs.top[archixml.FolderRelations]
-		fs.put(fs.top[archixml.FolderRelations], r.id)
+		add(r.id, n, fs.top[archixml.FolderRelations])
 	}
 	for _, v := range f.views {
-		fs.nodes[v.id] = b.view(v)
-		defaultFolder[v.id] = fs.top[archixml.FolderDiagrams]
-		fs.put(fs.top[archixml.FolderDiagrams], v.id)
+		add(v.id, b.view(v), fs.top[archixml.FolderDiagrams])
 	}
-	b.organize(fs, tops, defaultFolder)
+	b.organize(fs, tops)
 
 	var kids []*archixml.Node
 	for _, t := range tops {
@@ -536,7 +582,7 @@ func (b *builder) properties(ps []prop, class string) []*archixml.Node {
 // does: an item naming an object puts it in the folders of the items above it, under its type's
 // folder; a top-level item labelled as a top-level folder is that folder (its documentation is
 // set, no folder is made); other items make folders only under such a one.
-func (b *builder) organize(fs *folders, tops []*folder, defaultFolder map[string]*folder) {
+func (b *builder) organize(fs *folders, tops []*folder) {
 	byName := func(label string) *folder {
 		for _, t := range tops {
 			if t.name == label {
@@ -573,10 +619,12 @@ func (b *builder) organize(fs *folders, tops []*folder, defaultFolder map[string
 	var walk func(it *item, path []*item)
 	walk = func(it *item, path []*item) {
 		here := append(path[:len(path):len(path)], it)
-		k, _ := b.kind(it.ref)
-		isObject := it.ref != "" && len(it.kids) == 0 && (k == idElement || k == idRelationship || k == idView)
-		if isObject {
-			fs.put(sub(path, defaultFolder[it.ref]), it.ref)
+		var o *object // the element, relationship or view it names, if it has no items
+		if it.ref != "" && len(it.kids) == 0 {
+			o = fs.objs[it.ref]
+		}
+		if o != nil {
+			fs.put(sub(path, o.home), o)
 		} else {
 			var top *folder
 			if t := byName(here[0].label); t != nil && here[0].hasLabel {
@@ -770,7 +818,7 @@ func (b *builder) object(c *comp) *archixml.Node {
 		e.Attrs = append(e.Attrs, "targetConnections", strings.Join(c.in, " "))
 	}
 	b.styleAttrs(e, n.style, false)
-	if c.class == "Group" || c.class == "Note" || b.class[c.concept] == "Grouping" {
+	if c.class == "Group" || c.class == "Note" || b.classOf(c.concept) == "Grouping" {
 		e.Attrs = append(e.Attrs, "textAlignment", "1") // Archi makes notes, groups and groupings left-aligned
 	}
 	switch c.class {

@@ -86,6 +86,9 @@ func (l *lexer) errorf(format string, args ...any) error {
 }
 
 func (l *lexer) intern(b []byte) string {
+	if len(b) == 0 {
+		return "" // no prefix, the most names: no lookup
+	}
 	if s, ok := l.names[string(b)]; ok {
 		return s
 	}

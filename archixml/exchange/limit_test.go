@@ -76,9 +76,15 @@ func TestImport_WrittenTooLarge(t *testing.T) {
 	if m != nil || !errors.Is(err, archixml.ErrTooLarge) || !strings.Contains(err.Error(), "the model would be at least") {
 		t.Fatalf("a model of %d bytes under a limit of %d: %v", len(data), archixml.MaxModelBytes, err)
 	}
+	if b, err := ImportBytes(strings.NewReader(src), Options{}); b != nil || !errors.Is(err, archixml.ErrTooLarge) {
+		t.Fatalf("ImportBytes, a model of %d bytes under a limit of %d: %v", len(data), archixml.MaxModelBytes, err)
+	}
 	archixml.MaxModelBytes = len(data) // exactly its size: made
 	if _, err := Import(strings.NewReader(src)); err != nil {
 		t.Fatalf("a model at the limit: %v", err)
+	}
+	if b, err := ImportBytes(strings.NewReader(src), Options{}); err != nil || !bytes.Equal(b, data) {
+		t.Fatalf("ImportBytes, a model at the limit: %v", err)
 	}
 }
 

@@ -40,8 +40,9 @@ var idWords = [...]string{"the model", "an element", "a relationship", "a proper
 	"a node", "a connection", "an item"}
 
 type ident struct {
-	kind idKind
-	line int
+	kind  idKind
+	line  int
+	class string // an element's or relationship's Archi class, once checked
 }
 
 type prop struct {
@@ -51,6 +52,8 @@ type prop struct {
 
 type concept struct {
 	id, typ, name, doc string
+	ident              *ident // the record of its identifier
+	class              string // its Archi class, once checked
 	props              []prop
 	line               int
 	// relationships
@@ -115,7 +118,7 @@ type file struct {
 	orgs          []*item
 	propDefs      map[string]string // identifier -> name
 	views         []*view
-	ids           map[string]ident
+	ids           map[string]*ident
 	refs          []idref // every IDREF, checked once all identifiers are known
 }
 
@@ -132,10 +135,11 @@ type tokens interface {
 }
 
 type parser struct {
-	dec   tokens
-	f     *file
-	probs []Problem
-	fatal bool
+	dec    tokens
+	f      *file
+	probs  []Problem
+	fatal  bool
+	idents []ident // cut from in blocks: one allocation an identifier was a tenth of the map's cost
 }
 
 func (p *parser) line() int {
@@ -296,20 +300,28 @@ func (p *parser) require(se xml.StartElement, line int, pairs ...string) {
 	}
 }
 
-// identifier records an xs:ID: an NCName, unique in the file.
-func (p *parser) identifier(se xml.StartElement, id string, kind idKind, line int) {
+// identifier records an xs:ID: an NCName, unique in the file. It returns the identifier's record
+// (the first one's, for one used twice; nil for none).
+func (p *parser) identifier(se xml.StartElement, id string, kind idKind, line int) *ident {
 	if id == "" {
 		p.add(CodeSchema, line, "<%s> needs the attribute identifier", se.Name.Local)
-		return
+		return nil
 	}
 	if !ncName(id) {
 		p.add(CodeSchema, line, "identifier %q is not an XML name (xs:ID: a letter or _ first, no spaces or colons)", id)
 	}
 	if prev, dup := p.f.ids[id]; dup {
 		p.add(CodeDuplicateID, line, "identifier %q is used already by %s at line %d", id, idWords[prev.kind], prev.line)
-		return
+		return prev
 	}
-	p.f.ids[id] = ident{kind, line}
+	if len(p.idents) == 0 {
+		p.idents = make([]ident, 1024)
+	}
+	d := &p.idents[0]
+	p.idents = p.idents[1:]
+	*d = ident{kind: kind, line: line}
+	p.f.ids[id] = d
+	return d
 }
 
 // ref notes an IDREF for check; one that names an identifier read already cannot dangle and is
@@ -371,7 +383,7 @@ func parse(src []byte) (*file, []Problem) {
 
 // parseTokens parses what dec reads; ids is about how many identifiers the file holds.
 func parseTokens(dec tokens, ids int) (*file, []Problem) {
-	p := &parser{dec: dec, f: &file{propDefs: map[string]string{}, ids: make(map[string]ident, ids)}}
+	p := &parser{dec: dec, f: &file{propDefs: map[string]string{}, ids: make(map[string]*ident, ids)}}
 	root := false
 	for !p.fatal {
 		t, err := p.dec.Token()
@@ -467,7 +479,7 @@ func (p *parser) concept(se xml.StartElement, rel bool) *concept {
 	if rel {
 		c.typ = p.attrs(se, []string{"identifier", "source", "target", "accessType", "modifier", "isDirected"},
 			[]*string{&c.id, &c.source, &c.target, &c.access, &c.modifier, &c.directed})
-		p.identifier(se, c.id, idRelationship, c.line)
+		c.ident = p.identifier(se, c.id, idRelationship, c.line)
 		p.require(se, c.line, "source", c.source, "target", c.target)
 		p.ref(c.source, "source", c.line)
 		p.ref(c.target, "target", c.line)
@@ -478,7 +490,7 @@ func (p *parser) concept(se xml.StartElement, rel bool) *concept {
 		}
 	} else {
 		c.typ = p.attrs(se, []string{"identifier"}, []*string{&c.id})
-		p.identifier(se, c.id, idElement, c.line)
+		c.ident = p.identifier(se, c.id, idElement, c.line)
 	}
 	if c.typ == "" {
 		p.add(CodeSchema, c.line, "<%s> needs an xsi:type", se.Name.Local)

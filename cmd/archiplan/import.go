@@ -10,7 +10,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/archiplan/archiplan/archixml"
 	"github.com/archiplan/archiplan/archixml/exchange"
 )
 
@@ -53,19 +52,12 @@ func importExchange(path string, allowForbidden bool) ([]byte, error) {
 		return nil, usageError{err}
 	}
 	defer f.Close()
-	m, err := exchange.ImportWith(f, exchange.Options{AllowForbidden: allowForbidden})
+	data, err := exchange.ImportBytes(f, exchange.Options{AllowForbidden: allowForbidden})
 	var ie *exchange.ImportError
 	if errors.As(err, &ie) && ie.Has(exchange.CodeRelForbidden) {
 		// Archi holds such relationships (its validator reports them): say how to keep them
 		err = fmt.Errorf("%w\nto import the relationships the ArchiMate 3.2 table forbids, as Archi does: archiplan import %s --allow-forbidden -o FILE.archimate",
 			err, path)
-	}
-	if err != nil {
-		return nil, codedError{exitRefused, fmt.Errorf("%s: %w", path, err)}
-	}
-	data, err := m.Save()
-	if err == nil {
-		err = archixml.CheckSize(data)
 	}
 	if err != nil {
 		return nil, codedError{exitRefused, fmt.Errorf("%s: %w", path, err)}
