@@ -8,6 +8,7 @@ import (
 	"github.com/mtibben/confusables"
 
 	"github.com/archiplan/archiplan/archixml"
+	"github.com/archiplan/archiplan/internal/hidden"
 	"github.com/archiplan/archiplan/schemas"
 )
 
@@ -108,7 +109,7 @@ func (e *engine) confusable(i int, class, name, what string) {
 // character after it reads as "Customer".
 func skeleton(name string) string {
 	return confusables.Skeleton(strings.Map(func(r rune) rune {
-		if hidden(r) {
+		if hidden.Is(r) {
 			return -1
 		}
 		return r
@@ -228,7 +229,7 @@ func (e *engine) resolveDiagram(i int, field, value string, v archixml.Object, k
 func diagramLabel(o archixml.Object) string {
 	if c, ok := o.Concept(); ok {
 		if v, ok := o.View(); ok {
-			return fmt.Sprintf("%s on view %q (%s)", label(c), v.Name(), o.ID())
+			return words("%s on view %q (%s)", label(c), v.Name(), o.ID())
 		}
 	}
 	return diagramLabelIn(o)
@@ -240,7 +241,7 @@ func diagramLabelIn(o archixml.Object) string {
 	case "Note":
 		return fmt.Sprintf("note (%s)", o.ID())
 	case "Group":
-		return fmt.Sprintf("group %q (%s)", o.Name(), o.ID())
+		return words("group %q (%s)", o.Name(), o.ID())
 	}
 	if c, ok := o.Concept(); ok {
 		return fmt.Sprintf("%s on the view (%s)", label(c), o.ID())
