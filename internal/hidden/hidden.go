@@ -9,24 +9,24 @@ package hidden
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 	"unicode"
 )
 
-// Is says whether r is a character a person cannot see, or could take for another: every
-// control (Cc), format (Cf: bidirectional marks, overrides and isolates, zero-width characters,
-// the Arabic letter mark), private-use (Co), line and paragraph separator (Zl, Zp), space other
-// than U+0020 (a no-break space reads as a space), unassigned code point, the whole tag block
-// U+E0000-E007F, and the variation selectors.
+// Is says whether r is a character a person cannot see, one that could hide or reorder text:
+// every control (Cc), format (Cf: bidirectional marks, overrides and isolates, zero-width
+// characters, the Arabic letter mark, the tag block's letters that spell a hidden sentence),
+// private-use (Co), line and paragraph separator (Zl, Zp), the whole tag block U+E0000-E007F (its
+// unassigned points too), and the variation selectors. A no-break space or a letter of another
+// script that looks like a Latin one is seen, so shown as it is: a created name that reads like
+// an existing one is a DUPLICATE_NAME warning instead (UTS #39 confusables).
 func Is(r rune) bool {
 	if r < 0x80 {
 		return r < 0x20 || r == 0x7f
 	}
 	return unicode.In(r, unicode.Cc, unicode.Cf, unicode.Co, unicode.Zl, unicode.Zp) ||
 		r >= 0xe0000 && r <= 0xe007f || // the tag block, its unassigned points too
-		r >= 0xfe00 && r <= 0xfe0f || r >= 0xe0100 && r <= 0xe01ef || r >= 0x180b && r <= 0x180f || // variation selectors
-		!strconv.IsPrint(r) // other spaces, surrogates, unassigned
+		r >= 0xfe00 && r <= 0xfe0f || r >= 0xe0100 && r <= 0xe01ef || r >= 0x180b && r <= 0x180f // variation selectors
 }
 
 // Code is how a hidden character is shown: \u{202e}, at least four hex digits.

@@ -14,7 +14,7 @@ func TestShow(t *testing.T) {
 		"rlo\u202eevil\u202c":                   `rlo\u{202e}evil\u{202c}`,
 		"iso\u2066x\u2069":                      `iso\u{2066}x\u{2069}`,
 		"zw\u200b\u200c\u200d\ufeff":            `zw\u{200b}\u{200c}\u{200d}\u{feff}`,
-		"nbsp\u00a0x":                           `nbsp\u{00a0}x`,
+		"nbsp\u00a0x":                           "nbsp\u00a0x", // seen, as a space
 		"vs\u2764\ufe0f":                        `vs❤\u{fe0f}`,
 		"bell\a":                                `bell\u{0007}`,
 		`already \u{202e}, a backslash \ stays`: `already \u{202e}, a backslash \ stays`,
@@ -25,10 +25,10 @@ func TestShow(t *testing.T) {
 	}
 }
 
-// Quote writes what strconv.Quote writes for every text without a hidden character (the
-// preview's sentences read as they did), and the one code for every hidden one.
+// Quote writes what strconv.Quote writes for every text without a hidden character or other
+// space (the preview's sentences read as they did), and the one code for every hidden one.
 func TestQuote(t *testing.T) {
-	for _, s := range []string{"", "Customer", `say "hi" \ bye`, "line\nbreak\ttab", "Ünïcödé 名前 ❤"} {
+	for _, s := range []string{"", "Customer", `say "hi" \ bye`, "line\nbreak\ttab", "Ünïcödé 名前 ❤", "rtl العربية"} {
 		if got, want := Quote(s), strconv.Quote(s); got != want {
 			t.Errorf("Quote(%s) = %s, want %s", want, got, want)
 		}
@@ -40,7 +40,7 @@ func TestQuote(t *testing.T) {
 
 // JSON leaves no hidden character in the text, and every value decodes as it was.
 func TestJSON(t *testing.T) {
-	v := map[string]string{"name": "Desk\U000e0041\u202e\u200d", "id": "id-1\u00a0"}
+	v := map[string]string{"name": "Desk\U000e0041\u202e\u200d", "id": "id-1\u2066"}
 	data, _ := json.MarshalIndent(v, "", "  ")
 	out := JSON(data)
 	for _, r := range string(out) {
