@@ -2,7 +2,6 @@ package plans
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/mtibben/confusables"
@@ -99,7 +98,7 @@ func (e *engine) confusable(i int, class, name, what string) {
 			continue
 		}
 		e.errorf(i, "name", DuplicateName, name, "%s has a name that looks the same (%s beside %s); this makes a second %s that reads alike",
-			label(o), strconv.QuoteToASCII(name), strconv.QuoteToASCII(o.Name()), what)
+			label(o), quoteASCII(name), quoteASCII(o.Name()), what)
 		return
 	}
 }
@@ -259,4 +258,23 @@ func labelOf(o archixml.Object) string {
 		return t.Label
 	}
 	return archixml.TypeWords(o.Class())
+}
+
+// quoteASCII quotes a name as hidden.Quote does, and writes every other character outside ASCII
+// as its code too (a Cyrillic С as \u{0421}): what a confusable warning shows, so two names
+// that read alike are told apart, in the one form of a code.
+func quoteASCII(s string) string {
+	q := hidden.Quote(s)
+	if !strings.ContainsFunc(q, func(r rune) bool { return r >= 0x80 }) {
+		return q
+	}
+	var b strings.Builder
+	for _, r := range q {
+		if r >= 0x80 {
+			b.WriteString(hidden.Code(r))
+		} else {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }

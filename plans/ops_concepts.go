@@ -2,7 +2,6 @@ package plans
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/archiplan/archiplan/archixml"
@@ -37,7 +36,7 @@ func (e *engine) renameElement(i int, a Action, r *ActionResult) {
 func (e *engine) renamedAlike(i int, o archixml.Object, name string) {
 	if skeleton(name) == skeleton(o.Name()) {
 		e.errorf(i, "new_name", DuplicateName, name, "the new name of %s reads like its old one (%s beside %s): a change a person cannot see",
-			label(o), strconv.QuoteToASCII(name), strconv.QuoteToASCII(o.Name()))
+			label(o), quoteASCII(name), quoteASCII(o.Name()))
 		return
 	}
 	for _, d := range e.m.Named(o.Class(), name) {
