@@ -13,6 +13,7 @@ import (
 
 	"github.com/archiplan/archiplan/archixml"
 	"github.com/archiplan/archiplan/daemon/inbox"
+	"github.com/archiplan/archiplan/internal/hidden"
 	"github.com/archiplan/archiplan/plans"
 	"github.com/archiplan/archiplan/plans/planctx"
 	"github.com/archiplan/archiplan/store"
@@ -161,8 +162,13 @@ func (s *mcpServer) server() *mcp.Server {
 	return srv
 }
 
+// textResult is an answer's text. Answers are JSON (but submit_plan's, a preview whose Markdown
+// escaped every hidden character already): a character a person cannot see in a name, a
+// documentation or a value, which could carry instructions no reviewer of the exchange sees, is
+// written as JSON's escape (hidden.JSON), so the planner reads its code while every id and name
+// it copies back into a plan decodes exactly.
 func textResult(data []byte) *mcp.CallToolResult {
-	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(data)}}}
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(hidden.JSON(data))}}}
 }
 
 func jsonResult(v any) *mcp.CallToolResult {
@@ -175,7 +181,7 @@ func jsonResult(v any) *mcp.CallToolResult {
 
 // errorResult is a tool error the agent sees and can act on.
 func errorResult(err error) *mcp.CallToolResult {
-	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: err.Error()}}}
+	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: hidden.Show(err.Error())}}}
 }
 
 func (s *mcpServer) model() (*archixml.Model, plans.ModelInfo, error) {
@@ -194,7 +200,7 @@ func (s *mcpServer) toolContext(_ context.Context, _ *mcp.CallToolRequest, a con
 		if err != nil {
 			return errorResult(err), nil, nil
 		}
-		res.Content = append(res.Content, &mcp.TextContent{Text: string(answers)})
+		res.Content = append(res.Content, &mcp.TextContent{Text: string(hidden.JSON(answers))})
 	}
 	return res, nil, nil
 }
@@ -285,9 +291,9 @@ func (s *mcpServer) toolSubmit(ctx context.Context, _ *mcp.CallToolRequest, a su
 	if s.cfg.Deliver != nil {
 		// the plan is in the inbox whatever the forge answers
 		if line, err := s.cfg.Deliver(ctx, a.Name); err != nil {
-			head += "Not proposed as a pull request: " + err.Error() + "\n\n"
+			head += "Not proposed as a pull request: " + hidden.Show(err.Error()) + "\n\n"
 		} else if line != "" {
-			head += "Proposed for review: " + line + "; a person approves it there.\n\n"
+			head += "Proposed for review: " + hidden.Show(line) + "; a person approves it there.\n\n"
 		}
 	}
 	return textResult(append([]byte(head), o.Preview(a.Name+".json", info)...)), nil, nil

@@ -99,7 +99,7 @@ func (c *cascade) note(d archixml.Object) {
 	what := diagramLabel(d)
 	if d.Class() == "DiagramModelReference" {
 		if v, ok := d.Model().Object(d.Attr("model")); ok {
-			what = fmt.Sprintf("the reference to view %q (%s)", v.Name(), d.ID())
+			what = words("the reference to view %q (%s)", v.Name(), d.ID())
 		}
 	}
 	if x, ok := d.Concept(); ok {
@@ -111,13 +111,13 @@ func (c *cascade) note(d archixml.Object) {
 		}
 	}
 	if v, ok := d.View(); ok {
-		what += fmt.Sprintf(" from view %q", v.Name())
+		what += words(" from view %q", v.Name())
 	}
 	if p, ok := d.Parent(); ok && d.Kind() == archixml.KindDiagramObject && p.Kind() == archixml.KindDiagramObject {
 		if x, ok := p.Concept(); ok {
-			what += fmt.Sprintf(", drawn inside %q", x.Name())
+			what += words(", drawn inside %q", x.Name())
 		} else if p.Name() != "" {
-			what += fmt.Sprintf(", drawn inside %q", p.Name())
+			what += words(", drawn inside %q", p.Name())
 		}
 	}
 	c.words[d.ID()] = what
@@ -131,7 +131,7 @@ func relWords(r archixml.Object) string {
 	}
 	name := ""
 	if r.Name() != "" {
-		name = fmt.Sprintf(" %q", r.Name())
+		name = words(" %q", r.Name())
 	}
 	end := func(o archixml.Object, ok bool, id string) string {
 		if !ok {
@@ -144,7 +144,7 @@ func relWords(r archixml.Object) string {
 		if n == "" {
 			n = "(unnamed)"
 		}
-		return fmt.Sprintf("%s %q", labelOf(o), n)
+		return words("%s %q", labelOf(o), n)
 	}
 	s, sok := r.Source()
 	g, gok := r.Target()

@@ -143,7 +143,7 @@ func (e *engine) drawConnections() {
 				e.created[c] = true
 			}
 			r.Created = append(r.Created, conns...)
-			r.Description += fmt.Sprintf("; drawn on view %q (%s) with %d connection(s)", vo.Name(), v, len(conns))
+			r.Description += words("; drawn on view %q (%s) with %d connection(s)", vo.Name(), v, len(conns))
 		}
 	}
 }
@@ -409,7 +409,7 @@ func label(o archixml.Object) string {
 	if name == "" {
 		name = "(unnamed)"
 	}
-	return fmt.Sprintf("%s %q (%s)", t, name, o.ID())
+	return words("%s %q (%s)", t, name, o.ID())
 }
 
 func (e *engine) action(i int, a Action, r *ActionResult) {

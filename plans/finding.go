@@ -2,10 +2,12 @@ package plans
 
 import (
 	"fmt"
+	"io"
 	"sort"
 	"strconv"
 	"strings"
 
+	"github.com/archiplan/archiplan/internal/hidden"
 	"github.com/archiplan/archiplan/schemas"
 )
 
@@ -209,7 +211,7 @@ func severityOf(c Code) Severity {
 }
 
 func newFinding(c Code, action int, pointer, snippet, format string, args ...any) Finding {
-	f := Finding{Severity: severityOf(c), Code: c, Message: fmt.Sprintf(format, args...), Pointer: pointer,
+	f := Finding{Severity: severityOf(c), Code: c, Message: words(format, args...), Pointer: pointer,
 		Snippet: clip(snippet, 120)}
 	if action >= 0 {
 		a := action
@@ -270,4 +272,30 @@ func split(fs []Finding) (errs, warns []Finding) {
 		}
 	}
 	return errs, warns
+}
+
+// words is fmt.Sprintf for the sentences of a report and a preview (messages, what an action
+// does): a text quoted with %q is quoted as hidden.Quote quotes it ("Desk\u{e0041}"), and no
+// character a person cannot see passes through another verb either (hidden.Show): the one way
+// such a character is shown, in the preview, the report and the pictures alike.
+func words(format string, args ...any) string {
+	shown := make([]any, len(args))
+	for i, a := range args {
+		if s, ok := a.(string); ok {
+			a = quotable(s)
+		}
+		shown[i] = a
+	}
+	return hidden.Show(fmt.Sprintf(format, shown...))
+}
+
+// quotable is a text words formats: %q quotes it with hidden.Quote, other verbs as a string.
+type quotable string
+
+func (q quotable) Format(f fmt.State, verb rune) {
+	if verb == 'q' {
+		io.WriteString(f, hidden.Quote(string(q)))
+		return
+	}
+	fmt.Fprintf(f, fmt.FormatString(f, verb), string(q))
 }

@@ -2,12 +2,12 @@ package plans
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/mtibben/confusables"
 
 	"github.com/archiplan/archiplan/archixml"
+	"github.com/archiplan/archiplan/internal/hidden"
 	"github.com/archiplan/archiplan/schemas"
 )
 
@@ -99,7 +99,7 @@ func (e *engine) confusable(i int, class, name, what string) {
 			continue
 		}
 		e.errorf(i, "name", DuplicateName, name, "%s has a name that looks the same (%s beside %s); this makes a second %s that reads alike",
-			label(o), strconv.QuoteToASCII(name), strconv.QuoteToASCII(o.Name()), what)
+			label(o), quoteASCII(name), quoteASCII(o.Name()), what)
 		return
 	}
 }
@@ -112,7 +112,7 @@ func skeleton(name string) string {
 		return s
 	}
 	return confusables.Skeleton(strings.Map(func(r rune) rune {
-		if hidden(r) {
+		if hidden.Is(r) {
 			return -1
 		}
 		return r
@@ -232,7 +232,7 @@ func (e *engine) resolveDiagram(i int, field, value string, v archixml.Object, k
 func diagramLabel(o archixml.Object) string {
 	if c, ok := o.Concept(); ok {
 		if v, ok := o.View(); ok {
-			return fmt.Sprintf("%s on view %q (%s)", label(c), v.Name(), o.ID())
+			return words("%s on view %q (%s)", label(c), v.Name(), o.ID())
 		}
 	}
 	return diagramLabelIn(o)
@@ -244,7 +244,7 @@ func diagramLabelIn(o archixml.Object) string {
 	case "Note":
 		return fmt.Sprintf("note (%s)", o.ID())
 	case "Group":
-		return fmt.Sprintf("group %q (%s)", o.Name(), o.ID())
+		return words("group %q (%s)", o.Name(), o.ID())
 	}
 	if c, ok := o.Concept(); ok {
 		return fmt.Sprintf("%s on the view (%s)", label(c), o.ID())
@@ -288,7 +288,7 @@ func asciiSkeleton(name string) (string, bool) {
 		switch {
 		case c >= 0x80:
 			return "", false
-		case hidden(rune(c)):
+		case hidden.Is(rune(c)):
 		case asciiSkeletons[c] == "":
 			return "", false
 		default:
@@ -305,4 +305,23 @@ func isASCII(s string) bool {
 		}
 	}
 	return true
+}
+
+// quoteASCII quotes a name as hidden.Quote does, and writes every other character outside ASCII
+// as its code too (a Cyrillic С as \u{0421}): what a confusable warning shows, so two names
+// that read alike are told apart, in the one form of a code.
+func quoteASCII(s string) string {
+	q := hidden.Quote(s)
+	if !strings.ContainsFunc(q, func(r rune) bool { return r >= 0x80 }) {
+		return q
+	}
+	var b strings.Builder
+	for _, r := range q {
+		if r >= 0x80 {
+			b.WriteString(hidden.Code(r))
+		} else {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }

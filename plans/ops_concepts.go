@@ -2,7 +2,6 @@ package plans
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/archiplan/archiplan/archixml"
@@ -13,7 +12,7 @@ func (e *engine) renameElement(i int, a Action, r *ActionResult) {
 	if !ok || e.protected(i, "element_id", o) {
 		return
 	}
-	r.Description = fmt.Sprintf("Rename %s to %q", label(o), str(a.NewName))
+	r.Description = words("Rename %s to %q", label(o), str(a.NewName))
 	r.change(o.Name(), str(a.NewName))
 	r.touched = []string{o.ID()}
 	if e.blank(i, "new_name", str(a.NewName)) {
@@ -37,7 +36,7 @@ func (e *engine) renameElement(i int, a Action, r *ActionResult) {
 func (e *engine) renamedAlike(i int, o archixml.Object, name string) {
 	if skeleton(name) == skeleton(o.Name()) {
 		e.errorf(i, "new_name", DuplicateName, name, "the new name of %s reads like its old one (%s beside %s): a change a person cannot see",
-			label(o), strconv.QuoteToASCII(name), strconv.QuoteToASCII(o.Name()))
+			label(o), quoteASCII(name), quoteASCII(o.Name()))
 		return
 	}
 	for _, d := range e.m.Named(o.Class(), name) {
@@ -56,7 +55,7 @@ func (e *engine) setProperty(i int, a Action, r *ActionResult) {
 	}
 	key, val := str(a.Key), str(a.Value)
 	old, had := o.Property(key)
-	r.Description = fmt.Sprintf("Set property %q of %s to %q", key, label(o), val)
+	r.Description = words("Set property %q of %s to %q", key, label(o), val)
 	r.change(old, val)
 	r.touched = []string{o.ID()}
 	if !had {
@@ -81,7 +80,7 @@ func (e *engine) removeProperty(i int, a Action, r *ActionResult) {
 	}
 	key := str(a.Key)
 	old, had := o.Property(key)
-	r.Description = fmt.Sprintf("Remove property %q of %s", key, label(o))
+	r.Description = words("Remove property %q of %s", key, label(o))
 	r.change(old, "(none)")
 	r.touched = []string{o.ID()}
 	if !had {
@@ -110,7 +109,7 @@ func (e *engine) setDocumentation(i int, a Action, r *ActionResult) {
 		return
 	}
 	doc := str(a.Documentation)
-	r.Description = fmt.Sprintf("Set the documentation of %s", label(o))
+	r.Description = words("Set the documentation of %s", label(o))
 	r.change(o.Documentation(), doc)
 	r.touched = []string{o.ID()}
 	if o.Documentation() == doc {
@@ -124,12 +123,12 @@ func (e *engine) setDocumentation(i int, a Action, r *ActionResult) {
 
 func (e *engine) createElement(i int, a Action, r *ActionResult) {
 	t := archixml.LookupType(str(a.Type))
-	r.Description = fmt.Sprintf("Create %s %q", str(a.Type), str(a.Name))
+	r.Description = words("Create %s %q", str(a.Type), str(a.Name))
 	if t == nil || t.IsRelationship() {
 		e.errorf(i, "type", SchemaBadValue, str(a.Type), "%q is no element type", str(a.Type))
 		return
 	}
-	r.Description = fmt.Sprintf("Create %s %q in %s", t.Label, str(a.Name), t.Layer)
+	r.Description = words("Create %s %q in %s", t.Label, str(a.Name), t.Layer)
 	if !allowedType(e.opts.Policy.AllowedElementTypes, t) {
 		e.errorf(i, "type", PolicyTypeNotAllowed, str(a.Type), "the workspace does not allow %s elements", t.Label)
 		return
@@ -160,9 +159,9 @@ func (e *engine) createElement(i int, a Action, r *ActionResult) {
 	if a.FolderPath != nil {
 		where = "folder " + strings.Trim(*a.FolderPath, "/")
 	}
-	r.Description = fmt.Sprintf("Create %s %q (%s) in %s", t.Label, name, id, where)
+	r.Description = words("Create %s %q (%s) in %s", t.Label, name, id, where)
 	if name != str(a.Name) {
-		r.Description += fmt.Sprintf(", renamed: %s %q exists", article(t.Label), str(a.Name))
+		r.Description += words(", renamed: %s %q exists", article(t.Label), str(a.Name))
 	}
 	e.extrasOnCreate(i, a, id, r)
 }
@@ -190,7 +189,7 @@ func (e *engine) extrasOnCreate(i int, a Action, id string, r *ActionResult) {
 	}
 	if sp := str(a.Specialization); sp != "" {
 		if _, _, err := e.m.SetSpecialization(id, sp); e.edit(i, "specialization", err) {
-			r.Description += fmt.Sprintf(", specialization %q", sp)
+			r.Description += words(", specialization %q", sp)
 		}
 	}
 }
@@ -204,10 +203,10 @@ func (e *engine) createRelationship(i int, a Action, r *ActionResult) {
 		return
 	}
 	if !ok1 || !ok2 {
-		r.Description = fmt.Sprintf("Create %s from %q to %q", t.Label, str(a.SourceID), str(a.TargetID))
+		r.Description = words("Create %s from %q to %q", t.Label, str(a.SourceID), str(a.TargetID))
 		return
 	}
-	r.Description = fmt.Sprintf("Create %s from %s to %s", t.Label, label(src), label(tgt))
+	r.Description = words("Create %s from %s to %s", t.Label, label(src), label(tgt))
 	r.touched = []string{src.ID(), tgt.ID()}
 	if !allowedType(e.opts.Policy.AllowedRelationshipTypes, t) {
 		e.errorf(i, "relationship_type", PolicyTypeNotAllowed, t.Label, "the workspace does not allow %s relationships", t.Label)
@@ -307,11 +306,11 @@ func (e *engine) checkRelAttrs(i int, a Action, class string) bool {
 func (e *engine) setRelAttrs(i int, a Action, id string, r *ActionResult) {
 	if a.AccessType != nil {
 		e.edit(i, "access_type", e.m.SetRelationshipAttr(id, "accessType", archixml.AccessTypes[*a.AccessType]))
-		r.Description += fmt.Sprintf(", access %s", *a.AccessType)
+		r.Description += words(", access %s", *a.AccessType)
 	}
 	if a.InfluenceStrength != nil {
 		e.edit(i, "influence_strength", e.m.SetRelationshipAttr(id, "strength", *a.InfluenceStrength))
-		r.Description += fmt.Sprintf(", strength %q", *a.InfluenceStrength)
+		r.Description += words(", strength %q", *a.InfluenceStrength)
 	}
 	if a.Directed != nil {
 		v := ""
@@ -319,7 +318,7 @@ func (e *engine) setRelAttrs(i int, a Action, id string, r *ActionResult) {
 			v = "true"
 		}
 		e.edit(i, "directed", e.m.SetRelationshipAttr(id, "directed", v))
-		r.Description += fmt.Sprintf(", directed %t", *a.Directed)
+		r.Description += words(", directed %t", *a.Directed)
 	}
 }
 
@@ -404,17 +403,17 @@ func (e *engine) deleteConcept(i int, field, value string, r *ActionResult, kind
 	}
 	cut.takes(del, r)
 	if n := len(del.Relationships); n > 0 {
-		r.Description += fmt.Sprintf(", with %d relationship(s)", n)
+		r.Description += words(", with %d relationship(s)", n)
 	}
 	own := cut.ownAppearances(del)
 	if own > 0 {
-		r.Description += fmt.Sprintf(", %d appearance(s) on views", own)
+		r.Description += words(", %d appearance(s) on views", own)
 	}
 	if n := len(del.DiagramObjects) - own; n > 0 {
-		r.Description += fmt.Sprintf(", %d other object(s) drawn inside them", n)
+		r.Description += words(", %d other object(s) drawn inside them", n)
 	}
 	if n := len(del.Connections); n > 0 {
-		r.Description += fmt.Sprintf(", %d connection(s)", n)
+		r.Description += words(", %d connection(s)", n)
 	}
 }
 
@@ -430,9 +429,9 @@ func (e *engine) setSpecialization(i int, a Action, r *ActionResult) {
 			cur = p.Name()
 		}
 	}
-	r.Description = fmt.Sprintf("Give %s the specialization %q", label(o), name)
+	r.Description = words("Give %s the specialization %q", label(o), name)
 	if name == "" {
-		r.Description = fmt.Sprintf("Take the specialization of %s away", label(o))
+		r.Description = words("Take the specialization of %s away", label(o))
 	}
 	r.change(cur, name)
 	r.touched = []string{o.ID()}
@@ -449,7 +448,7 @@ func (e *engine) setSpecialization(i int, a Action, r *ActionResult) {
 	pid, created, err := e.m.SetSpecialization(o.ID(), name)
 	if e.edit(i, "specialization", err) && created {
 		r.Created = []string{pid}
-		r.Description += fmt.Sprintf(" (a new specialization of %s, %s)", o.Type().Label, pid)
+		r.Description += words(" (a new specialization of %s, %s)", o.Type().Label, pid)
 	}
 }
 
@@ -463,7 +462,7 @@ func (e *engine) changeType(i int, a Action, r *ActionResult) {
 		e.errorf(i, "type", SchemaBadValue, str(a.Type), "%q is no element type", str(a.Type))
 		return
 	}
-	r.Description = fmt.Sprintf("Change %s to %s", label(o), article(t.Label))
+	r.Description = words("Change %s to %s", label(o), article(t.Label))
 	r.change(o.Type().Label, t.Label)
 	r.touched = []string{o.ID()}
 	if !allowedType(e.opts.Policy.AllowedElementTypes, t) {
@@ -495,7 +494,7 @@ func (e *engine) changeType(i int, a Action, r *ActionResult) {
 	}
 	if o.TopFolderType() != t.Folder {
 		// the element leaves its folder for the top of its new layer's (archixml.ChangeType)
-		r.Description += fmt.Sprintf(", moving it from folder %s to folder %s", o.FolderPath(), e.m.TopFolderName(t.Folder))
+		r.Description += words(", moving it from folder %s to folder %s", o.FolderPath(), e.m.TopFolderName(t.Folder))
 	}
 	e.edit(i, "type", e.m.ChangeType(o.ID(), t.Class))
 }
@@ -513,7 +512,7 @@ func (e *engine) mergeElements(i int, a Action, r *ActionResult) {
 	if !ok1 || !ok2 || e.protected(i, "element_id", s) || e.protected(i, "merged_id", d) {
 		return
 	}
-	r.Description = fmt.Sprintf("Merge %s into %s", label(d), label(s))
+	r.Description = words("Merge %s into %s", label(d), label(s))
 	r.touched = []string{s.ID(), d.ID()}
 	if s.ID() == d.ID() {
 		e.errorf(i, "merged_id", MergeNotAllowed, d.ID(), "an element cannot be merged into itself")
@@ -535,10 +534,10 @@ func (e *engine) mergeElements(i int, a Action, r *ActionResult) {
 	}
 	e.deleted[d.ID()] = i
 	r.Deleted = &archixml.Deleted{}
-	r.Description += fmt.Sprintf(": %d relationship(s), %d appearance(s) on views and %d propert(ies) move to it",
+	r.Description += words(": %d relationship(s), %d appearance(s) on views and %d propert(ies) move to it",
 		len(mg.Relationships), len(mg.DiagramObjects), len(mg.Properties))
 	if len(mg.Properties) > 0 {
-		r.Description += fmt.Sprintf(" (properties %s)", strings.Join(quotedAll(mg.Properties), ", "))
+		r.Description += words(" (properties %s)", strings.Join(quotedAll(mg.Properties), ", "))
 	}
 	if carried {
 		r.Description += "; its documentation goes to the survivor, which has none"

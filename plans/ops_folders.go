@@ -1,7 +1,6 @@
 package plans
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/archiplan/archiplan/archixml"
@@ -13,7 +12,7 @@ func (e *engine) moveToFolder(i int, a Action, r *ActionResult) {
 		return
 	}
 	path := strings.Trim(str(a.FolderPath), "/")
-	r.Description = fmt.Sprintf("Move %s to folder %s", label(o), path)
+	r.Description = words("Move %s to folder %s", label(o), path)
 	r.change(o.FolderPath(), path)
 	r.touched = []string{o.ID()}
 	if !e.folderPathOK(i, "folder_path", o.Class(), path) {
@@ -53,7 +52,7 @@ func (e *engine) folderPathOK(i int, field, class, path string) bool {
 
 func (e *engine) createFolder(i int, a Action, r *ActionResult) {
 	path := strings.Trim(str(a.FolderPath), "/")
-	r.Description = fmt.Sprintf("Create folder %s", path)
+	r.Description = words("Create folder %s", path)
 	if e.blank(i, "folder_path", path) || !e.checkRefID(i, a) {
 		return
 	}
@@ -82,7 +81,7 @@ func (e *engine) createFolder(i int, a Action, r *ActionResult) {
 	}
 	e.refFor(i, a, id)
 	r.Created = []string{id}
-	r.Description = fmt.Sprintf("Create folder %s (%s)", path, id)
+	r.Description = words("Create folder %s (%s)", path, id)
 	if d := str(a.Documentation); d != "" {
 		e.edit(i, "documentation", e.m.SetDocumentation(id, d))
 	}

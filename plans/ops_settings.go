@@ -21,7 +21,7 @@ func (e *engine) duplicateView(i int, a Action, r *ActionResult) {
 	} else if e.blank(i, "name", name) {
 		return
 	}
-	r.Description = fmt.Sprintf("Duplicate view %q (%s) as %q", v.Name(), v.ID(), name)
+	r.Description = words("Duplicate view %q (%s) as %q", v.Name(), v.ID(), name)
 	id, err := e.m.DuplicateView(v.ID(), name)
 	if !e.edit(i, "view_id", err) {
 		return
@@ -29,7 +29,7 @@ func (e *engine) duplicateView(i int, a Action, r *ActionResult) {
 	e.declare(i, a, id)
 	e.touchView(id)
 	r.Created = []string{id}
-	r.Description += fmt.Sprintf(" (%s)", id)
+	r.Description += words(" (%s)", id)
 }
 
 func (e *engine) setConnectionRouter(i int, a Action, r *ActionResult) {
@@ -39,7 +39,7 @@ func (e *engine) setConnectionRouter(i int, a Action, r *ActionResult) {
 	}
 	router := str(a.Router)
 	value := archixml.Routers[router]
-	r.Description = fmt.Sprintf("Route the connections of view %q (%s) %s", v.Name(), v.ID(), router)
+	r.Description = words("Route the connections of view %q (%s) %s", v.Name(), v.ID(), router)
 	r.touched = []string{v.ID()}
 	before := "manual"
 	if v.Attr("connectionRouterType") == archixml.Routers["manhattan"] {
@@ -91,7 +91,7 @@ func (e *engine) addPropertyValue(i int, a Action, r *ActionResult) {
 	}
 	key, val := str(a.Key), str(a.Value)
 	had := propertyValues(o, key)
-	r.Description = fmt.Sprintf("Add the value %q to property %q of %s", val, key, label(o))
+	r.Description = words("Add the value %q to property %q of %s", val, key, label(o))
 	r.changeValues(had, append(append([]string(nil), had...), val))
 	r.touched = []string{o.ID()}
 	if e.blank(i, "key", key) {
@@ -124,7 +124,7 @@ func (e *engine) removePropertyValue(i int, a Action, r *ActionResult) {
 		}
 		left = append(left, v)
 	}
-	r.Description = fmt.Sprintf("Remove the value %q of property %q of %s", val, key, label(o))
+	r.Description = words("Remove the value %q of property %q of %s", val, key, label(o))
 	r.changeValues(had, left)
 	r.touched = []string{o.ID()}
 	if !found {
@@ -207,7 +207,7 @@ func (e *engine) moveInto(i int, a Action, o archixml.Object, r *ActionResult) {
 	if p.Kind() != archixml.KindView {
 		where = diagramLabel(p)
 	}
-	r.Description = fmt.Sprintf("Move %s into %s", diagramLabel(o), where)
+	r.Description = words("Move %s into %s", diagramLabel(o), where)
 	r.hasBefore, r.Before = true, fmt.Sprintf("at %d,%d size %dx%d", b.X, b.Y, b.Width, b.Height)
 	r.After = fmt.Sprintf("at %d,%d size %dx%d, inside %s", nb.X, nb.Y, nb.Width, nb.Height, where)
 	if cur.ID() == p.ID() && nb == b {

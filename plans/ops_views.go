@@ -11,7 +11,7 @@ import (
 )
 
 func (e *engine) createView(i int, a Action, r *ActionResult) {
-	r.Description = fmt.Sprintf("Create view %q", str(a.Name))
+	r.Description = words("Create view %q", str(a.Name))
 	if e.blank(i, "name", str(a.Name)) || !e.checkRefID(i, a) {
 		return
 	}
@@ -39,12 +39,12 @@ func (e *engine) createView(i int, a Action, r *ActionResult) {
 	e.declare(i, a, id)
 	e.touchView(id)
 	r.Created = []string{id}
-	r.Description = fmt.Sprintf("Create view %q (%s)", name, id)
+	r.Description = words("Create view %q (%s)", name, id)
 	if name != str(a.Name) {
-		r.Description += fmt.Sprintf(", renamed: a view %q exists", str(a.Name))
+		r.Description += words(", renamed: a view %q exists", str(a.Name))
 	}
 	if vp != "" {
-		r.Description += fmt.Sprintf(" with viewpoint %s", vp)
+		r.Description += words(" with viewpoint %s", vp)
 	}
 	e.extrasOnCreate(i, a, id, r)
 	e.fillView(i, a, id, r)
@@ -85,7 +85,7 @@ func (e *engine) fillView(i int, a Action, viewID string, r *ActionResult) {
 	if _, err := route.Around(e.m, viewID); !e.edit(i, "select_ids", err) {
 		return
 	}
-	r.Description += fmt.Sprintf(", showing %d element(s) (%s), laid out by layer", len(picked), strings.Join(what, "; "))
+	r.Description += words(", showing %d element(s) (%s), laid out by layer", len(picked), strings.Join(what, "; "))
 }
 
 // viewSelection is create_view's selection: the elements named, of the types named and in the
@@ -176,7 +176,7 @@ func (e *engine) addToView(i int, a Action, r *ActionResult) {
 	if !ok1 || !ok2 {
 		return
 	}
-	r.Description = fmt.Sprintf("Add %s to view %q (%s)", label(el), v.Name(), v.ID())
+	r.Description = words("Add %s to view %q (%s)", label(el), v.Name(), v.ID())
 	r.touched = []string{el.ID()}
 	if v.Class() != "ArchimateDiagramModel" {
 		e.errorf(i, "view_id", ViewNotArchimate, v.ID(), "view %q is %s, which cannot show ArchiMate elements", v.Name(), aType(v.Class()))
@@ -225,7 +225,7 @@ func (e *engine) addToView(i int, a Action, r *ActionResult) {
 		}
 		r.Created = append([]string{obj}, conns...)
 		if len(conns) > 0 {
-			r.Description += fmt.Sprintf(", with %d connection(s) to what the view shows", len(conns))
+			r.Description += words(", with %d connection(s) to what the view shows", len(conns))
 		}
 	}
 }
@@ -247,12 +247,12 @@ func (e *engine) addConnection(i int, a Action, r *ActionResult) {
 		return
 	}
 	if a.RelationshipID == nil {
-		r.Description = fmt.Sprintf("Connect objects on view %q", v.Name())
+		r.Description = words("Connect objects on view %q", v.Name())
 		if !src.Valid() || !tgt.Valid() {
 			e.errorf(i, "source_object_id", SchemaMissingField, "", "a connection without relationship_id needs source_object_id and target_object_id")
 			return
 		}
-		r.Description = fmt.Sprintf("Connect %s to %s on view %q", diagramLabelIn(src), diagramLabelIn(tgt), v.Name())
+		r.Description = words("Connect %s to %s on view %q", diagramLabelIn(src), diagramLabelIn(tgt), v.Name())
 		e.connectObjects(i, a, src, tgt, "", r)
 		return
 	}
@@ -260,7 +260,7 @@ func (e *engine) addConnection(i int, a Action, r *ActionResult) {
 	if !ok {
 		return
 	}
-	r.Description = fmt.Sprintf("Draw %s on view %q", label(rel), v.Name())
+	r.Description = words("Draw %s on view %q", label(rel), v.Name())
 	r.touched = []string{rel.SourceID(), rel.TargetID()}
 	if src.Valid() != tgt.Valid() {
 		e.errorf(i, "source_object_id", SchemaMissingField, "", "give both source_object_id and target_object_id, or neither")
@@ -268,7 +268,7 @@ func (e *engine) addConnection(i int, a Action, r *ActionResult) {
 	}
 	if src.Valid() {
 		if a.AllowReversed != nil {
-			r.Description += fmt.Sprintf(", allow_reversed %t", *a.AllowReversed)
+			r.Description += words(", allow_reversed %t", *a.AllowReversed)
 		}
 		if a.AllowReversed != nil && *a.AllowReversed && shows(src, rel.TargetID()) && shows(tgt, rel.SourceID()) &&
 			!(shows(src, rel.SourceID()) && shows(tgt, rel.TargetID())) {
@@ -276,7 +276,7 @@ func (e *engine) addConnection(i int, a Action, r *ActionResult) {
 			src, tgt = tgt, src
 			r.Description += " (the ends were given reversed: drawn from its source)"
 		}
-		r.Description += fmt.Sprintf(" from %s to %s", diagramLabelIn(src), diagramLabelIn(tgt))
+		r.Description += words(" from %s to %s", diagramLabelIn(src), diagramLabelIn(tgt))
 		e.connectObjects(i, a, src, tgt, rel.ID(), r)
 		return
 	}
@@ -303,7 +303,7 @@ func (e *engine) addConnection(i int, a Action, r *ActionResult) {
 		e.refs[*a.RefID] = conns[0]
 	}
 	r.Created = conns
-	r.Description += fmt.Sprintf(" (%d connection(s))", len(conns))
+	r.Description += words(" (%d connection(s))", len(conns))
 }
 
 // shows says whether a diagram object shows the concept.
@@ -338,7 +338,7 @@ func (e *engine) removeFromView(i int, a Action, r *ActionResult) {
 		return
 	}
 	v, _ := o.View()
-	r.Description = fmt.Sprintf("Remove %s from view %q", diagramLabelIn(o), v.Name())
+	r.Description = words("Remove %s from view %q", diagramLabelIn(o), v.Name())
 	cut := newCascade(e.m, o) // named while it is there
 	del, err := e.m.RemoveFromView(o.ID())
 	if !e.edit(i, "object_id", err) {
@@ -359,7 +359,7 @@ func (e *engine) removeFromView(i int, a Action, r *ActionResult) {
 		}
 	}
 	if n := len(del.DiagramObjects) + len(del.Connections); n > 1 {
-		r.Description += fmt.Sprintf(", with %d object(s) and %d connection(s)", len(del.DiagramObjects), len(del.Connections))
+		r.Description += words(", with %d object(s) and %d connection(s)", len(del.DiagramObjects), len(del.Connections))
 	}
 }
 
@@ -421,7 +421,7 @@ func (e *engine) styleViewObject(i int, a Action, r *ActionResult) {
 			v = map[string]string{"top": "", "middle": "1", "bottom": "2"}[v]
 		}
 		sets = append(sets, set{c.field, c.attr, v})
-		r.Description += fmt.Sprintf(", %s %q", c.field, *c.v)
+		r.Description += words(", %s %q", c.field, *c.v)
 	}
 	for _, s := range styleInts(a) {
 		if s.attr == "alpha" && o.Kind() == archixml.KindConnection {
@@ -429,7 +429,7 @@ func (e *engine) styleViewObject(i int, a Action, r *ActionResult) {
 			continue
 		}
 		sets = append(sets, set{s.field, s.attr, s.value})
-		r.Description += fmt.Sprintf(", %s %s", s.field, s.shown)
+		r.Description += words(", %s %s", s.field, s.shown)
 	}
 	if len(sets) == 0 {
 		e.errorf(i, "object_id", NoOp, o.ID(), "style_view_object sets no style")
@@ -477,7 +477,7 @@ func (e *engine) createBox(i int, a Action, r *ActionResult, what string, size a
 	if !found {
 		return
 	}
-	r.Description = fmt.Sprintf("Put %s on view %q (%s)", article(what), v.Name(), v.ID())
+	r.Description = words("Put %s on view %q (%s)", article(what), v.Name(), v.ID())
 	if e.protected(i, "view_id", v) || !e.checkRefID(i, a) || ok != nil && !ok() {
 		return
 	}
@@ -503,7 +503,7 @@ func (e *engine) createBox(i int, a Action, r *ActionResult, what string, size a
 	e.refFor(i, a, id)
 	e.touchView(v.ID())
 	r.Created = []string{id}
-	r.Description += fmt.Sprintf(", new %s", id)
+	r.Description += words(", new %s", id)
 }
 
 func (e *engine) layoutView(i int, a Action, r *ActionResult) {
@@ -511,7 +511,7 @@ func (e *engine) layoutView(i int, a Action, r *ActionResult) {
 	if !ok || e.protected(i, "view_id", v) {
 		return
 	}
-	r.Description = fmt.Sprintf("Lay out view %q (%s) by layer", v.Name(), v.ID())
+	r.Description = words("Lay out view %q (%s) by layer", v.Name(), v.ID())
 	if v.Class() != "ArchimateDiagramModel" {
 		e.errorf(i, "view_id", ViewNotArchimate, v.ID(), "view %q is %s, which archiplan does not lay out", v.Name(), aType(v.Class()))
 		return
@@ -526,7 +526,7 @@ func (e *engine) layoutView(i int, a Action, r *ActionResult) {
 		v     *string
 	}{{"algorithm", a.Algorithm}, {"direction", a.Direction}} {
 		if p.v != nil {
-			r.Description += fmt.Sprintf(", %s %s", p.field, *p.v)
+			r.Description += words(", %s %s", p.field, *p.v)
 		}
 	}
 	for _, p := range []struct {
@@ -534,7 +534,7 @@ func (e *engine) layoutView(i int, a Action, r *ActionResult) {
 		v     *int
 	}{{"node_spacing", a.NodeSpacing}, {"rank_spacing", a.RankSpacing}} {
 		if p.v != nil {
-			r.Description += fmt.Sprintf(", %s %d", p.field, *p.v)
+			r.Description += words(", %s %d", p.field, *p.v)
 		}
 	}
 	moved, err := e.m.LayoutViewWith(v.ID(), opts)

@@ -6,7 +6,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"unicode"
+
+	"github.com/archiplan/archiplan/internal/hidden"
 )
 
 // ReportFormat is the report's format_version. Consumers ignore fields they do not know.
@@ -88,13 +89,15 @@ func (o *Outcome) Report(file string, model ModelInfo) *Report {
 	return r
 }
 
-// JSON is the report as written to NAME.report.json: indented, with a final newline.
+// JSON is the report as written to NAME.report.json: indented, with a final newline. A character
+// a person cannot see is written as JSON's escape (hidden.JSON): the values a program reads are
+// exact, and the text a person or a planner reads shows the code.
 func (r *Report) JSON() []byte {
 	b, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {
 		panic(err) // a report holds only strings, numbers and lists
 	}
-	return append(b, '\n')
+	return append(hidden.JSON(b), '\n')
 }
 
 // Preview is NAME.preview.md: what a person reads before approving.
@@ -311,9 +314,9 @@ func MDEscape(s string) string {
 			b.WriteString(" ↵ ")
 		case r == '\t':
 			b.WriteByte(' ')
-		case hidden(r):
+		case hidden.Is(r):
 			// control and bidirectional characters could hide or reorder text: shown, not obeyed
-			fmt.Fprintf(&b, "\\u{%04x}", r)
+			b.WriteString(hidden.Code(r))
 		case r < 0x80 && strings.ContainsRune(mdPunct, r):
 			b.WriteByte('\\')
 			b.WriteRune(r)
@@ -459,35 +462,8 @@ func mermaidText(s string) string {
 	return ShowHidden(mermaidEscapes.Replace(clip(s, 60)))
 }
 
-// ShowHidden writes every character that could hide or reorder text (hidden: controls, format
+// ShowHidden writes every character a person cannot see (hidden.Is: controls, format
 // characters, separators, the tag block, variation selectors) as its code, \u{202e}, the way a
 // preview shows it: for plain text a person reads outside the preview (a commit message, the
-// log), where the character would otherwise be obeyed.
-func ShowHidden(s string) string {
-	if strings.IndexFunc(s, hidden) < 0 {
-		return s
-	}
-	var b strings.Builder
-	for _, r := range s {
-		if hidden(r) {
-			fmt.Fprintf(&b, "\\u{%04x}", r)
-		} else {
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
-}
-
-// hidden is the one rule of what a person cannot see: a character that could hide or reorder
-// text, shown as its code wherever a planner's text is shown. Every control (Cc), format (Cf:
-// bidirectional marks, overrides and isolates, zero-width characters, the Arabic letter mark, the
-// tag block's letters that spell a hidden sentence), private-use (Co), line and paragraph separator
-// (Zl, Zp), the whole tag block U+E0000-E007F, and the variation selectors.
-func hidden(r rune) bool {
-	if r < 0x80 {
-		return r < 0x20 || r == 0x7f
-	}
-	return unicode.In(r, unicode.Cc, unicode.Cf, unicode.Co, unicode.Zl, unicode.Zp) ||
-		r >= 0xe0000 && r <= 0xe007f || // the tag block, its unassigned points too
-		r >= 0xfe00 && r <= 0xfe0f || r >= 0xe0100 && r <= 0xe01ef || r >= 0x180b && r <= 0x180f // variation selectors
-}
+// log), where the character would otherwise be obeyed. It is hidden.Show, the one way.
+func ShowHidden(s string) string { return hidden.Show(s) }

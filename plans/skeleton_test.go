@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/archiplan/archiplan/internal/hidden"
 	"github.com/mtibben/confusables"
 )
 
@@ -12,7 +13,7 @@ import (
 // characters.
 func slowSkeleton(name string) string {
 	return confusables.Skeleton(strings.Map(func(r rune) rune {
-		if hidden(r) {
+		if hidden.Is(r) {
 			return -1
 		}
 		return r

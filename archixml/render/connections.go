@@ -225,7 +225,7 @@ func (d *drawing) connLabel(c *conn) ([]string, style) {
 	if expr, ok := c.n.Feature("labelExpression"); ok {
 		label = (&drawing{m: d.m}).expand(expr, c.concept, c.n)
 	}
-	label = strings.TrimSpace(strings.ReplaceAll(strings.ReplaceAll(label, "\r\n", "\n"), "\r", "\n"))
+	label = shown(strings.TrimSpace(strings.ReplaceAll(strings.ReplaceAll(label, "\r\n", "\n"), "\r", "\n")))
 	if label == "" {
 		return nil, st
 	}

@@ -303,7 +303,7 @@ func (p *Picture) write(b *bytes.Buffer, o Options) {
 	x0, y0, w, h := view.x, view.y, view.w, view.h
 	fmt.Fprintf(b, `<svg xmlns="http://www.w3.org/2000/svg" version="1.1" width="%d" height="%d" viewBox="%d %d %d %d" font-family="%s" font-size="%s" data-view="%s">`+"\n",
 		w, h, x0, y0, w, h, esc(defaultFont), f2(defaultFontSize), esc(p.view))
-	fmt.Fprintf(b, "<title>%s</title>\n", esc(p.title))
+	fmt.Fprintf(b, "<title>%s</title>\n", esc(shown(p.title)))
 	fmt.Fprintf(b, `<rect class="background" x="%d" y="%d" width="%d" height="%d" fill="#ffffff"/>`+"\n", x0, y0, w, h)
 	// a cropped picture leaves out what lies wholly outside it
 	for _, list := range [][]piece{p.objs, p.conns} {

@@ -7,7 +7,24 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/archiplan/archiplan/internal/hidden"
 )
+
+// shown is a text as a person is to read it in a picture: each of its lines with every character
+// a person cannot see (a tag character, a bidi override, a zero-width joiner) written as its code
+// by hidden.Show, as the preview's words write it, so the picture and the words agree; a tab is a
+// space, as Archi draws it.
+func shown(text string) string {
+	if !strings.ContainsFunc(text, hidden.Is) {
+		return text
+	}
+	lines := strings.Split(strings.ReplaceAll(strings.ReplaceAll(text, "\r\n", "\n"), "\r", "\n"), "\n")
+	for i, l := range lines {
+		lines[i] = hidden.Show(strings.ReplaceAll(l, "\t", " "))
+	}
+	return strings.Join(lines, "\n")
+}
 
 // esc escapes text for an SVG attribute or text node. Characters XML cannot hold are dropped, so
 // whatever a model holds, the SVG stays well-formed and holds no markup of the model's making.
@@ -81,7 +98,7 @@ func ascent(st style) float64 { return math.Round(st.fontSize * metricsAscent / 
 // breaks are kept.
 func wrap(text string, width int, st style) []string {
 	var out []string
-	text = strings.ReplaceAll(strings.ReplaceAll(text, "\r\n", "\n"), "\r", "\n")
+	text = shown(strings.ReplaceAll(strings.ReplaceAll(text, "\r\n", "\n"), "\r", "\n"))
 	for _, para := range strings.Split(text, "\n") {
 		words := strings.Fields(para)
 		if len(words) == 0 {

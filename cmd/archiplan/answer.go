@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 	"time"
 
@@ -12,6 +11,7 @@ import (
 
 	"github.com/archiplan/archiplan/daemon/inbox"
 	"github.com/archiplan/archiplan/daemon/ledger"
+	"github.com/archiplan/archiplan/internal/hidden"
 	"github.com/archiplan/archiplan/plans"
 	"github.com/archiplan/archiplan/plans/planctx"
 )
@@ -128,7 +128,7 @@ func printConversation(w io.Writer, c *inbox.Conversation) {
 		return
 	}
 	if c.Intent != "" {
-		fmt.Fprintf(w, "             asked: %s", strconv.Quote(c.Intent))
+		fmt.Fprintf(w, "             asked: %s", hidden.Quote(c.Intent))
 		if c.Planner != "" {
 			fmt.Fprintf(w, " (planner %s", c.Planner)
 			if c.PlannerName != "" && c.PlannerName != "planner" {
@@ -146,7 +146,7 @@ func printConversation(w io.Writer, c *inbox.Conversation) {
 	}
 	for i, q := range c.Questions {
 		if i < len(c.Answers) {
-			fmt.Fprintf(w, "             Q: %s\n             A: %s\n", strconv.Quote(q), strconv.Quote(c.Answers[i]))
+			fmt.Fprintf(w, "             Q: %s\n             A: %s\n", hidden.Quote(q), hidden.Quote(c.Answers[i]))
 		}
 	}
 	switch {

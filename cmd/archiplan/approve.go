@@ -4,13 +4,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/archiplan/archiplan/daemon/inbox"
 	"github.com/archiplan/archiplan/daemon/ledger"
+	"github.com/archiplan/archiplan/internal/hidden"
 	"github.com/archiplan/archiplan/plans"
 	"github.com/archiplan/archiplan/store"
 )
@@ -149,7 +149,7 @@ func quoteSummary(s string) string {
 	if s == "" {
 		return "(no summary)"
 	}
-	return strconv.Quote(s)
+	return hidden.Quote(s)
 }
 
 func rejectCmd() *cobra.Command {

@@ -4,13 +4,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/archiplan/archiplan/daemon/ledger"
-	"github.com/archiplan/archiplan/plans"
+	"github.com/archiplan/archiplan/internal/hidden"
 	"github.com/archiplan/archiplan/store"
 )
 
@@ -98,5 +97,5 @@ func printEvents(out io.Writer, events []ledger.Event) {
 }
 
 // quoted is a planner's text on one line of the audit: quoted, and every character a person
-// cannot see shown as its code (strconv.Quote leaves variation selectors as they are).
-func quoted(s string) string { return plans.ShowHidden(strconv.Quote(s)) }
+// cannot see shown as its code (hidden.Quote, as the preview quotes it).
+func quoted(s string) string { return hidden.Quote(s) }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/archiplan/archiplan/archixml"
 	"github.com/archiplan/archiplan/daemon/inbox"
+	"github.com/archiplan/archiplan/internal/hidden"
 	"github.com/archiplan/archiplan/plans"
 	"github.com/archiplan/archiplan/store"
 )
@@ -130,7 +131,7 @@ func value(v string) string {
 	if len(r) > 200 {
 		v = string(r[:200]) + "…"
 	}
-	return plans.ShowHidden(fmt.Sprintf("%q", v))
+	return hidden.Quote(v)
 }
 
 // setupGitCmd registers the merge driver and the diff text conversion for a clone (git does

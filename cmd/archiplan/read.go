@@ -5,11 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
 
 	"github.com/spf13/cobra"
 
 	"github.com/archiplan/archiplan/archixml"
+	"github.com/archiplan/archiplan/internal/hidden"
 	"github.com/archiplan/archiplan/plans"
 	"github.com/archiplan/archiplan/plans/query"
 )
@@ -41,7 +41,7 @@ func printResult(cmd *cobra.Command, v any, human func(io.Writer)) error {
 		if err != nil {
 			return err
 		}
-		_, err = fmt.Fprintf(cmd.OutOrStdout(), "%s\n", data)
+		_, err = fmt.Fprintf(cmd.OutOrStdout(), "%s\n", hidden.JSON(data))
 		return err
 	}
 	human(cmd.OutOrStdout())
@@ -63,8 +63,8 @@ func queryError(err error) error {
 // selectors) shown as its code, never obeyed.
 func termLine(s string) string { return plans.ShowHidden(oneLine(s)) }
 
-// termQuote is termLine's text quoted, as the preview's action lines quote a name ("Desk\U000e0041").
-func termQuote(s string) string { return plans.ShowHidden(strconv.Quote(oneLine(s))) }
+// termQuote is termLine's text quoted, as the preview's action lines quote a name ("Desk\u{e0041}").
+func termQuote(s string) string { return hidden.Quote(oneLine(s)) }
 
 func readCmds() []*cobra.Command {
 	return []*cobra.Command{searchCmd(), showCmd(), allowedCmd(), viewsCmd(), foldersCmd(), statsCmd(), checkCmd()}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -16,6 +15,7 @@ import (
 	"github.com/archiplan/archiplan/archixml"
 	"github.com/archiplan/archiplan/daemon/inbox"
 	"github.com/archiplan/archiplan/hooks"
+	"github.com/archiplan/archiplan/internal/hidden"
 	"github.com/archiplan/archiplan/plans"
 	"github.com/archiplan/archiplan/store"
 )
@@ -192,14 +192,14 @@ func printStatus(out io.Writer, st Status) {
 func printPlanState(out io.Writer, p PlanState) {
 	file := p.File
 	if inbox.NameOf(file) == "" {
-		file = strconv.Quote(file) // a name that is not safe is shown, never obeyed by the terminal
+		file = hidden.Quote(file) // a name that is not safe is shown, never obeyed by the terminal
 	}
 	line := fmt.Sprintf("  %-10s %s", p.State, file)
 	if p.Verdict != "" {
 		line += "  " + p.Verdict
 	}
 	if p.Summary != "" {
-		line += "  " + strconv.Quote(p.Summary)
+		line += "  " + hidden.Quote(p.Summary)
 	}
 	if p.Note != "" {
 		line += "  (" + p.Note + ")"

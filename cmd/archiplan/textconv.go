@@ -11,6 +11,7 @@ import (
 
 	"github.com/archiplan/archiplan/archixml"
 	"github.com/archiplan/archiplan/daemon/inbox"
+	"github.com/archiplan/archiplan/internal/hidden"
 	"github.com/archiplan/archiplan/plans"
 )
 
@@ -120,7 +121,7 @@ func words(b []byte, o *archixml.Scanned) []byte {
 	if ps := o.Properties(); len(ps) > 0 {
 		props := make([]string, len(ps))
 		for i, p := range ps {
-			props[i] = strconv.Quote(p.Key) + "=" + strconv.Quote(p.Value)
+			props[i] = hidden.Quote(p.Key) + "=" + hidden.Quote(p.Value)
 		}
 		sort.Strings(props)
 		b = append(b, "; properties "...)
@@ -178,12 +179,12 @@ func nameOf(b []byte, o *archixml.Scanned, id string) []byte {
 	return appendQuote(b, n.Name)
 }
 
-// appendQuote appends s as strconv.Quote writes it, without its work for the names most models
-// hold: printable ASCII with no quote or backslash is written as it is.
+// appendQuote appends s as hidden.Quote writes it (as the preview quotes a name), without its work
+// for the names most models hold: printable ASCII with no quote or backslash is written as it is.
 func appendQuote(b []byte, s string) []byte {
 	for i := 0; i < len(s); i++ {
 		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
-			return strconv.AppendQuote(b, s)
+			return append(b, hidden.Quote(s)...)
 		}
 	}
 	b = append(b, '"')

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/archiplan/archiplan/archixml"
+	"github.com/archiplan/archiplan/internal/hidden"
 	"github.com/archiplan/archiplan/plans"
 	"github.com/archiplan/archiplan/store"
 )
@@ -105,7 +106,7 @@ func conflictValue(v string) string {
 	if v == "(none)" {
 		return v
 	}
-	return bound(plans.ShowHidden(fmt.Sprintf("%q", v)), 120)
+	return bound(hidden.Quote(v), 120)
 }
 
 // boundedList joins the first n items and says how many more there are.
