@@ -119,6 +119,8 @@ const (
 	MergeNotAllowed         Code = "MERGE_NOT_ALLOWED"
 	SelectionTooLarge       Code = "SELECTION_TOO_LARGE"
 	ConnectionExists        Code = "CONNECTION_EXISTS"
+	// a revert asked where it cannot be made as asked (the review page's)
+	RevertByPullRequest Code = "REVERT_BY_PULL_REQUEST"
 )
 
 // Codes describes every code: what it means and how a planner fixes it. The README lists them.
@@ -198,6 +200,7 @@ var Codes = []struct {
 	{StyleInvalid, Error, "a colour is not #rrggbb, or the style does not apply to the object (a connection has no fill)"},
 	{MergeNotAllowed, Error, "merge_elements needs two different elements of the same type"},
 	{ConnectionExists, Warning, "add_connection_to_view: the objects are joined already by a connection for this relationship; nothing is drawn and the ref_id names the connection there"},
+	{RevertByPullRequest, Error, "the review page's Revert, where the workspace delivers by pull request (deliver: pull-request): a revert is a pull request too, reviewed and approved on the forge as an apply is; archiplan revert PLAN-ID opens it"},
 	{SelectionTooLarge, Error, "create_view's selection (with its neighbours) holds more than 300 elements: select fewer, or a smaller depth"},
 }
 

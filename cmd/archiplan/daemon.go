@@ -94,7 +94,13 @@ func daemonCmd() *cobra.Command {
 			// the page first: an address it cannot have stops the daemon before it starts
 			var page *web.Server
 			if httpAddr != "" {
-				backend := web.NewLocal(web.LocalConfig{Ledger: led, Logger: logger, Exclusive: d.Exclusive})
+				lc := web.LocalConfig{Ledger: led, Logger: logger, Exclusive: d.Exclusive}
+				if prs, _ := cfg.deliversPRs(); prs {
+					// a revert is reviewed on the forge as an apply is: never committed from the page
+					lc.RevertRefused = fmt.Errorf("%s: this workspace delivers by pull request (deliver: pull-request), so a revert is one too, reviewed and approved on the forge: archiplan revert PLAN-ID opens it",
+						plans.RevertByPullRequest)
+				}
+				backend := web.NewLocal(lc)
 				if page, err = openPage(cfg, ws, backend, httpAddr, logger); err != nil {
 					return err
 				}

@@ -3,7 +3,9 @@ package main
 import (
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
+	"syscall"
 
 	"github.com/spf13/cobra"
 
@@ -37,7 +39,13 @@ func publishCmd() *cobra.Command {
 			if whole {
 				write = publish.PublishWhole
 			}
-			site, err := write(ws, hash, out)
+			var site *publish.Site
+			err = publishLocked(ws, func() {
+				fmt.Fprintln(cmd.ErrOrStderr(), "publish: waiting for another publish of this workspace (the daemon's?) to end")
+			}, func() (err error) {
+				site, err = write(ws, hash, out)
+				return err
+			})
 			if errors.Is(err, publish.ErrNotSite) {
 				return usageError{err}
 			}
@@ -77,7 +85,36 @@ func publisherOf(cfg *config, ws *store.Workspace) func(commit string) error {
 	}
 	p := publish.NewPublisher(ws, dir) // the daemon publishes one commit at a time
 	return func(commit string) error {
-		_, err := p.Publish(commit)
-		return err
+		return publishLocked(ws, nil, func() error {
+			_, err := p.Publish(commit)
+			return err
+		})
 	}
+}
+
+// publishLocked runs write under the workspace's publish lock, an flock on
+// .git/archiplan-publish.lock that the kernel releases when the process dies: the daemon's
+// publisher and archiplan publish write the same site folder, and two writers interleaving
+// would leave a site of neither. A second publish waits for the first (waiting, when set, says
+// so first). The workspace's writer lock is not it: a publish takes long and must not stop an
+// apply.
+func publishLocked(ws *store.Workspace, waiting func(), write func() error) error {
+	f, err := os.OpenFile(ws.GitPath("archiplan-publish.lock"), os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW, 0o644)
+	if err != nil {
+		return fmt.Errorf("publish lock: %w", err)
+	}
+	defer f.Close()
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); errors.Is(err, syscall.EWOULDBLOCK) {
+		if waiting != nil {
+			waiting()
+		}
+		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX)
+		if err != nil {
+			return fmt.Errorf("publish lock: %w", err)
+		}
+	} else if err != nil {
+		return fmt.Errorf("publish lock: %w", err)
+	}
+	defer syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+	return write()
 }

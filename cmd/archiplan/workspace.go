@@ -393,21 +393,31 @@ func logCmd() *cobra.Command {
 			if object != "" {
 				return printObjectLog(cmd, ws, object, asJSON)
 			}
-			entries, err := ledger.Log(ws)
+			logged, err := ledger.LogChecked(ws)
 			if err != nil {
 				return codedError{exitNoUsable, err}
 			}
 			out := cmd.OutOrStdout()
 			if asJSON {
-				b, _ := json.MarshalIndent(map[string]any{"format_version": "1", "entries": entries}, "", "  ")
+				b, _ := json.MarshalIndent(map[string]any{"format_version": "1", "entries": logged.Entries, "unverified": logged.Unverified}, "", "  ")
 				fmt.Fprintln(out, string(b))
 				return nil
 			}
-			for _, e := range entries {
+			printLogEntry := func(e ledger.Entry) {
 				// a colleague's commit may hold any text: shown, never obeyed by the terminal
 				fmt.Fprintf(out, "%s %s %-10s %s  %s\n", short(e.Commit), e.Date, e.Kind, plans.ShowHidden(e.PlanID), plans.ShowHidden(e.Summary))
+			}
+			for _, e := range logged.Entries {
+				printLogEntry(e)
 				if e.UndoneBy != "" {
 					fmt.Fprintf(out, "    undone by commit %s, not made by archiplan (Archi saving over the apply?): the plan is no longer in the model\n", short(e.UndoneBy))
+				}
+			}
+			if len(logged.Unverified) > 0 {
+				fmt.Fprintf(out, "\nUnverified: %d commit(s) whose trailers claim a plan the commit does not hold (anyone who can commit can write a trailer):\n", len(logged.Unverified))
+				for _, u := range logged.Unverified {
+					printLogEntry(u.Entry)
+					fmt.Fprintf(out, "    unverified: %s\n", u.Why)
 				}
 			}
 			return nil

@@ -3,6 +3,7 @@ package inbox
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/user"
 	"strconv"
@@ -253,12 +254,27 @@ func (b *Inbox) Evidence(e Entry, owner int, policy string) (*Evidence, error) {
 
 // Withdraw renames an approved plan back to NAME.json, so that it is previewed again: for an
 // approval whose policy or scope changed since its preview.
+//
+// A NAME.json a planner writes at any moment is never overwritten: the move is one link that
+// fails when the name is taken (as writeNew does), not a look followed by a rename.
 func (b *Inbox) Withdraw(e Entry) error {
 	if e.State != Approved {
 		return nil
 	}
-	if _, err := os.Lstat(b.Path(PlanFile(e.Name))); err == nil {
-		return fmt.Errorf("withdraw %s: %w", e.File, ErrExists)
+	if withdrawHook != nil {
+		withdrawHook()
 	}
-	return os.Rename(b.Path(e.File), b.Path(PlanFile(e.Name)))
+	if err := os.Link(b.Path(e.File), b.Path(PlanFile(e.Name))); err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			return fmt.Errorf("withdraw %s: %w", e.File, ErrExists)
+		}
+		return fmt.Errorf("withdraw %s: %w", e.File, err)
+	}
+	err := os.Remove(b.Path(e.File))
+	syncDir(b.Dir)
+	return err
 }
+
+// withdrawHook, set by tests only, runs where a look-then-rename would have had its window: a
+// planner's file placed there must survive the withdrawal.
+var withdrawHook func()

@@ -203,6 +203,28 @@ func TestInbox_WithdrawNeverOverAPlan(t *testing.T) {
 	}
 }
 
+// A NAME.json a planner writes while Withdraw runs (after any look it could take, before it
+// moves the approval) is never overwritten: the withdrawal fails and both files stay as they are.
+func TestInbox_WithdrawRaceWithAPlanner(t *testing.T) {
+	b := newInbox(t)
+	os.WriteFile(b.Path("x.approved"), []byte("approved"), 0o644)
+	e, err := b.Find("x")
+	if err != nil || e.State != Approved {
+		t.Fatalf("%+v %v", e, err)
+	}
+	withdrawHook = func() { os.WriteFile(b.Path("x.json"), []byte("planner's"), 0o644) }
+	defer func() { withdrawHook = nil }()
+	if err := b.Withdraw(e); !errors.Is(err, ErrExists) {
+		t.Fatalf("Withdraw while x.json was written: %v", err)
+	}
+	if data, _ := os.ReadFile(b.Path("x.json")); string(data) != "planner's" {
+		t.Fatalf("x.json is now %q: the planner's plan was overwritten", data)
+	}
+	if data, _ := os.ReadFile(b.Path("x.approved")); string(data) != "approved" {
+		t.Fatalf("the approval is %q", data)
+	}
+}
+
 // ApproveSeen approves only the very preview the reviewer was shown: once it was written again,
 // the reviewer must read it again.
 func TestInbox_ApproveSeenPreviewChanged(t *testing.T) {

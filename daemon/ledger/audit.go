@@ -356,17 +356,7 @@ func (v *auditCheck) applied(id, digest string) (store.CommitInfo, string) {
 }
 
 func (v *auditCheck) holdsApply(c store.CommitInfo, id, digest string) string {
-	if c.ModelBlob == v.blobs[c.Parent] {
-		return fmt.Sprintf("commit %s names the plan but does not change the model", short(c.Hash))
-	}
-	raw, ok, err := v.ws.FileAt(c.Hash, archivePath(id, archivePlan))
-	if err != nil || !ok {
-		return fmt.Sprintf("commit %s names the plan but does not archive it", short(c.Hash))
-	}
-	if digest != "" && plans.SHA256(raw) != digest {
-		return fmt.Sprintf("commit %s archives other plan bytes under that id", short(c.Hash))
-	}
-	return ""
+	return heldApply(v.ws, c, v.blobs[c.Parent], id, digest)
 }
 
 // conversationFile is the conversation archiplan keeps of NAME, as archived with an apply.

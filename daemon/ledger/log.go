@@ -1,9 +1,11 @@
 package ledger
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/archiplan/archiplan/archixml"
+	"github.com/archiplan/archiplan/plans"
 	"github.com/archiplan/archiplan/store"
 )
 
@@ -31,11 +33,34 @@ type Entry struct {
 
 // Log reads the applied and reverted plans of the branch, newest first.
 func Log(ws *store.Workspace) ([]Entry, error) {
+	l, err := LogChecked(ws)
+	if err != nil {
+		return nil, err
+	}
+	return l.Entries, nil
+}
+
+// Logged is the log as read back: the plans applied and reverted, and apart, the commits whose
+// trailers claim an apply or a revert that the commit does not hold.
+type Logged struct {
+	Entries    []Entry   `json:"entries"`
+	Unverified []Claimed `json:"unverified"`
+}
+
+// Claimed is a commit whose trailers (or git revert message) claim what it does not hold, and why.
+type Claimed struct {
+	Entry
+	Why string `json:"why"`
+}
+
+// LogChecked is Log with the commits it leaves out, for a reader that shows them apart.
+func LogChecked(ws *store.Workspace) (*Logged, error) {
 	hist, err := ws.History(nil)
 	if err != nil {
 		return nil, err
 	}
-	return LogOf(ws, hist), nil
+	entries, claims := logOf(ws, hist)
+	return &Logged{Entries: entries, Unverified: claims}, nil
 }
 
 // LogOf is Log of a history already read (ws.History's, newest first), for a reader that needs
@@ -43,42 +68,135 @@ func Log(ws *store.Workspace) ([]Entry, error) {
 // only (a page of it): what an entry says depends on later commits only, and the apply a
 // git revert undoes, when older than hist, is read from git.
 func LogOf(ws *store.Workspace, hist []store.CommitInfo) []Entry {
-	applies := map[string]string{} // apply commit -> plan id
-	reverted := map[string]bool{}  // plan ids reverted by archiplan or git
+	entries, _ := logOf(ws, hist)
+	return entries
+}
+
+// logOf reads the entries of hist, and apart the commits whose trailers claim an apply or a
+// revert they do not hold: anyone who can commit can write a trailer, so an entry is listed only
+// when its commit holds what archiplan's apply or revert holds (heldApply, heldRevert).
+func logOf(ws *store.Workspace, hist []store.CommitInfo) ([]Entry, []Claimed) {
+	blobs := map[string]string{} // commit -> its model's blob
+	for _, c := range hist {
+		blobs[c.Hash] = c.ModelBlob
+	}
+	parentBlob := func(c store.CommitInfo) string {
+		if b, ok := blobs[c.Parent]; ok || c.Parent == "" {
+			return b
+		}
+		p, _ := ws.Info(c.Parent) // older than a page
+		blobs[c.Parent] = p.ModelBlob
+		return p.ModelBlob
+	}
+	applies := map[string]string{} // apply commit -> plan id, of the applies the commit holds
+	notHeld := map[string]string{} // apply commit -> why it does not hold the apply it claims
 	for _, c := range hist {
 		if id := c.Trailers[store.TrailerPlanID]; id != "" {
-			applies[c.Hash] = id
+			if why := heldApply(ws, c, parentBlob(c), id, c.Trailers[store.TrailerPlanSHA256]); why != "" {
+				notHeld[c.Hash] = why
+			} else {
+				applies[c.Hash] = id
+			}
 		}
 	}
 	for _, c := range hist {
 		if _, ok := applies[c.GitReverts]; c.GitReverts != "" && !ok {
-			if info, err := ws.Info(c.GitReverts); err == nil && info.Hash == c.GitReverts {
-				applies[c.GitReverts] = info.Trailers[store.TrailerPlanID]
+			if info, err := ws.Info(c.GitReverts); err == nil && info.Hash == c.GitReverts && info.Trailers[store.TrailerPlanID] != "" {
+				id := info.Trailers[store.TrailerPlanID]
+				if heldApply(ws, info, parentBlob(info), id, info.Trailers[store.TrailerPlanSHA256]) == "" {
+					applies[c.GitReverts] = id
+				}
 			}
 		}
 	}
-	entries := []Entry{}
+	reverted := map[string]bool{} // plan ids reverted by archiplan or git
+	entries, claims := []Entry{}, []Claimed{}
 	for i, c := range hist {
-		e := Entry{Commit: c.Hash, Date: c.When.UTC().Format("2006-01-02T15:04:05Z"), Author: c.Author}
+		var e Entry
 		switch {
 		case c.Trailers[store.TrailerPlanID] != "":
-			e.Kind, e.PlanID, e.Summary = KindApply, c.Trailers[store.TrailerPlanID], strings.TrimPrefix(c.Subject, "plan: ")
+			e = logEntryOf(c, KindApply, c.Trailers[store.TrailerPlanID])
+			if why := notHeld[c.Hash]; why != "" {
+				claims = append(claims, Claimed{Entry: e, Why: why})
+				continue
+			}
 			if !reverted[e.PlanID] {
 				e.UndoneBy = undoneBy(ws, hist[:i], c)
 			}
 		case c.Trailers[store.TrailerRevertsPlan] != "":
-			e.Kind, e.PlanID, e.Reverts = KindRevert, c.Trailers[store.TrailerRevertsPlan], c.Trailers[store.TrailerRevertsCommit]
-			e.Summary = strings.TrimPrefix(c.Subject, "revert: ")
+			e = logEntryOf(c, KindRevert, c.Trailers[store.TrailerRevertsPlan])
+			if why := heldRevert(ws, c, parentBlob(c), e.PlanID); why != "" {
+				claims = append(claims, Claimed{Entry: e, Why: why})
+				continue
+			}
 			reverted[e.PlanID] = true
 		case applies[c.GitReverts] != "":
-			e.Kind, e.PlanID, e.Reverts, e.Summary = KindGitRevert, applies[c.GitReverts], c.GitReverts, c.Subject
+			e = logEntryOf(c, KindGitRevert, applies[c.GitReverts])
+			if why := heldRevert(ws, c, parentBlob(c), e.PlanID); why != "" {
+				claims = append(claims, Claimed{Entry: e, Why: why})
+				continue
+			}
 			reverted[e.PlanID] = true
 		default:
 			continue
 		}
 		entries = append(entries, e)
 	}
-	return entries
+	return entries, claims
+}
+
+// logEntryOf is the entry a commit of that kind makes, as its message says.
+func logEntryOf(c store.CommitInfo, kind, id string) Entry {
+	e := Entry{Commit: c.Hash, Date: c.When.UTC().Format("2006-01-02T15:04:05Z"), Author: c.Author, Kind: kind, PlanID: id}
+	switch kind {
+	case KindApply:
+		e.Summary = strings.TrimPrefix(c.Subject, "plan: ")
+	case KindRevert:
+		e.Reverts, e.Summary = c.Trailers[store.TrailerRevertsCommit], strings.TrimPrefix(c.Subject, "revert: ")
+	default:
+		e.Reverts, e.Summary = c.GitReverts, c.Subject
+	}
+	return e
+}
+
+// heldApply says why commit c does not hold the apply of plan id its trailers claim ("" when it
+// does): archiplan's apply changes the model and adds the plan's archive, of the bytes whose
+// digest it names (when digest is given). A trailer on a hand-made commit, or one naming a plan
+// an earlier commit archived, holds none of that.
+func heldApply(ws *store.Workspace, c store.CommitInfo, parentBlob, id, digest string) string {
+	if c.ModelBlob == parentBlob {
+		return fmt.Sprintf("commit %s names the plan but does not change the model", short(c.Hash))
+	}
+	raw, ok, err := ws.FileAt(c.Hash, archivePath(id, archivePlan))
+	if err != nil || !ok {
+		return fmt.Sprintf("commit %s names the plan but does not archive it", short(c.Hash))
+	}
+	if digest != "" && (plans.SHA256(raw) != digest || PlanID(PlanName(id), digest) != id) {
+		return fmt.Sprintf("commit %s archives other plan bytes under that id", short(c.Hash))
+	}
+	if c.Parent != "" {
+		if _, had, _ := ws.FileAt(c.Parent, archivePath(id, archivePlan)); had {
+			return fmt.Sprintf("commit %s names a plan archived before it, by an earlier commit", short(c.Hash))
+		}
+	}
+	return ""
+}
+
+// heldRevert says why commit c does not hold the revert of plan id it claims ("" when it does):
+// a revert, archiplan's or git's, changes the model and removes the plan's archive.
+func heldRevert(ws *store.Workspace, c store.CommitInfo, parentBlob, id string) string {
+	if c.ModelBlob == parentBlob {
+		return fmt.Sprintf("commit %s names the plan but does not change the model", short(c.Hash))
+	}
+	if c.Parent == "" {
+		return fmt.Sprintf("commit %s reverts a plan before any apply", short(c.Hash))
+	}
+	_, had, err := ws.FileAt(c.Parent, archivePath(id, archivePlan))
+	_, has, err2 := ws.FileAt(c.Hash, archivePath(id, archivePlan))
+	if err != nil || err2 != nil || !had || has {
+		return fmt.Sprintf("commit %s does not remove the plan's archive", short(c.Hash))
+	}
+	return ""
 }
 
 // undoneBy finds the oldest later commit, not archiplan's, after which every object the plan

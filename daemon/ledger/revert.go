@@ -146,7 +146,15 @@ func findApply(ws *store.Workspace, target string) (*store.CommitInfo, []store.C
 	full, _ := ws.ResolveCommit(target)
 	var apply *store.CommitInfo
 	hist, err := ws.History(func(c store.CommitInfo) bool {
-		return c.Trailers[store.TrailerPlanID] != "" && (c.Trailers[store.TrailerPlanID] == target || c.Hash == full)
+		if id := c.Trailers[store.TrailerPlanID]; id == "" || c.Hash != full && id != target {
+			return false
+		} else if c.Hash == full {
+			return true
+		}
+		// named by its id: a later commit whose trailer merely names it (anyone can write one)
+		// is passed over for the commit that holds the apply
+		parent, _ := ws.Info(c.Parent)
+		return c.Parent == "" || heldApply(ws, c, parent.ModelBlob, target, c.Trailers[store.TrailerPlanSHA256]) == ""
 	})
 	if err != nil {
 		return nil, nil, err

@@ -38,6 +38,8 @@ type Local struct {
 	poll time.Duration
 	excl func(func() error) error
 
+	revertRefused error // LocalConfig.RevertRefused
+
 	mu    sync.Mutex
 	subs  map[chan struct{}]struct{}
 	stop  chan struct{}
@@ -114,6 +116,9 @@ type LocalConfig struct {
 	// Exclusive runs the page's approvals and rejections between the daemon's passes
 	// (daemon.Daemon.Exclusive); nil runs them at once.
 	Exclusive func(func() error) error
+	// RevertRefused, when set, is why the page makes no revert (deliver: pull-request: a revert
+	// goes through a pull request, as an apply does): Revert returns it and changes nothing.
+	RevertRefused error
 }
 
 // NewLocal makes the backend.
@@ -127,7 +132,7 @@ func NewLocal(c LocalConfig) *Local {
 	if c.Exclusive == nil {
 		c.Exclusive = func(fn func() error) error { return fn() }
 	}
-	l := &Local{led: c.Ledger, log: c.Logger, poll: c.Poll, excl: c.Exclusive, subs: map[chan struct{}]struct{}{},
+	l := &Local{led: c.Ledger, log: c.Logger, poll: c.Poll, excl: c.Exclusive, revertRefused: c.RevertRefused, subs: map[chan struct{}]struct{}{},
 		diffs: map[string]*commitDiff{}, asked: map[string]bool{}}
 	if c.Ledger != nil {
 		l.box, l.ws = c.Ledger.Inbox(), c.Ledger.Workspace()
@@ -610,6 +615,9 @@ func (l *Local) modelAtLocked(commit string) (*archixml.Model, error) {
 // right after an apply waits for the pass that made it to end instead of finding the workspace
 // locked by it.
 func (l *Local) Revert(target string) (string, error) {
+	if l.revertRefused != nil {
+		return "", l.revertRefused
+	}
 	var res *ledger.RevertResult
 	err := l.excl(func() error {
 		var err error
