@@ -58,33 +58,9 @@ func update(ws *store.Workspace, commit, dir string, known map[string]*archixml.
 	if steps == 0 {
 		return &Site{Dir: dir, Commit: commit, Name: "", Incremental: true, model: known[commit]}, nil // the site of this commit already
 	}
-	// the models of the line from the site's commit to commit, oldest first, once each
-	var models []*archixml.Model
-	byCommit := map[string]*archixml.Model{}
-	blob := ""
-	for i := steps; i >= 0; i-- {
-		c := hist[i]
-		if c.ModelBlob == "" {
-			return nil, nil
-		}
-		if c.ModelBlob != blob {
-			m, ok := known[c.Hash]
-			if !ok {
-				data, err := modelBytes(ws, c, i == 0)
-				if err != nil {
-					return nil, err
-				}
-				if bytes.Contains(data, []byte(`"labelExpression"`)) {
-					return nil, nil
-				}
-				if m, err = archixml.LoadOwned(data); err != nil { // data is the model's own: nothing else holds it
-					return nil, err
-				}
-				modelsRead.Add(1)
-			} // a model a Publisher kept holds no label expression (publishWhole keeps no other)
-			models, blob = append(models, m), c.ModelBlob
-		}
-		byCommit[c.Hash] = models[len(models)-1]
+	models, byCommit, err := lineModels(ws, hist[:steps+1], known)
+	if models == nil {
+		return nil, err
 	}
 	old, cur := models[0], models[len(models)-1]
 	if old.Name() != cur.Name() || !sameObjects(old.Profiles(), cur.Profiles()) ||
@@ -139,6 +115,41 @@ func update(ws *store.Workspace, commit, dir string, known map[string]*archixml.
 	}
 	s.site.Pages, s.site.Files, s.site.Bytes, s.site.Removed, s.site.model = int(s.pagesN.Load()), int(s.filesN.Load()), s.bytesN.Load(), len(removed), cur
 	return &s.site, nil
+}
+
+// lineModels are the models of the line hist (newest first, down to the site's commit), oldest
+// first, each blob read once (known: the models of commits read already), and each commit's model
+// by commit. nil models: the line cannot be updated (a commit without the model, a label
+// expression), or err.
+func lineModels(ws *store.Workspace, hist []store.CommitInfo, known map[string]*archixml.Model) ([]*archixml.Model, map[string]*archixml.Model, error) {
+	var models []*archixml.Model
+	byCommit := map[string]*archixml.Model{}
+	blob := ""
+	for i := len(hist) - 1; i >= 0; i-- {
+		c := hist[i]
+		if c.ModelBlob == "" {
+			return nil, nil, nil
+		}
+		if c.ModelBlob != blob {
+			m, ok := known[c.Hash]
+			if !ok {
+				data, err := modelBytes(ws, c, i == 0)
+				if err != nil {
+					return nil, nil, err
+				}
+				if bytes.Contains(data, []byte(`"labelExpression"`)) {
+					return nil, nil, nil
+				}
+				if m, err = archixml.LoadOwned(data); err != nil { // data is the model's own: nothing else holds it
+					return nil, nil, err
+				}
+				modelsRead.Add(1)
+			} // a model a Publisher kept holds no label expression (publishWhole keeps no other)
+			models, blob = append(models, m), c.ModelBlob
+		}
+		byCommit[c.Hash] = models[len(models)-1]
+	}
+	return models, byCommit, nil
 }
 
 // modelsRead counts the models updates read (for the tests: a Publisher's are read once).
