@@ -42,3 +42,26 @@ func TestSavesAs_IsSaveEqual(t *testing.T) {
 		}
 	}
 }
+
+// SavesAs compares a model read from a file, whose unchanged parts are copied whole (strings of
+// more than a piece, compared where they are): a byte changed inside them is seen.
+func TestSavesAs_CopiedWhole(t *testing.T) {
+	built, err := Synthesize(SynthOptions{Elements: 3000, Seed: 7})
+	must(t, err)
+	src, _ := built.Save()
+	m, err := Load(src)
+	must(t, err)
+	els := m.Elements()
+	must(t, m.Rename(els[len(els)-1].ID(), "Edited"))
+	data, _ := m.Save()
+	if !m.SavesAs(data) {
+		t.Fatal("SavesAs refused Save's own bytes")
+	}
+	for _, at := range []int{len(data) / 4, len(data) / 2, comparePiece + 1} {
+		d := bytes.Clone(data)
+		d[at] ^= 1
+		if m.SavesAs(d) {
+			t.Errorf("a byte changed at %d of %d: SavesAs took bytes Save does not give", at, len(data))
+		}
+	}
+}
