@@ -113,6 +113,10 @@ type Model struct {
 	byName    map[string][]*etree.Element // name -> elements and views of that name; nil until Named needs it
 	dupIDs    []string
 
+	// alike is, for each Fold asked of Alike, the fold of a name -> the elements and views whose
+	// names fold to it; each built on first use, then kept up to date as byName is
+	alike map[*Fold]map[string][]*etree.Element
+
 	archive *archiveInfo // non-nil when read from Archi's zipped form
 
 	idSeed string
@@ -362,10 +366,7 @@ func (m *Model) indexRefs(e *etree.Element, k Kind) {
 			m.refsTo[v] = m.inOrder(m.refsTo[v], e)
 		}
 	case KindElement, KindView:
-		if m.byName != nil {
-			n := e.SelectAttrValue("name", "")
-			m.byName[n] = m.inOrder(m.byName[n], e)
-		}
+		m.named(e)
 	}
 }
 
@@ -375,10 +376,7 @@ func (m *Model) indexRefs(e *etree.Element, k Kind) {
 func (m *Model) link(e *etree.Element, key string) {
 	switch k := kindOf(e); {
 	case key == "name" && (k == KindElement || k == KindView):
-		if m.byName != nil {
-			n := e.SelectAttrValue("name", "")
-			m.byName[n] = m.inOrder(m.byName[n], e)
-		}
+		m.named(e)
 	case (key == "source" || key == "target") && k == KindRelationship:
 		if v := e.SelectAttrValue(key, ""); v != "" {
 			m.relsByEnd[v] = m.inOrder(m.relsByEnd[v], e)
@@ -393,16 +391,37 @@ func (m *Model) link(e *etree.Element, key string) {
 func (m *Model) unlink(e *etree.Element, key string) {
 	switch k := kindOf(e); {
 	case key == "name" && (k == KindElement || k == KindView):
-		if m.byName != nil {
-			n := e.SelectAttrValue("name", "")
-			m.byName[n] = without(m.byName[n], e)
-		}
+		m.unnamed(e)
 	case (key == "source" || key == "target") && k == KindRelationship:
 		v := e.SelectAttrValue(key, "")
 		m.relsByEnd[v] = without(m.relsByEnd[v], e)
 	case key != "name" && key != "source" && key != "target" && (k == KindDiagramObject || k == KindConnection):
 		v := conceptRef(e)
 		m.refsTo[v] = without(m.refsTo[v], e)
+	}
+}
+
+// named and unnamed put an element or view into, and take it out of, the indexes by its name that
+// are built: byName and each of alike.
+func (m *Model) named(e *etree.Element) {
+	n := e.SelectAttrValue("name", "")
+	if m.byName != nil {
+		m.byName[n] = m.inOrder(m.byName[n], e)
+	}
+	for f, idx := range m.alike {
+		k := (*f)(n)
+		idx[k] = m.inOrder(idx[k], e)
+	}
+}
+
+func (m *Model) unnamed(e *etree.Element) {
+	n := e.SelectAttrValue("name", "")
+	if m.byName != nil {
+		m.byName[n] = without(m.byName[n], e)
+	}
+	for f, idx := range m.alike {
+		k := (*f)(n)
+		idx[k] = without(idx[k], e)
 	}
 }
 
@@ -432,10 +451,7 @@ func (m *Model) unindex(e *etree.Element) {
 			v := conceptRef(e)
 			m.refsTo[v] = without(m.refsTo[v], e)
 		case KindElement, KindView:
-			if m.byName != nil {
-				n := e.SelectAttrValue("name", "")
-				m.byName[n] = without(m.byName[n], e)
-			}
+			m.unnamed(e)
 		}
 	}
 	for _, t := range e.Child {

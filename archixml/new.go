@@ -34,4 +34,5 @@ func (m *Model) reindex0() {
 	m.relsByEnd = map[string][]*etree.Element{}
 	m.refsTo = map[string][]*etree.Element{}
 	m.byName = nil // built on first use (Named), then kept up to date
+	m.alike = nil  // and these (Alike)
 }

@@ -78,10 +78,9 @@ type engine struct {
 	findings []Finding
 	results  []ActionResult
 
-	refs       map[string]string   // ref_id -> created id ("" when its action failed)
-	skeletons  map[string][]string // class and UTS #39 skeleton of a name -> ids (confusable), made on first need
-	declaredAt map[string]int      // ref_id -> index of the action that declares it
-	deleted    map[string]int      // id -> index of the action that deleted it
+	refs       map[string]string // ref_id -> created id ("" when its action failed)
+	declaredAt map[string]int    // ref_id -> index of the action that declares it
+	deleted    map[string]int    // id -> index of the action that deleted it
 	scope      map[string]bool
 	created    map[string]bool // ids this plan creates
 	set        map[string]int  // "what|id[|key]" -> index of the action that set it

@@ -83,19 +83,11 @@ func (e *engine) duplicateName(i int, class, name, what string, warn bool) (arch
 // confusable warns (DUPLICATE_NAME) when a created element or view takes a name that reads like
 // the name of an existing object of its type: equal after Unicode's confusable folding (UTS #39
 // skeletons: "Сustomer" with a Cyrillic С beside "Customer"). It is never taken for that object
-// (on_duplicate reuses only an equal name). The skeletons are made once per check, on first need.
+// (on_duplicate reuses only an equal name). The model keeps the index of skeletons (Alike), up
+// to date with the plan's own edits before this one.
 func (e *engine) confusable(i int, class, name, what string) {
-	if e.skeletons == nil {
-		objs := append(e.m.Elements(), e.m.Views()...)
-		e.skeletons = make(map[string][]string, len(objs))
-		for _, o := range objs {
-			k := o.Class() + "\x00" + skeleton(o.Name())
-			e.skeletons[k] = append(e.skeletons[k], o.ID())
-		}
-	}
-	for _, id := range e.skeletons[class+"\x00"+skeleton(name)] {
-		o, ok := e.m.Object(id)
-		if _, gone := e.deleted[id]; gone || !ok || o.Name() == name {
+	for _, o := range e.m.Alike(class, name, &skeletonFold) {
+		if _, gone := e.deleted[o.ID()]; gone || o.Name() == name {
 			continue
 		}
 		e.errorf(i, "name", DuplicateName, name, "%s has a name that looks the same (%s beside %s); this makes a second %s that reads alike",
@@ -103,6 +95,9 @@ func (e *engine) confusable(i int, class, name, what string) {
 		return
 	}
 }
+
+// skeletonFold is the one Fold the model's index of skeletons is kept by.
+var skeletonFold archixml.Fold = skeleton
 
 // skeleton is a name's UTS #39 skeleton without the characters a person cannot see (hidden), as
 // UTS #39 leaves out the default-ignorable ones: "Customer" with a zero-width space or a tag
