@@ -31,7 +31,7 @@ func TestConfusable_FollowsThePlan(t *testing.T) {
 			if (len(said) > 0) != c.warned {
 				t.Fatalf("DUPLICATE_NAME said %v, want it said: %v", said, c.warned)
 			}
-			if c.warned && !strings.Contains(said[0], `"Gu\u0435st" beside "Guest"`) {
+			if c.warned && !strings.Contains(said[0], `"Gu\u{0435}st" beside "Guest"`) {
 				t.Fatalf("the warning names another pair: %s", said[0])
 			}
 		})
