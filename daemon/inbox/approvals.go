@@ -264,15 +264,23 @@ func (b *Inbox) Withdraw(e Entry) error {
 	if withdrawHook != nil {
 		withdrawHook()
 	}
-	if err := os.Link(b.Path(e.File), b.Path(PlanFile(e.Name))); err != nil {
+	if err := renameNoReplace(b.Path(e.File), b.Path(PlanFile(e.Name))); err != nil {
 		if errors.Is(err, fs.ErrExist) {
 			return fmt.Errorf("withdraw %s: %w", e.File, ErrExists)
 		}
 		return fmt.Errorf("withdraw %s: %w", e.File, err)
 	}
-	err := os.Remove(b.Path(e.File))
 	syncDir(b.Dir)
-	return err
+	return nil
+}
+
+// linkThenRemove is a rename that fails (fs.ErrExist) on a taken name: a link, then the old name
+// removed.
+func linkThenRemove(from, to string) error {
+	if err := os.Link(from, to); err != nil {
+		return err
+	}
+	return os.Remove(from)
 }
 
 // withdrawHook, set by tests only, runs where a look-then-rename would have had its window: a
