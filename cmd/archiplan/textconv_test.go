@@ -7,11 +7,11 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/archiplan/archiplan/archixml"
+	"github.com/archiplan/archiplan/internal/hidden"
 	"github.com/archiplan/archiplan/internal/testenv"
 )
 
@@ -19,7 +19,7 @@ import (
 // each object's line from archixml's Object. It is the reference the streaming textconv is held
 // to, so that `git log -p` shows the same words.
 func treeWords(w io.Writer, m *archixml.Model) {
-	fmt.Fprintf(w, "model %s\n", strconv.Quote(m.Name()))
+	fmt.Fprintf(w, "model %s\n", hidden.Quote(m.Name()))
 	var walk func(o archixml.Object, view string)
 	name := func(id string) string {
 		o, ok := m.Object(id)
@@ -30,7 +30,7 @@ func treeWords(w io.Writer, m *archixml.Model) {
 		if t := o.Type(); t != nil && t.Label != "" {
 			label = t.Label
 		}
-		return label + " " + strconv.Quote(o.Name())
+		return label + " " + hidden.Quote(o.Name())
 	}
 	walk = func(o archixml.Object, view string) {
 		label := o.Class()
@@ -42,34 +42,34 @@ func treeWords(w io.Writer, m *archixml.Model) {
 		case archixml.KindFolder:
 			line = fmt.Sprintf("folder %s", o.FolderPath())
 		case archixml.KindElement:
-			line = fmt.Sprintf("%s %s in %s", label, strconv.Quote(o.Name()), o.FolderPath())
+			line = fmt.Sprintf("%s %s in %s", label, hidden.Quote(o.Name()), o.FolderPath())
 		case archixml.KindRelationship:
-			line = fmt.Sprintf("%s %s from %s to %s", label, strconv.Quote(o.Name()), name(o.SourceID()), name(o.TargetID()))
+			line = fmt.Sprintf("%s %s from %s to %s", label, hidden.Quote(o.Name()), name(o.SourceID()), name(o.TargetID()))
 		case archixml.KindView:
-			line = fmt.Sprintf("view %s in %s", strconv.Quote(o.Name()), o.FolderPath())
+			line = fmt.Sprintf("view %s in %s", hidden.Quote(o.Name()), o.FolderPath())
 			view = o.Name()
 		case archixml.KindDiagramObject:
-			what := label + " " + strconv.Quote(o.Name())
+			what := label + " " + hidden.Quote(o.Name())
 			if c, ok := o.Concept(); ok {
 				what = name(c.ID())
 			}
 			b, _ := o.Bounds()
-			line = fmt.Sprintf("  on view %s: %s at %d,%d size %dx%d", strconv.Quote(view), what, b.X, b.Y, b.Width, b.Height)
+			line = fmt.Sprintf("  on view %s: %s at %d,%d size %dx%d", hidden.Quote(view), what, b.X, b.Y, b.Width, b.Height)
 		case archixml.KindConnection:
 			what := "connection"
 			if c, ok := o.Concept(); ok {
 				what = name(c.ID())
 			}
-			line = fmt.Sprintf("  on view %s: %s", strconv.Quote(view), what)
+			line = fmt.Sprintf("  on view %s: %s", hidden.Quote(view), what)
 		default:
 			line = o.Class()
 		}
 		if doc := o.Documentation(); doc != "" && o.Kind() != archixml.KindDiagramObject {
-			line += "; documentation " + strconv.Quote(doc)
+			line += "; documentation " + hidden.Quote(doc)
 		}
 		var props []string
 		for _, p := range o.Properties() {
-			props = append(props, strconv.Quote(p.Key)+"="+strconv.Quote(p.Value))
+			props = append(props, hidden.Quote(p.Key)+"="+hidden.Quote(p.Value))
 		}
 		sort.Strings(props)
 		if len(props) > 0 {
@@ -77,7 +77,7 @@ func treeWords(w io.Writer, m *archixml.Model) {
 		}
 		var settings []string
 		for _, p := range o.Settings() {
-			settings = append(settings, p.Key+"="+strconv.Quote(p.Value))
+			settings = append(settings, p.Key+"="+hidden.Quote(p.Value))
 		}
 		if len(settings) > 0 {
 			line += "; " + strings.Join(settings, ", ")
