@@ -160,13 +160,11 @@ func logEntryOf(c store.CommitInfo, kind, id string) Entry {
 }
 
 // heldApply says why commit c does not hold the apply of plan id its trailers claim ("" when it
-// does): archiplan's apply changes the model and adds the plan's archive, of the bytes whose
-// digest it names (when digest is given). A trailer on a hand-made commit, or one naming a plan
-// an earlier commit archived, holds none of that.
-func heldApply(ws *store.Workspace, c store.CommitInfo, parentBlob, id, digest string) string {
-	if c.ModelBlob == parentBlob {
-		return fmt.Sprintf("commit %s names the plan but does not change the model", short(c.Hash))
-	}
+// does): archiplan's apply adds the plan's archive, of the bytes whose digest it names (when
+// digest is given). A trailer on a hand-made commit, or one naming a plan an earlier commit
+// archived, holds none of that. The parent's model blob is not asked: a plan whose actions undo
+// each other changes no byte of the model and is still an apply.
+func heldApply(ws *store.Workspace, c store.CommitInfo, _, id, digest string) string {
 	raw, ok, err := ws.FileAt(c.Hash, archivePath(id, archivePlan))
 	if err != nil || !ok {
 		return fmt.Sprintf("commit %s names the plan but does not archive it", short(c.Hash))
@@ -183,11 +181,9 @@ func heldApply(ws *store.Workspace, c store.CommitInfo, parentBlob, id, digest s
 }
 
 // heldRevert says why commit c does not hold the revert of plan id it claims ("" when it does):
-// a revert, archiplan's or git's, changes the model and removes the plan's archive.
-func heldRevert(ws *store.Workspace, c store.CommitInfo, parentBlob, id string) string {
-	if c.ModelBlob == parentBlob {
-		return fmt.Sprintf("commit %s names the plan but does not change the model", short(c.Hash))
-	}
+// a revert, archiplan's or git's, removes the plan's archive (the model changes unless the plan
+// changed none of it).
+func heldRevert(ws *store.Workspace, c store.CommitInfo, _, id string) string {
 	if c.Parent == "" {
 		return fmt.Sprintf("commit %s reverts a plan before any apply", short(c.Hash))
 	}
