@@ -407,7 +407,7 @@ func (d *drawing) tabbed(b *bytes.Buffer, r rect, s style, paint string, o *obj,
 	if !tab {
 		fmt.Fprintf(b, `<rect x="%d" y="%d" width="%d" height="%d" %s/>`+"\n", r.x, r.y, r.w, r.h, paint)
 		if !group && writeArchiIcon(b, "grouping", r) && s.align == 4 && s.pos == 0 {
-			label.w -= archiIcons["grouping"].offset - textMargin
+			label.w -= archiIcons()["grouping"].offset - textMargin
 		}
 		return label
 	}
@@ -450,7 +450,7 @@ func (d *drawing) element(b *bytes.Buffer, o *obj, r rect, s *style, paint strin
 		return r
 	}
 	// the label keeps clear of the icon (AbstractTextControlContainerFigure.calculateTextControlBounds)
-	io := archiIcons[icon].offset - textMargin
+	io := archiIcons()[icon].offset - textMargin
 	switch s.align {
 	case 2:
 		return rect{r.x + io, r.y, r.w - 2*io, r.h}
