@@ -19,8 +19,6 @@ import (
 	"sort"
 	"strings"
 	"syscall"
-
-	"github.com/archiplan/archiplan/internal/lazyre"
 )
 
 // State is the state a plan file's name gives it.
@@ -71,8 +69,6 @@ var (
 	ErrNoPlan = errors.New("no such plan in the inbox")
 )
 
-var namePattern = lazyre.New(`^[A-Za-z0-9][A-Za-z0-9_-]{0,99}$`)
-
 // NamePattern is the pattern every plan NAME matches, for error messages and the README.
 const NamePattern = `[A-Za-z0-9][A-Za-z0-9_-]{0,99}`
 
@@ -80,7 +76,7 @@ const NamePattern = `[A-Za-z0-9][A-Za-z0-9_-]{0,99}`
 // with a letter or digit. No dot (so that no NAME can pass for another's output), no slash, no
 // space, no newline, nothing Markdown or a shell would read.
 func CheckName(name string) error {
-	if !namePattern.MatchString(name) {
+	if !validName(name) {
 		if n := NameOf(name); n != "" {
 			// archiplan approve plans/client.json: the file's NAME is what was meant
 			return fmt.Errorf("%w: %q is a plan's file; its NAME is %s", ErrBadName, clip(name, 80), n)
@@ -88,6 +84,24 @@ func CheckName(name string) error {
 		return fmt.Errorf("%w: %q (a NAME is %s)", ErrBadName, clip(name, 80), NamePattern)
 	}
 	return nil
+}
+
+// validName says whether name matches NamePattern whole, by hand: the pattern as a regular
+// expression is a compile of hundreds of instructions (its bounded repetition), which every apply
+// paid (0.4% of a 1k cold apply's CPU in perf) for what this loop says (TestValidName).
+func validName(name string) bool {
+	if name == "" || len(name) > 100 {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		switch c := name[i]; {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+		case (c == '_' || c == '-') && i > 0:
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 func clip(s string, n int) string {

@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -145,6 +146,29 @@ func TestCheckName(t *testing.T) {
 	}
 	if n, k, _ := Parse("x.preview.json"); k != KindUnsafe || n != "x.preview" {
 		t.Errorf("x.preview.json parses as %q %v", n, k)
+	}
+}
+
+// validName says what NamePattern, the pattern the messages show, matches whole: every string of
+// one and two bytes, and the lengths around the cap.
+func TestValidName(t *testing.T) {
+	re := regexp.MustCompile(`^` + NamePattern + `$`)
+	check := func(name string) {
+		if got, want := validName(name), re.MatchString(name); got != want {
+			t.Errorf("validName(%q) = %v, the pattern says %v", name, got, want)
+		}
+	}
+	check("")
+	for a := 0; a < 256; a++ {
+		check(string([]byte{byte(a)}))
+		for b := 0; b < 256; b++ {
+			check(string([]byte{byte(a), byte(b)}))
+		}
+	}
+	for n := 98; n <= 102; n++ {
+		for _, s := range []string{strings.Repeat("a", n), "a" + strings.Repeat("-", n-1), "_" + strings.Repeat("a", n-1), strings.Repeat("a", n-1) + "."} {
+			check(s)
+		}
 	}
 }
 
