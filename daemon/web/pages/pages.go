@@ -15,10 +15,11 @@ import (
 
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
-	"github.com/yuin/goldmark/extension"
 	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/text"
 	"github.com/yuin/goldmark/util"
+
+	gfm "github.com/archiplan/archiplan/third_party/yuin/goldmark-gfm"
 )
 
 //go:embed assets
@@ -116,7 +117,7 @@ func Markdown(src []byte, base, name string, pictures []string) (html template.H
 // MarkdownWith renders Markdown as Markdown does, every image and link target replaced by what
 // rewrite makes of it ("" empties it).
 func MarkdownWith(src []byte, rewrite ImageRewriter) template.HTML {
-	md := goldmark.New(goldmark.WithExtensions(extension.Table, extension.Strikethrough),
+	md := goldmark.New(goldmark.WithExtensions(gfm.Table, gfm.Strikethrough),
 		goldmark.WithParserOptions(parser.WithASTTransformers(util.Prioritized(rewrite, 100))))
 	var b bytes.Buffer
 	if err := md.Convert(src, &b); err != nil {
