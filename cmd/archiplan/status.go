@@ -14,6 +14,7 @@ import (
 
 	"github.com/archiplan/archiplan/archixml"
 	"github.com/archiplan/archiplan/daemon/inbox"
+	"github.com/archiplan/archiplan/daemon/ledger"
 	"github.com/archiplan/archiplan/hooks"
 	"github.com/archiplan/archiplan/internal/hidden"
 	"github.com/archiplan/archiplan/plans"
@@ -102,6 +103,9 @@ func statusCmd() *cobra.Command {
 				st.ModelError = fmt.Sprintf("the model at HEAD cannot be read, so no plan can be previewed or applied: %v", err)
 			}
 			st.Plans = listInbox(cfg.inbox(ws), head.Blob)
+			if st.Dirty {
+				uncommitted(st.Plans, ws.Model)
+			}
 			if r := cfg.remoteOf(); r.Name != "" {
 				st.Remote = remoteStatus(ws, r.Name)
 			}
@@ -144,7 +148,7 @@ func remoteStatus(ws *store.Workspace, name string) *RemoteStatus {
 func printStatus(out io.Writer, st Status) {
 	fmt.Fprintf(out, "workspace %s at %s\nmodel %s (blob %s)", st.Root, short(st.Head), st.Model, short(st.ModelBlob))
 	if st.Dirty {
-		fmt.Fprint(out, ", with uncommitted changes: applies are refused until they are committed")
+		fmt.Fprint(out, ", with uncommitted changes: an apply now rejects its plan, and approve refuses")
 	}
 	fmt.Fprintln(out)
 	if st.Locked != "" {
@@ -259,6 +263,20 @@ func listInbox(box *inbox.Inbox, headBlob string) []PlanState {
 		out = append(out, PlanState{File: f, State: "ignored", Note: "its name is not a safe NAME (" + inbox.NamePattern + "): rename it"})
 	}
 	return out
+}
+
+// uncommitted notes on each plan that an approval or an apply would take, what the model's
+// uncommitted changes do to it: the apply rejects it (the reason its rejection gives), so status
+// does not show it waiting as if nothing stood in its way.
+func uncommitted(ps []PlanState, model string) {
+	for i, p := range ps {
+		switch {
+		case p.State == string(inbox.Approved):
+			ps[i].Note = "an apply now rejects it: " + ledger.Uncommitted(model) + ", before it is applied"
+		case p.State == "previewed" && p.Verdict == plans.VerdictValid && p.Note == "":
+			ps[i].Note = "approve refuses it now: " + ledger.Uncommitted(model) + ", then approve it"
+		}
+	}
 }
 
 func firstLine(s string) string { l, _, _ := strings.Cut(s, "\n"); return l }

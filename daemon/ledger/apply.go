@@ -201,7 +201,7 @@ func (l *Ledger) precheck(req Request, head *Head, res *Result) (plans.Options, 
 	if dirty, err := l.dirty(head.Blob); err != nil {
 		return opts, nil, err
 	} else if dirty {
-		return opts, &refusal{VerdictRejected, fmt.Sprintf("%s has uncommitted changes (saved from Archi?): commit or discard them first; they are left as they are", l.cfg.Workspace.Model)}, nil
+		return opts, &refusal{VerdictRejected, Uncommitted(l.cfg.Workspace.Model) + ", then submit the plan again"}, nil
 	}
 	if l.problem != nil {
 		return opts, &refusal{VerdictRejected, fmt.Sprintf("the model at HEAD %s cannot be opened by Archi (%v): repair it first", short(head.Commit), l.problem)}, nil
