@@ -51,6 +51,7 @@ type RemoteStatus struct {
 	RetryAfter     string `json:"retry_after,omitempty"` // after a credential or verification failure
 	Refused        string `json:"refused,omitempty"`     // why the remote's head is not in the work tree
 	PolicyNote     string `json:"policy_note,omitempty"` // how a pulled commit loosened the policy
+	Fetched        bool   `json:"fetched,omitempty"`     // status --fetch fetched it just now
 }
 
 // Status is `status --json`.
@@ -73,7 +74,7 @@ type Status struct {
 }
 
 func statusCmd() *cobra.Command {
-	var asJSON bool
+	var asJSON, fetch bool
 	c := &cobra.Command{
 		Use:   "status [--json]",
 		Short: "The workspace and the plans in its inbox, with their state",
@@ -107,7 +108,14 @@ func statusCmd() *cobra.Command {
 				uncommitted(st.Plans, ws.Model)
 			}
 			if r := cfg.remoteOf(); r.Name != "" {
+				if fetch {
+					// its outcome is recorded, and shown below as the last fetch or its error
+					_ = ws.Fetch(cmd.Context(), r.Name)
+				}
 				st.Remote = remoteStatus(ws, r.Name)
+				st.Remote.Fetched = fetch
+			} else if fetch {
+				return usageError{errors.New("--fetch: the workspace has no team remote (remote: in .archiplan.yaml; docs/teams.md)")}
 			}
 			st.Daemon = daemonState(ws)
 			st.HooksWaiting, _ = hooks.Waiting(cfg.hooks(ws).Dir, ws.GitPath(hooks.TrustFile))
@@ -122,6 +130,7 @@ func statusCmd() *cobra.Command {
 		},
 	}
 	c.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	c.Flags().BoolVar(&fetch, "fetch", false, "fetch the team remote first, so that behind counts what it holds now (nothing is pulled: archiplan sync pulls)")
 	return c
 }
 
@@ -163,8 +172,15 @@ func printStatus(out io.Writer, st Status) {
 		fmt.Fprintln(out, "daemon: none serves this workspace (approvals wait until one runs, or use archiplan apply)")
 	}
 	if r := st.Remote; r != nil {
-		fmt.Fprintf(out, "remote %s: %d ahead (not pushed), %d behind; last fetch %s, last push %s\n", r.Name, r.Ahead, r.Behind,
-			orNever(r.LastFetch), orNever(r.LastPush))
+		fetched := "as of the last fetch, " + withAge(r.LastFetch)
+		if r.LastFetch == "" {
+			fetched = "(archiplan has not fetched yet)"
+		}
+		fmt.Fprintf(out, "remote %s: %d ahead (not pushed), %d behind %s; last push %s\n", r.Name, r.Ahead, r.Behind,
+			fetched, orNever(r.LastPush))
+		if !r.Fetched {
+			fmt.Fprintln(out, "  the remote may hold more since: archiplan status --fetch fetches now (archiplan sync pulls)")
+		}
 		if r.LastPushError != "" {
 			fmt.Fprintln(out, "  last push failed:", r.LastPushError)
 		}
@@ -213,6 +229,15 @@ func printPlanState(out io.Writer, p PlanState) {
 		fmt.Fprintf(out, "             %s\n", w)
 	}
 	printConversation(out, p.Conversation)
+}
+
+// withAge is an RFC 3339 time with how long ago it was, for a person judging how fresh a view is.
+func withAge(t string) string {
+	at, err := time.Parse(time.RFC3339, t)
+	if err != nil {
+		return t
+	}
+	return fmt.Sprintf("%s (%s ago)", t, time.Since(at).Truncate(time.Second))
 }
 
 func orNever(t string) string {
