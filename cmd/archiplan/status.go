@@ -299,7 +299,7 @@ func uncommitted(ps []PlanState, model string) {
 		case p.State == string(inbox.Approved):
 			ps[i].Note = "an apply now rejects it: " + ledger.Uncommitted(model) + ", before it is applied"
 		case p.State == "previewed" && p.Verdict == plans.VerdictValid && p.Note == "":
-			ps[i].Note = "approve refuses it now: " + ledger.Uncommitted(model) + ", then approve it"
+			ps[i].Note = "an approval now is rejected at its apply (archiplan approve refuses it): " + ledger.Uncommitted(model) + ", then approve it"
 		}
 	}
 }

@@ -376,7 +376,7 @@ func (l *Ledger) appliedBefore(head string, raw []byte) (string, error) {
 		if !strings.HasSuffix(n, "-"+digest[:12]) {
 			continue
 		}
-		hist, err := ws.History(func(c store.CommitInfo) bool { return c.Trailers[store.TrailerPlanID] == n })
+		hist, err := onBranch(ws, func(c store.CommitInfo) bool { return c.Trailers[store.TrailerPlanID] == n })
 		if err != nil {
 			return "", err
 		}
