@@ -121,6 +121,10 @@ const (
 	ConnectionExists        Code = "CONNECTION_EXISTS"
 	// a revert asked where it cannot be made as asked (the review page's)
 	RevertByPullRequest Code = "REVERT_BY_PULL_REQUEST"
+	// a step the command line refuses, for it would not do what the person wants
+	ModelUncommitted     Code = "MODEL_UNCOMMITTED"
+	ResubmitNotNeeded    Code = "RESUBMIT_NOT_NEEDED"
+	InitInsideRepository Code = "INIT_INSIDE_REPOSITORY"
 )
 
 // Codes describes every code: what it means and how a planner fixes it. The README lists them.
@@ -202,6 +206,9 @@ var Codes = []struct {
 	{ConnectionExists, Warning, "add_connection_to_view: the objects are joined already by a connection for this relationship; nothing is drawn and the ref_id names the connection there"},
 	{RevertByPullRequest, Error, "the review page's Revert, where the workspace delivers by pull request (deliver: pull-request): a revert is a pull request too, reviewed and approved on the forge as an apply is; archiplan revert PLAN-ID opens it"},
 	{SelectionTooLarge, Error, "create_view's selection (with its neighbours) holds more than 300 elements: select fewer, or a smaller depth"},
+	{ModelUncommitted, Error, "the model file has changes not committed (a save from Archi): an apply would reject the plan, so approve refuses, status says so, and an apply rejects it; commit the save (git commit -am MESSAGE) or discard it (git checkout -- MODEL), then approve (a rejected plan: archiplan resubmit NAME first)"},
+	{ResubmitNotNeeded, Error, "archiplan resubmit NAME of a plan previewed valid against HEAD and waiting for approval: resubmit is for rejected or stale plans; archiplan approve NAME approves it as it is"},
+	{InitInsideRepository, Error, "archiplan init without DIR in a folder inside a git repository: a workspace is a whole repository; run archiplan init at the repository's root to make it the workspace (it finds the model in a folder), or archiplan init NEWDIR for a repository of its own"},
 }
 
 func severityOf(c Code) Severity {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
 )
 
 // Commit trailers archiplan writes and reads back.
@@ -63,22 +64,7 @@ func (w *Workspace) historyFrom(head string, stop func(CommitInfo) bool) ([]Comm
 		if err != nil {
 			return nil, fmt.Errorf("read commit %s: %w", h.String()[:12], err)
 		}
-		info := CommitInfo{Hash: c.Hash.String(), When: c.Author.When, Author: c.Author.Name + " <" + c.Author.Email + ">",
-			Trailers: trailers(c.Message), Message: c.Message}
-		info.Subject, _, _ = strings.Cut(c.Message, "\n")
-		if m := revertLine.FindStringSubmatch(c.Message); m != nil {
-			info.GitReverts = m[1]
-		}
-		// the model's blob id from its tree entry: Commit.File would read (inflate) the blob
-		if t, err := c.Tree(); err == nil {
-			if e, err := t.FindEntry(w.Model); err == nil {
-				info.ModelBlob = e.Hash.String()
-			}
-		}
-		if len(c.ParentHashes) > 0 {
-			info.Parent = c.ParentHashes[0].String()
-		}
-		info.Merge = len(c.ParentHashes) > 1
+		info := w.infoOf(c)
 		out = append(out, info)
 		if stop != nil && stop(info) {
 			return out, nil
@@ -88,6 +74,64 @@ func (w *Workspace) historyFrom(head string, stop func(CommitInfo) bool) ([]Comm
 		}
 		h = c.ParentHashes[0]
 	}
+}
+
+// infoOf is what History says of the commit c.
+func (w *Workspace) infoOf(c *object.Commit) CommitInfo {
+	info := CommitInfo{Hash: c.Hash.String(), When: c.Author.When, Author: c.Author.Name + " <" + c.Author.Email + ">",
+		Trailers: trailers(c.Message), Message: c.Message}
+	info.Subject, _, _ = strings.Cut(c.Message, "\n")
+	if m := revertLine.FindStringSubmatch(c.Message); m != nil {
+		info.GitReverts = m[1]
+	}
+	// the model's blob id from its tree entry: Commit.File would read (inflate) the blob
+	if t, err := c.Tree(); err == nil {
+		if e, err := t.FindEntry(w.Model); err == nil {
+			info.ModelBlob = e.Hash.String()
+		}
+	}
+	if len(c.ParentHashes) > 0 {
+		info.Parent = c.ParentHashes[0].String()
+	}
+	info.Merge = len(c.ParentHashes) > 1
+	return info
+}
+
+// SideCommits are the commits the merges of line (a first-parent history, as History gives it)
+// brought from their other parents: every commit reachable from those parents that is not on
+// line, newest merge first, each side walked from its tip. A colleague's apply merged by a plain
+// git pull lies there, not on the first-parent line.
+func (w *Workspace) SideCommits(line []CommitInfo) ([]CommitInfo, error) {
+	seen := map[plumbing.Hash]bool{}
+	for _, c := range line {
+		seen[plumbing.NewHash(c.Hash)] = true
+	}
+	var out []CommitInfo
+	for _, m := range line {
+		if !m.Merge {
+			continue
+		}
+		mc, err := w.git().CommitObject(plumbing.NewHash(m.Hash))
+		if err != nil {
+			return nil, fmt.Errorf("read commit %s: %w", m.Hash[:12], err)
+		}
+		queue := append([]plumbing.Hash(nil), mc.ParentHashes[1:]...)
+		for len(queue) > 0 {
+			h := queue[0]
+			queue = queue[1:]
+			if seen[h] {
+				continue
+			}
+			seen[h] = true
+			c, err := w.git().CommitObject(h)
+			if err != nil {
+				return nil, fmt.Errorf("read commit %s: %w", h.String()[:12], err)
+			}
+			out = append(out, w.infoOf(c))
+			queue = append(queue, c.ParentHashes...)
+		}
+	}
+	return out, nil
 }
 
 // trailers reads "Key: value" lines of a message's last paragraph.

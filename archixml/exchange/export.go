@@ -200,7 +200,7 @@ func Export(m *archixml.Model, out io.Writer) error {
 
 	var views []archixml.Object
 	for _, v := range m.Views() {
-		if v.Class() == "ArchimateDiagramModel" {
+		if written(v) {
 			views = append(views, v)
 		}
 	}
@@ -309,13 +309,29 @@ func (x *writer) properties(indent string, ps []archixml.Property, defs *propDef
 	}
 }
 
+// written says whether the view v is in an export: an ArchiMate view is; a sketch or canvas view,
+// which the format has no place for, is not.
+func written(v archixml.Object) bool { return v.Class() == "ArchimateDiagramModel" }
+
+// Dropped are the views of m an export leaves out (sketch and canvas views), in the model's order,
+// so that what writes an export can name them.
+func Dropped(m *archixml.Model) []archixml.Object {
+	var out []archixml.Object
+	for _, v := range m.Views() {
+		if !written(v) {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
 // organizations writes the folders as nested items, with the ids of what each holds.
 func (x *writer) organizations(m *archixml.Model) {
 	children := map[string][]archixml.Object{} // folder id -> its folders and concepts, in file order
 	var tops []archixml.Object
 	for _, kind := range [][]archixml.Object{m.Folders(), m.Elements(), m.Relationships(), m.Views()} {
 		for _, o := range kind {
-			if o.Kind() == archixml.KindView && o.Class() != "ArchimateDiagramModel" {
+			if o.Kind() == archixml.KindView && !written(o) {
 				continue // sketch and canvas views are not written
 			}
 			p, ok := o.Parent()
@@ -482,7 +498,7 @@ func (x *writer) viewNode(m *archixml.Model, n *diagram.Node, indent string, l v
 			x.s(indent, "  <label>", esc(name), "</label>\n")
 		}
 		x.style(n, indent+"  ", false)
-		if ref.Valid() && ref.Class() == "ArchimateDiagramModel" {
+		if ref.Valid() && written(ref) {
 			x.s(indent, `  <viewRef ref="`, esc(id(ref.ID())), `"/>`, "\n")
 		}
 	default:

@@ -37,6 +37,11 @@ func approveCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			// an apply over a save from Archi not committed rejects the plan: say so now, while the
+			// plan can still be approved as it is once the save is committed or discarded
+			if head, err := ws.ReadModel(); err == nil && head.Dirty {
+				return codedError{exitRefused, fmt.Errorf("not approved: %s, then: archiplan approve %s", ledger.Uncommitted(ws.Model), name)}
+			}
 			out := cmd.OutOrStdout()
 			sum := rec.Outputs[inbox.PreviewFile(name)]
 			fmt.Fprintf(out, "approving %s: %s\n  %d change(s); preview %s sha256 %s\n", name, quoteSummary(rec.Summary),
@@ -145,6 +150,26 @@ func askingStep(name string, raw []byte) string {
 	return ""
 }
 
+// waitsForApproval refuses to resubmit NAME when it is pending and approve would take it as it is:
+// previewed valid, against the model at HEAD. Under a new name it would only be previewed again,
+// and NAME's preview, the one the person may be reading, would leave the inbox.
+func waitsForApproval(ws *store.Workspace, box *inbox.Inbox, name string) error {
+	e, err := box.Find(name)
+	if err != nil || e.State != inbox.Pending {
+		return nil
+	}
+	head, err := ws.ReadModel()
+	if err != nil {
+		return nil
+	}
+	var rec *inbox.Record
+	if box.Steady(func() (err error) { rec, err = approvable(box, name, ""); return err }) != nil || rec.Blob != head.Blob {
+		return nil
+	}
+	return codedError{exitRefused, fmt.Errorf("%s: %s is previewed valid against HEAD and waits for approval: resubmit is for a rejected or stale plan; read %s, then: archiplan approve %s",
+		plans.ResubmitNotNeeded, e.File, box.Path(inbox.PreviewFile(name)), name)}
+}
+
 func quoteSummary(s string) string {
 	if s == "" {
 		return "(no summary)"
@@ -208,6 +233,9 @@ func resubmitCmd() *cobra.Command {
 			name := args[0]
 			cfg, ws, box, err := openInboxFor(cmd, name)
 			if err != nil {
+				return err
+			}
+			if err := waitsForApproval(ws, box, name); err != nil {
 				return err
 			}
 			led := cfg.ledger(ws)

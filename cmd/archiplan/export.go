@@ -5,9 +5,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/archiplan/archiplan/archixml"
 	"github.com/archiplan/archiplan/archixml/exchange"
 )
 
@@ -29,6 +31,7 @@ func exportCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			warnDropped(cmd.ErrOrStderr(), m)
 			if out == "" || out == "-" {
 				if err := exchange.Export(m, cmd.OutOrStdout()); err != nil {
 					return codedError{exitNoUsable, err}
@@ -45,6 +48,21 @@ func exportCmd() *cobra.Command {
 	c.Flags().StringVarP(&out, "output", "o", "", "the file to write (default: standard output)")
 	c.Flags().StringVar(&commit, "commit", "HEAD", "the commit whose model is written")
 	return c
+}
+
+// warnDropped names on w the views an export of m leaves out: the Exchange Format has no sketch or
+// canvas views, and a person who exports to move a model should not find them gone later.
+func warnDropped(w io.Writer, m *archixml.Model) {
+	dropped := exchange.Dropped(m)
+	if len(dropped) == 0 {
+		return
+	}
+	names := make([]string, len(dropped))
+	for i, v := range dropped {
+		names[i] = fmt.Sprintf("%s %s (%s)", archixml.TypeWords(v.Class()), termQuote(v.Name()), v.ID())
+	}
+	fmt.Fprintf(w, "archiplan: warning: the Exchange Format has no sketch or canvas views: %d view(s) not exported: %s\n",
+		len(dropped), strings.Join(names, ", "))
 }
 
 // writeWhole writes a file whole or not at all: into a temporary file beside it, synced, then

@@ -14,6 +14,7 @@ import (
 
 	"github.com/archiplan/archiplan/archixml"
 	"github.com/archiplan/archiplan/daemon/inbox"
+	"github.com/archiplan/archiplan/daemon/ledger"
 	"github.com/archiplan/archiplan/hooks"
 	"github.com/archiplan/archiplan/internal/hidden"
 	"github.com/archiplan/archiplan/plans"
@@ -50,6 +51,7 @@ type RemoteStatus struct {
 	RetryAfter     string `json:"retry_after,omitempty"` // after a credential or verification failure
 	Refused        string `json:"refused,omitempty"`     // why the remote's head is not in the work tree
 	PolicyNote     string `json:"policy_note,omitempty"` // how a pulled commit loosened the policy
+	Fetched        bool   `json:"fetched,omitempty"`     // status --fetch fetched it just now
 }
 
 // Status is `status --json`.
@@ -72,7 +74,7 @@ type Status struct {
 }
 
 func statusCmd() *cobra.Command {
-	var asJSON bool
+	var asJSON, fetch bool
 	c := &cobra.Command{
 		Use:   "status [--json]",
 		Short: "The workspace and the plans in its inbox, with their state",
@@ -102,8 +104,18 @@ func statusCmd() *cobra.Command {
 				st.ModelError = fmt.Sprintf("the model at HEAD cannot be read, so no plan can be previewed or applied: %v", err)
 			}
 			st.Plans = listInbox(cfg.inbox(ws), head.Blob)
+			if st.Dirty {
+				uncommitted(st.Plans, ws.Model)
+			}
 			if r := cfg.remoteOf(); r.Name != "" {
+				if fetch {
+					// its outcome is recorded, and shown below as the last fetch or its error
+					_ = ws.Fetch(cmd.Context(), r.Name)
+				}
 				st.Remote = remoteStatus(ws, r.Name)
+				st.Remote.Fetched = fetch
+			} else if fetch {
+				return usageError{errors.New("--fetch: the workspace has no team remote (remote: in .archiplan.yaml; docs/teams.md)")}
 			}
 			st.Daemon = daemonState(ws)
 			st.HooksWaiting, _ = hooks.Waiting(cfg.hooks(ws).Dir, ws.GitPath(hooks.TrustFile))
@@ -118,6 +130,7 @@ func statusCmd() *cobra.Command {
 		},
 	}
 	c.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	c.Flags().BoolVar(&fetch, "fetch", false, "fetch the team remote first, so that behind counts what it holds now (nothing is pulled: archiplan sync pulls)")
 	return c
 }
 
@@ -144,7 +157,7 @@ func remoteStatus(ws *store.Workspace, name string) *RemoteStatus {
 func printStatus(out io.Writer, st Status) {
 	fmt.Fprintf(out, "workspace %s at %s\nmodel %s (blob %s)", st.Root, short(st.Head), st.Model, short(st.ModelBlob))
 	if st.Dirty {
-		fmt.Fprint(out, ", with uncommitted changes: applies are refused until they are committed")
+		fmt.Fprint(out, ", with uncommitted changes: an apply now rejects its plan, and approve refuses")
 	}
 	fmt.Fprintln(out)
 	if st.Locked != "" {
@@ -159,8 +172,15 @@ func printStatus(out io.Writer, st Status) {
 		fmt.Fprintln(out, "daemon: none serves this workspace (approvals wait until one runs, or use archiplan apply)")
 	}
 	if r := st.Remote; r != nil {
-		fmt.Fprintf(out, "remote %s: %d ahead (not pushed), %d behind; last fetch %s, last push %s\n", r.Name, r.Ahead, r.Behind,
-			orNever(r.LastFetch), orNever(r.LastPush))
+		fetched := "as of the last fetch, " + withAge(r.LastFetch)
+		if r.LastFetch == "" {
+			fetched = "(archiplan has not fetched yet)"
+		}
+		fmt.Fprintf(out, "remote %s: %d ahead (not pushed), %d behind %s; last push %s\n", r.Name, r.Ahead, r.Behind,
+			fetched, orNever(r.LastPush))
+		if !r.Fetched {
+			fmt.Fprintln(out, "  the remote may hold more since: archiplan status --fetch fetches now (archiplan sync pulls)")
+		}
 		if r.LastPushError != "" {
 			fmt.Fprintln(out, "  last push failed:", r.LastPushError)
 		}
@@ -211,6 +231,15 @@ func printPlanState(out io.Writer, p PlanState) {
 	printConversation(out, p.Conversation)
 }
 
+// withAge is an RFC 3339 time with how long ago it was, for a person judging how fresh a view is.
+func withAge(t string) string {
+	at, err := time.Parse(time.RFC3339, t)
+	if err != nil {
+		return t
+	}
+	return fmt.Sprintf("%s (%s ago)", t, time.Since(at).Truncate(time.Second))
+}
+
 func orNever(t string) string {
 	if t == "" {
 		return "never"
@@ -259,6 +288,20 @@ func listInbox(box *inbox.Inbox, headBlob string) []PlanState {
 		out = append(out, PlanState{File: f, State: "ignored", Note: "its name is not a safe NAME (" + inbox.NamePattern + "): rename it"})
 	}
 	return out
+}
+
+// uncommitted notes on each plan that an approval or an apply would take, what the model's
+// uncommitted changes do to it: the apply rejects it (the reason its rejection gives), so status
+// does not show it waiting as if nothing stood in its way.
+func uncommitted(ps []PlanState, model string) {
+	for i, p := range ps {
+		switch {
+		case p.State == string(inbox.Approved):
+			ps[i].Note = "an apply now rejects it: " + ledger.Uncommitted(model) + ", before it is applied"
+		case p.State == "previewed" && p.Verdict == plans.VerdictValid && p.Note == "":
+			ps[i].Note = "an approval now is rejected at its apply (archiplan approve refuses it): " + ledger.Uncommitted(model) + ", then approve it"
+		}
+	}
 }
 
 func firstLine(s string) string { l, _, _ := strings.Cut(s, "\n"); return l }

@@ -75,6 +75,11 @@ func initCmd() *cobra.Command {
 			if len(args) == 1 {
 				dir = args[0]
 			}
+			if dir == "." {
+				if err := insideRepository(dir); err != nil {
+					return err
+				}
+			}
 			seed, err := archixml.Example().Save()
 			if err != nil {
 				return err
@@ -135,6 +140,27 @@ func initCmd() *cobra.Command {
 	c.Flags().StringVar(&model, "model", "", "the model to start from: a .archimate file, or an Exchange Format .xml file, imported first (default: the built-in example)")
 	c.Flags().StringVar(&plannerGroup, "planner-group", "", "planners write the inbox as this group and cannot approve their own plans (see docs/security.md)")
 	return c
+}
+
+// insideRepository refuses to init the current folder when it is a folder inside a git
+// repository: the person is in their repository and means it, but a workspace is a whole
+// repository (the model, the inbox and the configuration are paths from its root, and every
+// command finds the workspace as git finds the repository), and a second repository made here would
+// hide this folder from the one around it. A DIR named is made a repository of its own, as asked.
+func insideRepository(dir string) error {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil
+	}
+	root, err := store.FindRoot(abs)
+	if err != nil || root == abs {
+		return nil
+	}
+	rel, _ := filepath.Rel(root, abs)
+	return usageError{fmt.Errorf("%s: %s is inside the git repository %s, and a workspace is a whole repository: "+
+		"to make that repository the workspace, run archiplan init in %s (it finds a model kept in %s/ when it is the only one); "+
+		"for a workspace of its own, archiplan init NEWDIR (or git init here first, to nest a repository on purpose)",
+		plans.InitInsideRepository, abs, root, root, filepath.ToSlash(rel))}
 }
 
 // initPaths are where init puts the model and the inbox; found: the model is one the folder

@@ -1,6 +1,7 @@
 package ledger
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/archiplan/archiplan/plans"
@@ -33,4 +34,11 @@ func NextStep(name string, o *plans.Outcome) string {
 // withStep is a reason for a rejection with the step that follows it.
 func withStep(reason, step string) string {
 	return strings.TrimRight(reason, ".;: \n") + ". Next: " + step
+}
+
+// Uncommitted says what to do while the model file has changes not committed (a save from Archi),
+// in the same words wherever it is said: an apply's rejection, approve's refusal, status.
+func Uncommitted(model string) string {
+	return fmt.Sprintf("%s has uncommitted changes (saved from Archi?), left as they are (%s): commit them (git commit -am MESSAGE) or discard them (git checkout -- %s)",
+		model, plans.ModelUncommitted, model)
 }

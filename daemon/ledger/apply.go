@@ -201,7 +201,7 @@ func (l *Ledger) precheck(req Request, head *Head, res *Result) (plans.Options, 
 	if dirty, err := l.dirty(head.Blob); err != nil {
 		return opts, nil, err
 	} else if dirty {
-		return opts, &refusal{VerdictRejected, fmt.Sprintf("%s has uncommitted changes (saved from Archi?): commit or discard them first; they are left as they are", l.cfg.Workspace.Model)}, nil
+		return opts, &refusal{VerdictRejected, Uncommitted(l.cfg.Workspace.Model) + ", then submit the plan again"}, nil
 	}
 	if l.problem != nil {
 		return opts, &refusal{VerdictRejected, fmt.Sprintf("the model at HEAD %s cannot be opened by Archi (%v): repair it first", short(head.Commit), l.problem)}, nil
@@ -376,7 +376,7 @@ func (l *Ledger) appliedBefore(head string, raw []byte) (string, error) {
 		if !strings.HasSuffix(n, "-"+digest[:12]) {
 			continue
 		}
-		hist, err := ws.History(func(c store.CommitInfo) bool { return c.Trailers[store.TrailerPlanID] == n })
+		hist, err := onBranch(ws, func(c store.CommitInfo) bool { return c.Trailers[store.TrailerPlanID] == n })
 		if err != nil {
 			return "", err
 		}

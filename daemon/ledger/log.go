@@ -2,6 +2,7 @@ package ledger
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/archiplan/archiplan/archixml"
@@ -60,7 +61,43 @@ func LogChecked(ws *store.Workspace) (*Logged, error) {
 		return nil, err
 	}
 	entries, claims := logOf(ws, hist)
+	// the applies and reverts a merge brought from its other side (a colleague's, merged by a
+	// plain git pull) are the branch's too; whether a later commit undid one is asked on the
+	// first-parent line only, where "later" means a descendant
+	side, err := ws.SideCommits(hist)
+	if err != nil {
+		return nil, err
+	}
+	if len(side) > 0 {
+		se, sc := logOf(ws, side)
+		for i := range se {
+			se[i].UndoneBy = ""
+		}
+		entries = append(entries, se...)
+		claims = append(claims, sc...)
+		sort.SliceStable(entries, func(i, j int) bool { return entries[i].Date > entries[j].Date })
+	}
 	return &Logged{Entries: entries, Unverified: claims}, nil
+}
+
+// onBranch walks the branch's history until match: the first-parent line, then the commits its
+// merges brought from their other sides (ws.SideCommits). It gives the history walked with the
+// commit matched last, or, when none matched, without one.
+func onBranch(ws *store.Workspace, match func(store.CommitInfo) bool) ([]store.CommitInfo, error) {
+	hist, err := ws.History(match)
+	if err != nil || len(hist) > 0 && match(hist[len(hist)-1]) {
+		return hist, err
+	}
+	side, err := ws.SideCommits(hist)
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range side {
+		if match(c) {
+			return append(hist, c), nil
+		}
+	}
+	return hist, nil
 }
 
 // LogOf is Log of a history already read (ws.History's, newest first), for a reader that needs

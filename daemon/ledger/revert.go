@@ -145,7 +145,7 @@ func (l *Ledger) revert(target string, opt RevertOptions) (*RevertResult, error)
 func findApply(ws *store.Workspace, target string) (*store.CommitInfo, []store.CommitInfo, error) {
 	full, _ := ws.ResolveCommit(target)
 	var apply *store.CommitInfo
-	hist, err := ws.History(func(c store.CommitInfo) bool {
+	hist, err := onBranch(ws, func(c store.CommitInfo) bool {
 		if id := c.Trailers[store.TrailerPlanID]; id == "" || c.Hash != full && id != target {
 			return false
 		} else if c.Hash == full {
