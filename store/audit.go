@@ -36,19 +36,37 @@ func auditRemoteRef(remote string) plumbing.ReferenceName {
 // AppendAudit adds one record to the audit, as its own commit on top of the audit ref (moved by
 // compare-and-swap; retried when another process appended at the same moment).
 func (w *Workspace) AppendAudit(record []byte, when time.Time) error {
+	return w.AppendAudits(AuditEntry{Record: record, When: when})
+}
+
+// AuditEntry is a record to append to the audit and the time of its commit.
+type AuditEntry struct {
+	Record []byte
+	When   time.Time
+}
+
+// AppendAudits adds records to the audit, each its own commit, one on top of the other, in their
+// order: the ref moves once for them all (an approval's and what came of it are one move, not two
+// locks of the ref taken one after the other).
+func (w *Workspace) AppendAudits(entries ...AuditEntry) error {
+	if len(entries) == 0 {
+		return nil
+	}
 	var err error
 	for try := 0; try < 10; try++ {
 		old := ""
 		if ref, rerr := w.git().Storer.Reference(AuditRef); rerr == nil {
 			old = ref.Hash().String()
 		}
-		var parents []plumbing.Hash
-		if old != "" {
-			parents = []plumbing.Hash{plumbing.NewHash(old)}
-		}
-		var h string
-		if h, err = w.auditCommit(record, when, parents); err != nil {
-			return err
+		h := old
+		for _, e := range entries {
+			var parents []plumbing.Hash
+			if h != "" {
+				parents = []plumbing.Hash{plumbing.NewHash(h)}
+			}
+			if h, err = w.auditCommit(e.Record, e.When, parents); err != nil {
+				return err
+			}
 		}
 		if err = w.moveRef(AuditRef, old, h); err == nil || !errors.Is(err, ErrHeadMoved) {
 			return err

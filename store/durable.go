@@ -148,11 +148,13 @@ func (w *Workspace) setObject(obj plumbing.EncodedObject) (plumbing.Hash, error)
 	h := obj.Hash()
 	id := h.String()
 	path := filepath.Join(w.gitDir, "objects", id[:2], id[2:])
-	if _, err := os.Stat(path); err == nil {
-		return h, nil
+	if _, err := os.Stat(path); err != nil {
+		if err := writeFileAtomicVia(filepath.Join(w.gitDir, "objects"), path, 0o444, w.durable(), looseObject(fmt.Sprintf("%s %d\x00", obj.Type(), len(data)), data)...); err != nil {
+			return plumbing.ZeroHash, fmt.Errorf("write object %s: %w", id[:12], err)
+		}
 	}
-	if err := writeFileAtomicVia(filepath.Join(w.gitDir, "objects"), path, 0o444, w.durable(), looseObject(fmt.Sprintf("%s %d\x00", obj.Type(), len(data)), data)...); err != nil {
-		return plumbing.ZeroHash, fmt.Errorf("write object %s: %w", id[:12], err)
+	if s, ok := w.git().Storer.(*reloadingStorage); ok {
+		s.cache.Put(obj) // read again at once: the next apply's base, the walks since a preview
 	}
 	return h, nil
 }

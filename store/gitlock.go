@@ -84,7 +84,7 @@ func (w *Workspace) takeGitLock(target string) (*gitLock, error) {
 		l.cleanup()
 		return nil, fmt.Errorf("lock %s: %w", filepath.Base(target), err)
 	}
-	rec, _ := json.Marshal(lockOwner{PID: os.Getpid(), Start: startTime(os.Getpid()), Tmp: filepath.Base(l.tmp), Dev: uint64(st.Dev), Inode: st.Ino})
+	rec, _ := json.Marshal(lockOwner{PID: os.Getpid(), Start: selfStart(), Tmp: filepath.Base(l.tmp), Dev: uint64(st.Dev), Inode: st.Ino})
 	if err := w.writeFile(l.owner, rec, 0o644); err != nil {
 		l.cleanup()
 		return nil, err
@@ -240,6 +240,10 @@ func statFields(stat []byte) []string {
 	}
 	return strings.Fields(string(stat[i+1:]))
 }
+
+// selfStart is this process's start time, read once (an approval takes three git locks, each
+// read /proc for it).
+var selfStart = sync.OnceValue(func() uint64 { return startTime(os.Getpid()) })
 
 // startTime is a process's start time in clock ticks since boot, 0 when /proc does not say.
 func startTime(pid int) uint64 {

@@ -32,6 +32,11 @@ import (
 type reloadingStorage struct {
 	*filesystem.Storage
 	gitDir string
+	// cache is the shared storage's object cache, asked first: go-git opens a loose object's file
+	// (a stat of each folder on its path, then the open) before it looks in its cache, and an
+	// approval read some 80 commits and trees that way, most of them ones it had just written
+	// (setObject puts its trees and commits here). An object is its hash's content forever.
+	cache cache.Object
 
 	// lookups takes turns on the shared storage: go-git fills its pack index maps lazily, without a
 	// lock, and a daemon's pass, the review page and a test may read one workspace at once
@@ -45,7 +50,8 @@ type reloadingStorage struct {
 }
 
 func newReloadingStorage(gitDir string) *reloadingStorage {
-	return &reloadingStorage{Storage: filesystem.NewStorage(osfs.New(gitDir), cache.NewObjectLRUDefault()), gitDir: gitDir}
+	c := cache.NewObjectLRUDefault()
+	return &reloadingStorage{Storage: filesystem.NewStorage(osfs.New(gitDir), c), gitDir: gitDir, cache: c}
 }
 
 // again runs a lookup on the fresh storage, opening it anew when the packs may have changed since
@@ -65,6 +71,9 @@ func (s *reloadingStorage) again(read func(st *filesystem.Storage) error) error 
 }
 
 func (s *reloadingStorage) EncodedObject(t plumbing.ObjectType, h plumbing.Hash) (plumbing.EncodedObject, error) {
+	if o, ok := s.cache.Get(h); ok && (t == plumbing.AnyObject || o.Type() == t) {
+		return o, nil
+	}
 	s.lookups.Lock()
 	o, err := s.Storage.EncodedObject(t, h)
 	s.lookups.Unlock()

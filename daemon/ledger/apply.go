@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/archiplan/archiplan/archixml"
 	"github.com/archiplan/archiplan/daemon/inbox"
@@ -59,10 +60,12 @@ func (l *Ledger) Apply(ctx context.Context, req Request) (*Result, error) {
 		req.ApprovedBy = &by // who approves is settled once: the events say it, the commit is signed so
 	}
 	sig := signature(*req.ApprovedBy)
+	var events []Event
 	if rec := req.Record; rec != nil {
-		// an approval: said before what came of it
-		l.audit(Event{Event: EventApproved, Name: req.Name, PlanID: PlanID(req.Name, rec.PlanSHA256), SHA256: rec.PlanSHA256,
-			Verdict: rec.Verdict, Summary: rec.Summary, By: sig})
+		// an approval: said before what came of it (at its time, in the same move of the audit's
+		// ref as the outcome: one lock of the ref per approval, not two)
+		events = append(events, Event{Event: EventApproved, Time: time.Now().UTC().Format(time.RFC3339Nano), Name: req.Name,
+			PlanID: PlanID(req.Name, rec.PlanSHA256), SHA256: rec.PlanSHA256, Verdict: rec.Verdict, Summary: rec.Summary, By: sig})
 	}
 	var res *Result
 	err := l.locked(func() error {
@@ -79,9 +82,10 @@ func (l *Ledger) Apply(ctx context.Context, req Request) (*Result, error) {
 			ev.Event, ev.Verdict = EventRejected, res.Verdict
 		}
 		if ev.Event != "" { // what came of it, said once
-			l.audit(ev)
+			events = append(events, ev)
 		}
 	}
+	l.audit(events...)
 	return res, err
 }
 

@@ -88,9 +88,22 @@ func (e Event) WithOutcome(o *plans.Outcome) Event {
 // Audit records one event: the conversation archiplan keeps of the plan fills in the request and
 // the planner, and the record becomes one commit of the audit.
 func Audit(ws *store.Workspace, box *inbox.Inbox, e Event) error {
+	entry, err := auditEntry(box, e)
+	if err != nil {
+		return err
+	}
+	return ws.AppendAudit(entry.Record, entry.When)
+}
+
+// auditEntry is an event as the audit records it, and the time of its commit: the event's time
+// when it has one (an approval said with what came of it, in one move of the audit's ref), now
+// otherwise.
+func auditEntry(box *inbox.Inbox, e Event) (store.AuditEntry, error) {
 	e.FormatVersion = AuditFormat
 	now := time.Now().UTC()
-	if e.Time == "" {
+	if t, err := time.Parse(time.RFC3339Nano, e.Time); err == nil {
+		now = t
+	} else {
 		e.Time = now.Format(time.RFC3339Nano)
 	}
 	if box != nil && e.Name != "" {
@@ -106,7 +119,7 @@ func Audit(ws *store.Workspace, box *inbox.Inbox, e Event) error {
 		data, err = json.MarshalIndent(e.bounded(), "", "  ")
 	}
 	if err != nil {
-		return err
+		return store.AuditEntry{}, err
 	}
 	if len(data) > MaxAuditEvent {
 		// escaped, the texts still outgrow the record: its facts are kept, its texts are not
@@ -114,10 +127,10 @@ func Audit(ws *store.Workspace, box *inbox.Inbox, e Event) error {
 			PlanID: clipAudit(e.PlanID), SHA256: clipAudit(e.SHA256), Verdict: clipAudit(e.Verdict), Commit: clipAudit(e.Commit),
 			Reason: fmt.Sprintf("(an event of %d bytes, over the audit's %d: its texts are not kept)", len(data), MaxAuditEvent)}, "", "  ")
 		if err != nil {
-			return err
+			return store.AuditEntry{}, err
 		}
 	}
-	return ws.AppendAudit(append(data, '\n'), now)
+	return store.AuditEntry{Record: append(data, '\n'), When: now}, nil
 }
 
 // The audit's bounds: an event is at most MaxAuditEvent bytes, whatever a planner wrote. A plan
@@ -162,10 +175,20 @@ func clipAudit(s string) string {
 	return s[:cut] + fmt.Sprintf("… (%d bytes more, not kept)", len(s)-cut)
 }
 
-// audit records an event of the ledger's; a failure is logged, never the plan's fault.
-func (l *Ledger) audit(e Event) {
-	if err := Audit(l.cfg.Workspace, l.cfg.Inbox, e); err != nil {
-		l.log.Warn("audit not recorded", "event", string(e.Event), "plan", e.Name, "err", err)
+// audit records events of the ledger's, in their order, in one move of the audit's ref; a failure
+// is logged, never the plan's fault.
+func (l *Ledger) audit(events ...Event) {
+	entries := make([]store.AuditEntry, 0, len(events))
+	for _, e := range events {
+		entry, err := auditEntry(l.cfg.Inbox, e)
+		if err != nil {
+			l.log.Warn("audit not recorded", "event", string(e.Event), "plan", e.Name, "err", err)
+			continue
+		}
+		entries = append(entries, entry)
+	}
+	if err := l.cfg.Workspace.AppendAudits(entries...); err != nil && len(events) > 0 {
+		l.log.Warn("audit not recorded", "event", string(events[0].Event), "plan", events[0].Name, "events", len(entries), "err", err)
 	}
 }
 
@@ -383,16 +406,18 @@ const ArchiveConversation = "conversation.json"
 // its verdict changed since the last preview), not every rewrite of the same preview.
 func (l *Ledger) auditPreview(c *Checked, prev, rec *inbox.Record) {
 	name := c.Entry.Name
+	var events []Event
 	if prev == nil || prev.PlanSHA256 != rec.PlanSHA256 {
 		e := Event{Event: EventReceived, Name: name, PlanID: PlanID(name, rec.PlanSHA256), Plan: string(c.Raw)}.WithOutcome(c.Outcome)
 		e.Verdict, e.Errors, e.Warnings = "", nil, nil
-		l.audit(e)
+		events = append(events, e)
 	}
 	// a preview again on a new HEAD that says the same is no event: a team's busy remote would
 	// otherwise write one for every plan waiting at every commit
 	if prev == nil || prev.PlanSHA256 != rec.PlanSHA256 || prev.Verdict != rec.Verdict {
-		l.audit(Event{Event: EventPreviewed, Name: name, PlanID: PlanID(name, rec.PlanSHA256), Commit: rec.Commit}.WithOutcome(c.Outcome))
+		events = append(events, Event{Event: EventPreviewed, Name: name, PlanID: PlanID(name, rec.PlanSHA256), Commit: rec.Commit}.WithOutcome(c.Outcome))
 	}
+	l.audit(events...) // one move of the audit's ref for both
 }
 
 // Withdrawn records that a plan left the inbox without being applied or rejected (its file was
