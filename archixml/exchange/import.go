@@ -52,6 +52,20 @@ func ImportBytes(r io.Reader, o Options) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	return b.bytes()
+}
+
+// ImportData is ImportBytes of a file already in memory: src is read, never changed nor kept (a
+// mapping of the file may be unmapped once it returns).
+func ImportData(src []byte, o Options) ([]byte, error) {
+	b, err := prepareData(src, o)
+	if err != nil {
+		return nil, err
+	}
+	return b.bytes()
+}
+
+func (b *builder) bytes() ([]byte, error) {
 	kids, n, err := b.made()
 	if err != nil {
 		return nil, err
@@ -72,7 +86,11 @@ func prepare(r io.Reader, o Options) (*builder, error) {
 	if _, err := buf.ReadFrom(io.LimitReader(r, int64(archixml.MaxModelBytes)+1)); err != nil {
 		return nil, err
 	}
-	src := buf.Bytes()
+	return prepareData(buf.Bytes(), o)
+}
+
+// prepareData is prepare of the file's bytes.
+func prepareData(src []byte, o Options) (*builder, error) {
 	if len(src) > archixml.MaxModelBytes {
 		return nil, &ImportError{Problems: []Problem{{Code: CodeMalformed, Message: fmt.Sprintf("the file is over %d bytes, the most archiplan reads", archixml.MaxModelBytes)}}}
 	}

@@ -47,12 +47,16 @@ func importCmd() *cobra.Command {
 // importExchange reads an exchange file and returns the bytes of the Archi model made of it: a
 // file with problems is refused (exit 1) with every problem, coded, at its line.
 func importExchange(path string, allowForbidden bool) ([]byte, error) {
-	f, err := os.Open(path)
+	src, unmap, err := mapFile(path)
 	if err != nil {
 		return nil, usageError{err}
 	}
-	defer f.Close()
-	data, err := exchange.ImportBytes(f, exchange.Options{AllowForbidden: allowForbidden})
+	defer unmap()
+	var data []byte
+	err = readMapped(path, func() (err error) {
+		data, err = exchange.ImportData(src, exchange.Options{AllowForbidden: allowForbidden})
+		return err
+	})
 	var ie *exchange.ImportError
 	if errors.As(err, &ie) && ie.Has(exchange.CodeRelForbidden) {
 		// Archi holds such relationships (its validator reports them): say how to keep them
