@@ -28,7 +28,7 @@ func writeHook(t *testing.T, dir, name, body string, mode os.FileMode) {
 
 func TestRun(t *testing.T) {
 	dir := t.TempDir()
-	r := Runner{Dir: dir, Timeout: 2 * time.Second}
+	r := Runner{Dir: dir, Timeout: 5 * time.Minute} // not what is tested: generous for a loaded machine
 	ctx := context.Background()
 
 	if res, err := r.Run(ctx, PreApply, dir, nil); err != nil || res.Ran {
@@ -49,23 +49,51 @@ func TestRun(t *testing.T) {
 	}
 }
 
-// A hook that hangs, and the child it started, are killed at the timeout.
+// A hook that hangs, and the child it started, are killed at the timeout: the run returns (the
+// hook would sleep 1000 s) and the child is gone. A timeout that came before the child started (a
+// loaded machine) proves nothing of it: the hook is run again with a longer one.
 func TestRun_Timeout(t *testing.T) {
-	dir := t.TempDir()
-	marker := filepath.Join(dir, "child-alive")
-	writeHook(t, dir, PostApply, "(sleep 5; touch "+marker+") &\nsleep 60\n", 0o755)
-	start := time.Now()
-	res, err := Runner{Dir: dir, Timeout: 300 * time.Millisecond}.Run(context.Background(), PostApply, dir, nil)
-	if !errors.Is(err, ErrTimeout) || !res.Ran {
-		t.Fatalf("%+v %v", res, err)
+	for timeout := 300 * time.Millisecond; ; timeout *= 4 {
+		dir := t.TempDir()
+		pidFile, started := filepath.Join(dir, "child.pid"), filepath.Join(dir, "started")
+		writeHook(t, dir, PostApply, "sh -c 'echo $$ > "+pidFile+".tmp; mv "+pidFile+".tmp "+pidFile+"; exec sleep 1000' &\n"+
+			"while [ ! -e "+pidFile+" ]; do sleep 0.01; done\ntouch "+started+"\nsleep 1000\n", 0o755)
+		res, err := Runner{Dir: dir, Timeout: timeout}.Run(context.Background(), PostApply, dir, nil)
+		if !errors.Is(err, ErrTimeout) || !res.Ran {
+			t.Fatalf("%+v %v", res, err)
+		}
+		if _, err := os.Stat(started); err != nil {
+			if timeout > time.Minute {
+				t.Fatalf("the hook had not started its child after %s", timeout)
+			}
+			t.Logf("the timeout (%s) came before the hook's child started: again with a longer one", timeout)
+			continue
+		}
+		if pid := readPid(t, pidFile); running(pid) {
+			syscall.Kill(pid, syscall.SIGKILL)
+			t.Fatalf("the hook's child %d outlived the timeout", pid)
+		}
+		return
 	}
-	if time.Since(start) > 5*time.Second {
-		t.Fatal("the run waited for the hook")
+}
+
+func readPid(t *testing.T, file string) int {
+	t.Helper()
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
 	}
-	time.Sleep(5500*time.Millisecond - time.Since(start))
-	if _, err := os.Stat(marker); err == nil {
-		t.Fatal("the hook's child outlived the timeout")
+	pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
+	if err != nil {
+		t.Fatal(err)
 	}
+	return pid
+}
+
+// running says whether process pid is alive (a zombie has finished all it will ever do).
+func running(pid int) bool {
+	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	return err == nil && !strings.Contains(string(stat[strings.LastIndexByte(string(stat), ')'):]), ") Z")
 }
 
 func TestRun_OutputCapped(t *testing.T) {
@@ -93,7 +121,9 @@ func TestRun_SetsidChildHoldsStdout(t *testing.T) {
 		t.Fatal(err)
 	}
 	pidFile := filepath.Join(dir, "child.pid")
-	writeHook(t, dir, PreApply, "setsid sh -c 'echo $$ > "+pidFile+"; exec sleep 1000' &\necho checked\n", 0o755)
+	// the hook exits once its child has written its pid (a loaded machine may start it late)
+	writeHook(t, dir, PreApply, "setsid sh -c 'echo $$ > "+pidFile+".tmp; mv "+pidFile+".tmp "+pidFile+"; exec sleep 1000' &\n"+
+		"while [ ! -e "+pidFile+" ]; do sleep 0.01; done\necho checked\n", 0o755)
 	done := make(chan struct{})
 	var res Result
 	go func() {
@@ -104,14 +134,14 @@ func TestRun_SetsidChildHoldsStdout(t *testing.T) {
 			return
 		}
 		defer lock.Unlock()
-		res, err = Runner{Dir: dir, Timeout: 5 * time.Second}.Run(context.Background(), PreApply, dir, nil)
+		res, err = Runner{Dir: dir, Timeout: 5 * time.Minute}.Run(context.Background(), PreApply, dir, nil)
 		if err != nil {
 			t.Error(err)
 		}
 	}()
 	select {
 	case <-done:
-	case <-time.After(60 * time.Second):
+	case <-time.After(5 * time.Minute): // far beyond a loaded machine's need: only a hang
 		t.Fatal("the hook run hangs on the pipe its child holds")
 	}
 	if res.ExitCode != 0 || !strings.Contains(res.Output, "checked") || !strings.Contains(res.Output, "kept its output open") {
@@ -122,12 +152,7 @@ func TestRun_SetsidChildHoldsStdout(t *testing.T) {
 		t.Fatalf("the lock is still held: %v", err)
 	}
 	lock.Unlock()
-	data, err := os.ReadFile(pidFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pid, _ := strconv.Atoi(strings.TrimSpace(string(data)))
-	if stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat"); err == nil && !strings.Contains(string(stat[strings.LastIndexByte(string(stat), ')'):]), ") Z") {
+	if pid := readPid(t, pidFile); running(pid) {
 		syscall.Kill(pid, syscall.SIGKILL)
 		t.Fatalf("the hook's setsid child %d survived", pid)
 	}

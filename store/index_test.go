@@ -71,7 +71,7 @@ func holdIndexLock(t *testing.T, dir string) (stop func()) {
 		if _, err := os.Stat(lock); err == nil {
 			break
 		}
-		if i == 3000 {
+		if i == 30000 { // 5 minutes and more: only a git that never takes it
 			t.Fatal("git commit never took index.lock")
 		}
 		time.Sleep(10 * time.Millisecond)
@@ -259,7 +259,7 @@ func TestRecover_RemovesLockOfDeadArchiplan(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(dir, "holding")); err == nil {
 			break
 		}
-		if i == 3000 {
+		if i == 30000 { // 5 minutes and more: only a helper that never takes it
 			cmd.Process.Kill()
 			t.Fatal("the helper never took the lock")
 		}

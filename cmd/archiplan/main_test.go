@@ -122,15 +122,15 @@ func TestScripts(t *testing.T) {
 	})
 }
 
-// waitfile PATH [SUBSTRING]: wait until the file exists (and holds SUBSTRING), at most 60 s;
-// PATH may be a glob. "! waitfile PATH" waits until no file matches. No sleeps in scripts, only
-// waits for what a process shows.
+// waitfile PATH [SUBSTRING]: wait until the file exists (and holds SUBSTRING), at most 5 minutes
+// (far beyond need: a loaded machine); PATH may be a glob. "! waitfile PATH" waits until no file
+// matches. No sleeps in scripts, only waits for what a process shows.
 func waitfile(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) < 1 || len(args) > 2 || neg && len(args) != 1 {
 		ts.Fatalf("usage: waitfile PATH [SUBSTRING] | ! waitfile PATH")
 	}
 	pattern := ts.MkAbs(args[0])
-	deadline := time.Now().Add(60 * time.Second)
+	deadline := time.Now().Add(5 * time.Minute)
 	for {
 		matches, _ := filepath.Glob(pattern)
 		found := false
@@ -145,9 +145,9 @@ func waitfile(ts *testscript.TestScript, neg bool, args []string) {
 		}
 		if time.Now().After(deadline) {
 			if neg {
-				ts.Fatalf("waitfile: %s still there after 60 s", args[0])
+				ts.Fatalf("waitfile: %s still there after 5 minutes", args[0])
 			}
-			ts.Fatalf("waitfile %s: not there after 60 s", strings.Join(args, " "))
+			ts.Fatalf("waitfile %s: not there after 5 minutes", strings.Join(args, " "))
 		}
 		time.Sleep(20 * time.Millisecond)
 	}

@@ -90,8 +90,8 @@ func TestTwoUsers_PlannerCannotApproveItsOwnPlans(t *testing.T) {
 	waitFor := func(what string, ok func() bool) {
 		t.Helper()
 		for start := time.Now(); !ok(); time.Sleep(50 * time.Millisecond) {
-			if time.Since(start) > 30*time.Second {
-				t.Fatalf("%s: not after 30 s", what)
+			if time.Since(start) > 5*time.Minute { // far beyond need: only a daemon that never does it
+				t.Fatalf("%s: not after 5 minutes", what)
 			}
 		}
 	}

@@ -6,11 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/archiplan/archiplan/archixml"
-	"github.com/archiplan/archiplan/daemon/inbox"
 	"github.com/archiplan/archiplan/daemon/ledger"
 	"github.com/archiplan/archiplan/internal/testenv"
-	"github.com/archiplan/archiplan/store"
 )
 
 // The review page draws views of the ledger's model at HEAD while the daemon applies plans to
@@ -18,17 +15,7 @@ import (
 // -race in CI; without the lock the race detector, or the runtime's own check of concurrent map
 // use, stops it).
 func TestLocal_ConcurrentViewsWhileApplying(t *testing.T) {
-	seed, err := archixml.Example().Save()
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	op := store.Signature{Name: "Daemon Operator", Email: "ops@example.org"}
-	ws, _, err := store.Init(dir, store.InitOptions{Model: "model.archimate", Inbox: "plans", Seed: seed, Author: op})
-	if err != nil {
-		t.Fatal(err)
-	}
-	led := ledger.New(ledger.Config{Workspace: ws, Inbox: inbox.New(dir+"/plans", ws.GitPath("archiplan/inbox")), ApprovedBy: op})
+	_, led, _ := exampleLedger(t)
 	local := NewLocal(LocalConfig{Ledger: led})
 	const applies = 12
 	done, stop := make(chan error, 1), make(chan struct{})

@@ -5,26 +5,13 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/archiplan/archiplan/archixml"
-	"github.com/archiplan/archiplan/daemon/inbox"
 	"github.com/archiplan/archiplan/daemon/ledger"
-	"github.com/archiplan/archiplan/store"
 )
 
 // Where a revert must go through a pull request (deliver: pull-request), the page's Revert
 // commits nothing and says why: the branch stays where the apply left it.
 func TestLocal_RevertRefused(t *testing.T) {
-	seed, err := archixml.Example().Save()
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	op := store.Signature{Name: "Daemon Operator", Email: "ops@example.org"}
-	ws, _, err := store.Init(dir, store.InitOptions{Model: "model.archimate", Inbox: "plans", Seed: seed, Author: op})
-	if err != nil {
-		t.Fatal(err)
-	}
-	led := ledger.New(ledger.Config{Workspace: ws, Inbox: inbox.New(dir+"/plans", ws.GitPath("archiplan/inbox")), ApprovedBy: op})
+	ws, led, _ := exampleLedger(t)
 	raw := `{"schema_version":"2.0","status":"ready","summary":"rename","actions":[{"op":"rename_element","element_id":"` + customer + `","new_name":"Client"}]}`
 	res, err := led.Apply(context.Background(), ledger.Request{Name: "p", File: "p.json", Raw: []byte(raw)})
 	if err != nil {

@@ -73,7 +73,7 @@ func start(t testing.TB, dir string, port int, name string, args ...string) *Ser
 		<-exited
 	})
 	// ready when it accepts and answers: poll the port (a state, bounded generously)
-	deadline := time.Now().Add(60 * time.Second)
+	deadline := time.Now().Add(5 * time.Minute)
 	for {
 		select {
 		case err := <-exited:

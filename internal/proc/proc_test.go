@@ -12,19 +12,13 @@ import (
 	"time"
 )
 
-// alive reads a pid from file (written by the process itself) and says whether it still runs.
+// alive reads a pid from file (written by the process itself before the run could end: the
+// scripts wait for it) and says whether it still runs.
 func alive(t *testing.T, pidFile string) bool {
 	t.Helper()
-	var data []byte
-	for i := 0; i < 100; i++ { // the child writes it as it starts
-		if d, err := os.ReadFile(pidFile); err == nil && len(strings.TrimSpace(string(d))) > 0 {
-			data = d
-			break
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	if data == nil {
-		t.Fatalf("the child never wrote %s", pidFile)
+	data, err := os.ReadFile(pidFile)
+	if err != nil || len(strings.TrimSpace(string(data))) == 0 {
+		t.Fatalf("the child never wrote %s: %v", pidFile, err)
 	}
 	pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
 	if err != nil {
@@ -56,7 +50,7 @@ func runBounded(t *testing.T, ctx context.Context, spec Spec) (Result, error) {
 	select {
 	case r := <-done:
 		return r.res, r.err
-	case <-time.After(60 * time.Second):
+	case <-time.After(5 * time.Minute): // far beyond a loaded machine's need: only a hang
 		t.Fatal("the run hangs")
 		return Result{}, nil
 	}
@@ -67,10 +61,12 @@ func sh(script string) Spec {
 }
 
 // A process that exits and leaves a child (in a session of its own, out of the group) holding
-// its standard output: the run ends anyway, and the child is killed.
+// its standard output: the run ends anyway, and the child is killed. The process exits once the
+// child has written its pid (a loaded machine may start the child late).
 func TestRun_SetsidChildHoldsStdout(t *testing.T) {
 	pidFile := filepath.Join(t.TempDir(), "child.pid")
-	spec := sh("setsid sh -c 'echo $$ > " + pidFile + "; exec sleep 1000' &\necho hook done\n")
+	spec := sh("setsid sh -c 'echo $$ > " + pidFile + ".tmp; mv " + pidFile + ".tmp " + pidFile + "; exec sleep 1000' &\n" +
+		waitFiles(pidFile) + "echo hook done\n")
 	spec.Timeout = time.Minute
 	res, err := runBounded(t, context.Background(), spec)
 	if err != nil || res.ExitCode != 0 {
@@ -84,20 +80,42 @@ func TestRun_SetsidChildHoldsStdout(t *testing.T) {
 	}
 }
 
-// At the timeout the process and everything it started die, in the group or out of it.
+// At the timeout the process and everything it started die, in the group or out of it. A run
+// the timeout cut off before its children started (a loaded machine) proves nothing: it is run
+// again with a longer timeout.
 func TestRun_TimeoutKillsEverything(t *testing.T) {
-	dir := t.TempDir()
-	inGroup, outside := filepath.Join(dir, "in.pid"), filepath.Join(dir, "out.pid")
-	spec := sh("sh -c 'echo $$ > " + inGroup + "; exec sleep 1000' &\n" +
-		"setsid sh -c 'echo $$ > " + outside + "; exec sleep 1000' > /dev/null 2>&1 &\nsleep 1000\n")
-	spec.Timeout = 500 * time.Millisecond
-	res, err := runBounded(t, context.Background(), spec)
-	if !errors.Is(err, ErrTimeout) || res.ExitCode != -1 {
-		t.Fatalf("%+v %v", res, err)
+	for timeout := 500 * time.Millisecond; ; timeout *= 4 {
+		dir := t.TempDir()
+		inGroup, outside, started := filepath.Join(dir, "in.pid"), filepath.Join(dir, "out.pid"), filepath.Join(dir, "started")
+		spec := sh("sh -c 'echo $$ > " + inGroup + ".tmp; mv " + inGroup + ".tmp " + inGroup + "; exec sleep 1000' &\n" +
+			"setsid sh -c 'echo $$ > " + outside + ".tmp; mv " + outside + ".tmp " + outside + "; exec sleep 1000' > /dev/null 2>&1 &\n" +
+			waitFiles(inGroup, outside) + "touch " + started + "\nsleep 1000\n")
+		spec.Timeout = timeout
+		res, err := runBounded(t, context.Background(), spec)
+		if !errors.Is(err, ErrTimeout) || res.ExitCode != -1 {
+			t.Fatalf("%+v %v", res, err)
+		}
+		if _, err := os.Stat(started); err != nil {
+			if timeout > time.Minute {
+				t.Fatalf("the children had not started after %s", timeout)
+			}
+			t.Logf("the timeout (%s) came before the children started: again with a longer one", timeout)
+			continue
+		}
+		if alive(t, inGroup) || alive(t, outside) {
+			t.Fatal("a process of the run survived its timeout")
+		}
+		return
 	}
-	if alive(t, inGroup) || alive(t, outside) {
-		t.Fatal("a process of the run survived its timeout")
+}
+
+// waitFiles is a shell loop that waits until each file exists: a state, not a time.
+func waitFiles(files ...string) string {
+	var cond []string
+	for _, f := range files {
+		cond = append(cond, "[ ! -e "+f+" ]")
 	}
+	return "while " + strings.Join(cond, " || ") + "; do sleep 0.01; done\n"
 }
 
 func TestRun_Cancel(t *testing.T) {

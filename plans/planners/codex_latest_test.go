@@ -28,7 +28,7 @@ func TestCodex_RealAppServerStrictLatest(t *testing.T) {
 	defer srv.Close()
 	codexHome(t, srv.URL+"/v1")
 	pl, err := New(Config{Kind: KindCodex, Command: []string{bin, "app-server"}, Model: "fake-model",
-		Schema: strict, Timeout: time.Minute, Dir: t.TempDir()})
+		Schema: strict, Timeout: 5 * time.Minute, Dir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
