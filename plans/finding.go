@@ -123,6 +123,21 @@ const (
 	RevertByPullRequest Code = "REVERT_BY_PULL_REQUEST"
 )
 
+// The codes of what the command line and the review page refuse to do with a plan of the inbox
+// (approve, reject, resubmit, revert): each message starts with its code. Refusals describes each.
+const (
+	InboxNameTaken Code = "INBOX_NAME_TAKEN"
+)
+
+// Refusals describes the codes of the command line's and the review page's refusals: what each
+// means and what to do. The reference lists them.
+var Refusals = []struct {
+	Code    Code
+	Meaning string
+}{
+	{InboxNameTaken, "`approve`, `reject`, the review page: the plan's file cannot be renamed NAME.approved or NAME.rejected, because another file (not archiplan's: a planner's file, link or pipe) takes that name; it is neither replaced nor followed, and nothing is renamed: see who wrote it, remove it, then approve or reject again"},
+}
+
 // Codes describes every code: what it means and how a planner fixes it. The README lists them.
 var Codes = []struct {
 	Code     Code

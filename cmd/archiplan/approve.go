@@ -172,6 +172,9 @@ func rejectCmd() *cobra.Command {
 				reason = "rejected by " + ws.Identity().Name
 			}
 			if _, err := cfg.ledger(ws).Reject(e, reason); err != nil {
+				if errors.Is(err, inbox.ErrNameTaken) {
+					return codedError{exitRefused, err}
+				}
 				return codedError{exitNoUsable, err}
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "rejected %s: %s\n", e.Name, inbox.RejectedFile(e.Name))

@@ -12,10 +12,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/archiplan/archiplan/daemon/inbox"
 	"github.com/archiplan/archiplan/hooks"
 	"github.com/archiplan/archiplan/internal/refdocs"
 	"github.com/archiplan/archiplan/internal/settings"
 	mcpserver "github.com/archiplan/archiplan/mcp"
+	"github.com/archiplan/archiplan/plans"
 	"github.com/archiplan/archiplan/store"
 )
 
@@ -111,5 +113,12 @@ func TestReference_ConfigKeys(t *testing.T) {
 		if got, err := time.ParseDuration(settings.Default(name)); err != nil || got != want {
 			t.Errorf("%s: the page says default %q, the code %s", name, settings.Default(name), want)
 		}
+	}
+}
+
+// The refusals' sentinels of packages that import nothing of plans carry the codes plans lists.
+func TestReference_RefusalSentinels(t *testing.T) {
+	if inbox.ErrNameTaken.Error() != string(plans.InboxNameTaken) {
+		t.Fatalf("inbox.ErrNameTaken is %q, not %s", inbox.ErrNameTaken, plans.InboxNameTaken)
 	}
 }
