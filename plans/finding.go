@@ -126,7 +126,8 @@ const (
 // The codes of what the command line and the review page refuse to do with a plan of the inbox
 // (approve, reject, resubmit, revert): each message starts with its code. Refusals describes each.
 const (
-	InboxNameTaken Code = "INBOX_NAME_TAKEN"
+	InboxNameTaken       Code = "INBOX_NAME_TAKEN"
+	RevertNeedsApprovals Code = "REVERT_NEEDS_APPROVALS"
 )
 
 // Refusals describes the codes of the command line's and the review page's refusals: what each
@@ -136,6 +137,7 @@ var Refusals = []struct {
 	Meaning string
 }{
 	{InboxNameTaken, "`approve`, `reject`, the review page: the plan's file cannot be renamed NAME.approved or NAME.rejected, because another file (not archiplan's: a planner's file, link or pipe) takes that name; it is neither replaced nor followed, and nothing is renamed: see who wrote it, remove it, then approve or reject again"},
+	{RevertNeedsApprovals, "`revert`, the review page's Revert: the revert changes objects the owners (policy/owners.yaml) or an approval rule ask approvals for, as an apply of the same changes would, and the person reverting is not all of them (one approval, from the people named): one of them reverts it, or a plan that makes the same changes is approved by them"},
 }
 
 // Codes describes every code: what it means and how a planner fixes it. The README lists them.
