@@ -118,6 +118,21 @@ func TestReference_ConfigKeys(t *testing.T) {
 
 // The refusals' sentinels of packages that import nothing of plans carry the codes plans lists.
 func TestReference_RefusalSentinels(t *testing.T) {
+	seen := map[string]bool{}
+	for _, c := range plans.Codes {
+		seen[string(c.Code)] = true
+	}
+	for _, c := range plans.Refusals {
+		if seen[string(c.Code)] || c.Meaning == "" {
+			t.Errorf("refusal %s: a code of another meaning, or no meaning", c.Code)
+		}
+		seen[string(c.Code)] = true
+	}
+	for _, c := range commandCodes {
+		if seen[c.Code] {
+			t.Errorf("%s is listed twice", c.Code)
+		}
+	}
 	if inbox.ErrNameTaken.Error() != string(plans.InboxNameTaken) {
 		t.Fatalf("inbox.ErrNameTaken is %q, not %s", inbox.ErrNameTaken, plans.InboxNameTaken)
 	}
