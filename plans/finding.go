@@ -127,6 +127,49 @@ const (
 	InitInsideRepository Code = "INIT_INSIDE_REPOSITORY"
 )
 
+// The codes of what the command line and the review page refuse to do with a plan of the inbox
+// (approve, reject, resubmit, revert): each message starts with its code. Refusals describes each.
+const (
+	InboxNameTaken       Code = "INBOX_NAME_TAKEN"
+	RevertNeedsApprovals Code = "REVERT_NEEDS_APPROVALS"
+	PlanIsRejected       Code = "PLAN_IS_REJECTED"
+	PlanIsApproved       Code = "PLAN_IS_APPROVED"
+	PlanNotPreviewed     Code = "PLAN_NOT_PREVIEWED"
+	PlanUnreadable       Code = "PLAN_UNREADABLE"
+	PlanChangedSince     Code = "PLAN_CHANGED_SINCE_PREVIEW"
+	PlanNotValid         Code = "PLAN_NOT_VALID"
+	PreviewForged        Code = "PREVIEW_NOT_ARCHIPLANS"
+	PreviewNotRead       Code = "PREVIEW_NOT_THE_ONE_READ"
+	RevertNoSuchPlan     Code = "REVERT_NO_SUCH_PLAN"
+	RevertConflict       Code = "REVERT_CONFLICT"
+	RevertAlready        Code = "REVERT_ALREADY_REVERTED"
+	RevertBadInverse     Code = "REVERT_BAD_INVERSE"
+	RevertDirty          Code = "REVERT_WORK_TREE_DIRTY"
+)
+
+// Refusals describes the codes of the command line's and the review page's refusals: what each
+// means and what to do. The reference lists them.
+var Refusals = []struct {
+	Code    Code
+	Meaning string
+}{
+	{InboxNameTaken, "`approve`, `reject`, the review page: the plan's file cannot be renamed NAME.approved or NAME.rejected, because another file (not archiplan's: a planner's file, link or pipe) takes that name; it is neither replaced nor followed, and nothing is renamed: see who wrote it, remove it, then approve or reject again"},
+	{RevertNeedsApprovals, "`revert`, the review page's Revert: the revert changes objects the owners (policy/owners.yaml) or an approval rule ask approvals for, as an apply of the same changes would, and the person reverting is not all of them (one approval, from the people named): one of them reverts it, or a plan that makes the same changes is approved by them"},
+	{PlanIsRejected, "`approve`: the plan is NAME.rejected (its preview says why): archiplan resubmit NAME writes it under a new name and previews it"},
+	{PlanIsApproved, "`approve`: the plan is NAME.approved already: a daemon applies it, or archiplan apply does now"},
+	{PlanNotPreviewed, "`approve`: archiplan has not previewed the plan yet: read its preview first (archiplan validate previews it)"},
+	{PlanUnreadable, "`approve`: the plan's file cannot be read as an inbox file is (a link, a pipe, too large)"},
+	{PlanChangedSince, "`approve`: the plan's file holds other bytes than its preview showed: nothing is approved that was not previewed (archiplan validate previews it again)"},
+	{PlanNotValid, "`approve`: the preview does not say valid: only a plan previewed valid is approved; the message says what to do"},
+	{PreviewForged, "`approve`: the preview or report on disk is not the one archiplan wrote, so what was read may be a forgery: archiplan validate writes it again; read that one"},
+	{PreviewNotRead, "`approve --preview`: the preview's SHA-256 is not the one given: read the preview again"},
+	{RevertNoSuchPlan, "`revert`: no apply commit on the branch has the plan id or commit given"},
+	{RevertConflict, "`revert`: a later commit changed what the revert restores (the message names the object and the field): revert that first, or undo it by hand"},
+	{RevertAlready, "`revert`: the plan was reverted already (the message names the commit)"},
+	{RevertBadInverse, "`revert`: the inverse archived with the plan is not one archiplan wrote: it is never used"},
+	{RevertDirty, "`revert`: the model file in the work tree has changes not committed: commit or discard them first"},
+}
+
 // Codes describes every code: what it means and how a planner fixes it. The README lists them.
 var Codes = []struct {
 	Code     Code

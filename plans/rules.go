@@ -226,14 +226,48 @@ func (e *engine) changes() *Delta {
 	for _, id := range p.ids {
 		a, isAfter := p.after[id]
 		b, isBefore := Snapshot(e.m, id)
-		switch {
-		case isAfter && !isBefore:
-			d.Changes = append(d.Changes, DeltaChange{Kind: DeltaCreated, Object: a, Action: p.first[id]})
-		case !isAfter && isBefore:
-			d.Changes = append(d.Changes, DeltaChange{Kind: DeltaDeleted, Object: b, Action: p.first[id]})
-		case isAfter && isBefore && !reflect.DeepEqual(a, b):
-			bb := b
-			d.Changes = append(d.Changes, DeltaChange{Kind: DeltaChanged, Object: a, Before: &bb, Action: p.first[id]})
+		d.add(a, isAfter, b, isBefore, p.first[id])
+	}
+	return d
+}
+
+// add adds the change of one object, as it is after (isAfter: it is there) and before.
+func (d *Delta) add(a DeltaObject, isAfter bool, b DeltaObject, isBefore bool, action int) {
+	switch {
+	case isAfter && !isBefore:
+		d.Changes = append(d.Changes, DeltaChange{Kind: DeltaCreated, Object: a, Action: action})
+	case !isAfter && isBefore:
+		d.Changes = append(d.Changes, DeltaChange{Kind: DeltaDeleted, Object: b, Action: action})
+	case isAfter && isBefore && !reflect.DeepEqual(a, b):
+		bb := b
+		d.Changes = append(d.Changes, DeltaChange{Kind: DeltaChanged, Object: a, Before: &bb, Action: action})
+	}
+}
+
+// RevertDelta is what undoing an applied plan's inverse changes, as the rules judge it: every
+// object the inverse touched or whose node it puts back or removes (an element's relationships
+// deleted with it too), as it is in before (the model at HEAD) and in after (the model the revert
+// makes). A revert is held to the rules as an apply of the same changes would be.
+func RevertDelta(before, after *archixml.Model, inv *Inverse, summary string) *Delta {
+	d := &Delta{Changes: []DeltaChange{}, Model: before,
+		Plan: DeltaPlan{Summary: summary, Status: StatusReady, Actions: []DeltaAction{}}}
+	seen := map[string]bool{}
+	note := func(id string) {
+		if id == "" || seen[id] {
+			return
+		}
+		seen[id] = true
+		a, isAfter := Snapshot(after, id)
+		b, isBefore := Snapshot(before, id)
+		d.add(a, isAfter, b, isBefore, -1)
+	}
+	for _, id := range inv.Touched {
+		note(id)
+	}
+	for _, s := range inv.Steps {
+		note(s.ID)
+		for _, id := range xmlIDs(s.XML) {
+			note(id)
 		}
 	}
 	return d

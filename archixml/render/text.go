@@ -15,16 +15,7 @@ import (
 // a person cannot see (a tag character, a bidi override, a zero-width joiner) written as its code
 // by hidden.Show, as the preview's words write it, so the picture and the words agree; a tab is a
 // space, as Archi draws it.
-func shown(text string) string {
-	if !strings.ContainsFunc(text, hidden.Is) {
-		return text
-	}
-	lines := strings.Split(strings.ReplaceAll(strings.ReplaceAll(text, "\r\n", "\n"), "\r", "\n"), "\n")
-	for i, l := range lines {
-		lines[i] = hidden.Show(strings.ReplaceAll(l, "\t", " "))
-	}
-	return strings.Join(lines, "\n")
-}
+func shown(text string) string { return hidden.ShowLines(text) }
 
 // esc escapes text for an SVG attribute or text node. Characters XML cannot hold are dropped, so
 // whatever a model holds, the SVG stays well-formed and holds no markup of the model's making.

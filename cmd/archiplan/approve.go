@@ -75,35 +75,38 @@ func approveCmd() *cobra.Command {
 // archiplan, the plan file still the bytes the preview showed (and the NAME's first valid preview
 // fixed), the preview on disk still archiplan's, and, when seen is given, the preview read.
 func approvable(box *inbox.Inbox, name, seen string) (*inbox.Record, error) {
-	refuse := func(format string, args ...any) error { return codedError{exitRefused, fmt.Errorf(format, args...)} }
+	refuse := func(code plans.Code, format string, args ...any) error {
+		return codedError{exitRefused, fmt.Errorf("%s: %w", code, fmt.Errorf(format, args...))}
+	}
 	e, err := box.Find(name)
 	if err != nil {
 		return nil, usageError{err}
 	}
 	switch e.State {
 	case inbox.Rejected:
-		return nil, refuse("%s is rejected (%s says why): archiplan resubmit %s writes it under a new name and previews it", name, inbox.PreviewFile(name), name)
+		return nil, refuse(plans.PlanIsRejected, "%s is rejected (%s says why): archiplan resubmit %s writes it under a new name and previews it", name, inbox.PreviewFile(name), name)
 	case inbox.Approved:
-		return nil, refuse("%s is approved already: a daemon applies it when it runs, or now: archiplan apply %s", name, box.Path(e.File))
+		return nil, refuse(plans.PlanIsApproved, "%s is approved already: a daemon applies it when it runs, or now: archiplan apply %s", name, box.Path(e.File))
 	}
 	rec, err := box.Record(name)
 	if err != nil {
-		return nil, refuse("%s has no preview yet: read its preview before approving (archiplan validate %s previews it)",
+		return nil, refuse(plans.PlanNotPreviewed, "%s has no preview yet: read its preview before approving (archiplan validate %s previews it)",
 			name, box.Path(inbox.PlanFile(name)))
 	}
 	raw, err := box.ReadPlan(e)
 	if err != nil {
-		return nil, refuse("read %s: %v", e.File, err)
+		return nil, refuse(plans.PlanUnreadable, "read %s: %v", e.File, err)
 	}
 	changedAfterValid := func() error {
-		return refuse("%s changed after it was previewed valid (%s): archiplan resubmit %s writes it under a new name and previews it", e.File, plans.PlanChangedAfterPreview, name)
+		// its code stands where it always stood, mid-sentence
+		return codedError{exitRefused, fmt.Errorf("%s changed after it was previewed valid (%s): archiplan resubmit %s writes it under a new name and previews it", e.File, plans.PlanChangedAfterPreview, name)}
 	}
 	if inbox.Hash(raw) != rec.PlanSHA256 {
 		if fx, _ := box.Fixed(name); fx != nil && fx.PlanSHA256 != inbox.Hash(raw) {
 			// previewed valid once, NAME holds those bytes: previewing it again would reject it
 			return nil, changedAfterValid()
 		}
-		return nil, refuse("%s changed since its preview: nothing is approved that was not previewed (archiplan validate %s previews it now)", e.File, box.Path(e.File))
+		return nil, refuse(plans.PlanChangedSince, "%s changed since its preview: nothing is approved that was not previewed (archiplan validate %s previews it now)", e.File, box.Path(e.File))
 	}
 	fx, err := box.Fixed(name)
 	if err != nil || fx != nil && fx.PlanSHA256 != rec.PlanSHA256 {
@@ -118,16 +121,16 @@ func approvable(box *inbox.Inbox, name, seen string) (*inbox.Record, error) {
 		if s := askingStep(name, raw); s != "" {
 			step = s // a plan that asks or refuses has nothing to fix
 		}
-		return nil, refuse("the preview of %s says %s: only a plan previewed valid is approved (%s says why): %s", name, rec.Verdict, inbox.PreviewFile(name), step)
+		return nil, refuse(plans.PlanNotValid, "the preview of %s says %s: only a plan previewed valid is approved (%s says why): %s", name, rec.Verdict, inbox.PreviewFile(name), step)
 	}
 	if _, err := box.Verify(rec); err != nil {
-		return nil, refuse("the preview on disk is not the one archiplan wrote, so what was read may be a forgery (%v): archiplan validate %s writes it again; read that one", err, box.Path(e.File))
+		return nil, refuse(plans.PreviewForged, "the preview on disk is not the one archiplan wrote, so what was read may be a forgery (%v): archiplan validate %s writes it again; read that one", err, box.Path(e.File))
 	}
 	sum := rec.Outputs[inbox.PreviewFile(name)]
 	if seen != "" {
 		s := strings.ToLower(strings.TrimSpace(seen))
 		if len(s) < 12 || !strings.HasPrefix(sum, s) {
-			return nil, refuse("the preview of %s is sha256 %s, not the %s you read: read %s again", name, sum, seen, inbox.PreviewFile(name))
+			return nil, refuse(plans.PreviewNotRead, "the preview of %s is sha256 %s, not the %s you read: read %s again", name, sum, seen, inbox.PreviewFile(name))
 		}
 	}
 	return rec, nil
@@ -197,6 +200,9 @@ func rejectCmd() *cobra.Command {
 				reason = "rejected by " + ws.Identity().Name
 			}
 			if _, err := cfg.ledger(ws).Reject(e, reason); err != nil {
+				if errors.Is(err, inbox.ErrNameTaken) {
+					return codedError{exitRefused, err}
+				}
 				return codedError{exitNoUsable, err}
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "rejected %s: %s\n", e.Name, inbox.RejectedFile(e.Name))

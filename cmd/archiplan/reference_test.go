@@ -12,10 +12,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/archiplan/archiplan/daemon/inbox"
 	"github.com/archiplan/archiplan/hooks"
 	"github.com/archiplan/archiplan/internal/refdocs"
 	"github.com/archiplan/archiplan/internal/settings"
 	mcpserver "github.com/archiplan/archiplan/mcp"
+	"github.com/archiplan/archiplan/plans"
 	"github.com/archiplan/archiplan/store"
 )
 
@@ -111,5 +113,27 @@ func TestReference_ConfigKeys(t *testing.T) {
 		if got, err := time.ParseDuration(settings.Default(name)); err != nil || got != want {
 			t.Errorf("%s: the page says default %q, the code %s", name, settings.Default(name), want)
 		}
+	}
+}
+
+// The refusals' sentinels of packages that import nothing of plans carry the codes plans lists.
+func TestReference_RefusalSentinels(t *testing.T) {
+	seen := map[string]bool{}
+	for _, c := range plans.Codes {
+		seen[string(c.Code)] = true
+	}
+	for _, c := range plans.Refusals {
+		if seen[string(c.Code)] || c.Meaning == "" {
+			t.Errorf("refusal %s: a code of another meaning, or no meaning", c.Code)
+		}
+		seen[string(c.Code)] = true
+	}
+	for _, c := range commandCodes {
+		if seen[c.Code] {
+			t.Errorf("%s is listed twice", c.Code)
+		}
+	}
+	if inbox.ErrNameTaken.Error() != string(plans.InboxNameTaken) {
+		t.Fatalf("inbox.ErrNameTaken is %q, not %s", inbox.ErrNameTaken, plans.InboxNameTaken)
 	}
 }

@@ -331,14 +331,20 @@ func (b *Inbox) Verify(rec *Record) (map[string][]byte, error) {
 func (b *Inbox) Reject(e Entry, out Outputs, rec *Record) error {
 	rec.File = RejectedFile(e.Name)
 	pending := e.State == Pending
+	if e.File != rec.File {
+		// a file there is refused before the rejection is written over the preview: nothing half-done
+		if _, err := os.Lstat(b.Path(rec.File)); err == nil {
+			return taken(e.File, rec.File)
+		}
+	}
 	if !pending {
 		if err := b.Publish(e.Name, out, rec); err != nil {
 			return err
 		}
 	}
 	if e.File != rec.File {
-		if err := os.Rename(b.Path(e.File), b.Path(rec.File)); err != nil {
-			return fmt.Errorf("rename %s to %s: %w", e.File, rec.File, err)
+		if err := b.move(e.File, rec.File); err != nil {
+			return err
 		}
 	}
 	if pending {
@@ -359,7 +365,25 @@ func (b *Inbox) Approve(name string) error {
 	case Rejected:
 		return fmt.Errorf("%s is rejected (%s says why): archiplan resubmit %s writes it under a new name and previews it", e.File, PreviewFile(name), name)
 	}
-	return os.Rename(b.Path(e.File), b.Path(ApprovedFile(name)))
+	return b.move(e.File, ApprovedFile(name))
+}
+
+// move renames a plan's file from to to, never over a file there: a NAME.approved or
+// NAME.rejected a planner put in the inbox beforehand (a file, a link, a pipe) is neither
+// replaced nor followed, and the rename is refused (ErrNameTaken), as Withdraw refuses.
+func (b *Inbox) move(from, to string) error {
+	if err := renameNoReplace(b.Path(from), b.Path(to)); err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			return taken(from, to)
+		}
+		return fmt.Errorf("rename %s to %s: %w", from, to, err)
+	}
+	return nil
+}
+
+func taken(from, to string) error {
+	return fmt.Errorf("%w: %s cannot become %s: a file of that name is in the inbox already, which archiplan did not "+
+		"put there (it is neither replaced nor followed): see who wrote it, remove it, then try again", ErrNameTaken, from, to)
 }
 
 // ErrPreviewChanged means the preview was written again since the reviewer's page was drawn.

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/archiplan/archiplan/archixml"
+	"github.com/archiplan/archiplan/daemon/inbox"
 	"github.com/archiplan/archiplan/plans"
 	"github.com/archiplan/archiplan/store"
 )
@@ -21,6 +22,9 @@ var (
 	ErrBadInverse = errors.New("the archived inverse is not one archiplan wrote")
 	// ErrAlreadyReverted means the plan was reverted before.
 	ErrAlreadyReverted = errors.New("plan already reverted")
+	// ErrRevertApprovals means the revert changes what the owners or an approval rule ask
+	// approvals for, and the person reverting does not give them all (REVERT_NEEDS_APPROVALS).
+	ErrRevertApprovals = errors.New(string(plans.RevertNeedsApprovals))
 	// ErrRevertMoved means a revert bound to its preview (RevertOptions.Base, Blob) would not be
 	// the one previewed: HEAD moved, or the model it writes differs.
 	ErrRevertMoved = errors.New("the revert is not the one previewed")
@@ -112,6 +116,12 @@ func (l *Ledger) revert(target string, opt RevertOptions) (*RevertResult, error)
 	if err := undoAtHead(ws, *apply, head.Blob, m, a.Inverse); err != nil {
 		l.forget()
 		return nil, undoRefused(err, apply, id, hist[:len(hist)-1])
+	}
+	if opt.ApprovedBy == nil { // a person's own revert (a pull request's is approved on the forge)
+		if err := l.revertApprovals(head, m, a.Inverse, apply.Subject); err != nil {
+			l.forget()
+			return nil, err
+		}
 	}
 	data, cerr, err := l.revertedModel(m, id, problem)
 	if err != nil {
@@ -298,4 +308,30 @@ func objectXML(m *archixml.Model, id string) (string, bool) {
 		return "", false
 	}
 	return o.XML(), true
+}
+
+// revertApprovals holds a revert to the owners and the approval rules as an apply of the same
+// changes is held: m is the model the revert makes of head's; each approval they ask for what
+// it changes must be the person's who reverts (inbox.OSUser, as archiplan approve records an
+// owner's), alone. Else the revert is refused (ErrRevertApprovals), nothing committed.
+func (l *Ledger) revertApprovals(head *Head, m *archixml.Model, inv *plans.Inverse, subject string) error {
+	rules := l.cfg.Options.Rules
+	if rules == nil {
+		return nil
+	}
+	before, err := archixml.Load(head.Data) // head.Model is m, reverted already
+	if err != nil {
+		return err
+	}
+	j, err := rules.Judge(context.Background(), plans.RevertDelta(before, m, inv, "revert: "+subject))
+	if err != nil {
+		return fmt.Errorf("%w: the workspace's policy cannot be evaluated (%v): nothing was committed", ErrRevertApprovals, err)
+	}
+	who := inbox.OSUser()
+	if missing := inbox.Missing(needsOf(&plans.Outcome{Approvals: j.Approvals}), []inbox.Approval{{By: who}}); len(missing) > 0 {
+		return fmt.Errorf("%w: the revert changes what the owners ask approvals for, as its apply did; reverted by %s, it lacks %s: "+
+			"one of them reverts it, or a plan making the same changes is approved by them; nothing was committed",
+			ErrRevertApprovals, who, inbox.MissingWords(missing))
+	}
+	return nil
 }

@@ -26,6 +26,7 @@ import (
 	"github.com/archiplan/archiplan/daemon/inbox"
 	"github.com/archiplan/archiplan/daemon/ledger"
 	"github.com/archiplan/archiplan/daemon/web/pages"
+	"github.com/archiplan/archiplan/internal/hidden"
 	"github.com/archiplan/archiplan/internal/lazyre"
 	"github.com/archiplan/archiplan/store"
 )
@@ -342,6 +343,17 @@ type sitePage struct {
 	History                        []siteObjectLog // an element's or relationship's commits
 }
 
+// shownPage is what every page of an object shows of it, its words as a page shows a model's
+// text: every character a person cannot see written as its code (hidden.Show; a documentation
+// keeps its lines), as the preview, the pictures and the review page write it.
+func shownPage(o archixml.Object) sitePage {
+	p := sitePage{ID: hidden.Show(o.ID()), Name: hidden.Show(o.Name()), Type: typeLabel(o), Doc: hidden.ShowLines(o.Documentation())}
+	for _, pr := range o.Properties() {
+		p.Props = append(p.Props, archixml.Property{Key: hidden.Show(pr.Key), Value: hidden.ShowLines(pr.Value)})
+	}
+	return p
+}
+
 // plainID: an id of 1 to 100 letters, digits, '-' and '_' (ASCII), which a file may be named by.
 func plainID(id string) bool {
 	if len(id) == 0 || len(id) > 100 {
@@ -413,7 +425,7 @@ func pagePaths(m *archixml.Model) (map[string]string, [][3]string) {
 	index := make([][3]string, 0, n)
 	for _, list := range objs {
 		for _, o := range list {
-			index = append(index, [3]string{o.Name(), typeLabel(o), paths[o.ID()]})
+			index = append(index, [3]string{hidden.Show(o.Name()), typeLabel(o), paths[o.ID()]})
 		}
 	}
 	return paths, index
@@ -482,7 +494,7 @@ func (s *siteWriter) link(id string) string {
 }
 
 func (s *siteWriter) linkTo(o archixml.Object, note string) siteLink {
-	return siteLink{Href: s.link(o.ID()), Name: o.Name(), Type: typeLabel(o), Note: note}
+	return siteLink{Href: s.link(o.ID()), Name: hidden.Show(o.Name()), Type: typeLabel(o), Note: hidden.Show(note)}
 }
 
 // typeLabel is a concept's type as people read it, as the review page says it.
@@ -492,9 +504,9 @@ var typeLabel = pages.TypeLabel
 func (s *siteWriter) crumbs(o archixml.Object, base string) []siteLink {
 	var out []siteLink
 	for p, ok := o.Parent(); ok && p.Kind() == archixml.KindFolder; p, ok = p.Parent() {
-		out = append(out, siteLink{Href: base + "/" + s.paths[p.ID()], Name: p.Name()})
+		out = append(out, siteLink{Href: base + "/" + s.paths[p.ID()], Name: hidden.Show(p.Name())})
 	}
-	out = append(out, siteLink{Href: base + "/index.html", Name: s.m.Name()})
+	out = append(out, siteLink{Href: base + "/index.html", Name: hidden.Show(s.m.Name())})
 	for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
 		out[i], out[j] = out[j], out[i]
 	}
@@ -522,17 +534,17 @@ func (s *siteWriter) concept(o archixml.Object) error {
 	if id == "" {
 		return nil
 	}
-	p := sitePage{ID: id, Name: o.Name(), Type: typeLabel(o), Doc: o.Documentation(), Props: o.Properties(),
-		Crumbs: s.crumbs(o, up), Views: s.viewsShowing(id)}
+	p := shownPage(o)
+	p.Crumbs, p.Views = s.crumbs(o, up), s.viewsShowing(id)
 	for _, pid := range o.ProfileIDs() {
 		if sp, ok := o.Model().Object(pid); ok && sp.Name() != "" {
-			p.Specializations = append(p.Specializations, sp.Name())
+			p.Specializations = append(p.Specializations, hidden.Show(sp.Name()))
 		}
 	}
 	if o.Kind() == archixml.KindRelationship {
 		end := func(e archixml.Object, ok bool, ref string) *siteLink {
 			if !ok {
-				return &siteLink{Name: ref, Type: "missing"}
+				return &siteLink{Name: hidden.Show(ref), Type: "missing"}
 			}
 			l := s.linkTo(e, "")
 			return &l
@@ -542,7 +554,7 @@ func (s *siteWriter) concept(o archixml.Object) error {
 		p.Source, p.Target = end(src, sok, o.SourceID()), end(tgt, tok, o.TargetID())
 		for _, k := range relAttrs {
 			if v := o.Attr(k); v != "" {
-				p.Attrs = append(p.Attrs, archixml.Property{Key: k, Value: v})
+				p.Attrs = append(p.Attrs, archixml.Property{Key: k, Value: hidden.Show(v)})
 			}
 		}
 	} else {
@@ -561,11 +573,14 @@ func (s *siteWriter) concept(o archixml.Object) error {
 	if p.History, err = s.objectHistory(id); err != nil {
 		return err
 	}
-	return s.page(s.paths[id], "site_concept", o.Name(), "model", up, struct{ P sitePage }{p})
+	return s.page(s.paths[id], "site_concept", p.Name, "model", up, struct{ P sitePage }{p})
 }
 
-// relName names a relationship in a list by what is at its other end (and its own name).
-func relName(r, other archixml.Object) string {
+// relName names a relationship in a list by what is at its other end (and its own name), as a
+// page shows names (hidden.Show).
+func relName(r, other archixml.Object) string { return hidden.Show(relNameOf(r, other)) }
+
+func relNameOf(r, other archixml.Object) string {
 	n := other.Name()
 	if other.Valid() && n == "" {
 		n = "(no name)"
@@ -584,8 +599,8 @@ func (s *siteWriter) view(v archixml.Object) error {
 	if id == "" {
 		return nil
 	}
-	p := sitePage{ID: id, Name: v.Name(), Type: typeLabel(v), Doc: v.Documentation(), Props: v.Properties(),
-		Crumbs: s.crumbs(v, up)}
+	p := shownPage(v)
+	p.Crumbs = s.crumbs(v, up)
 	if vp := v.Attr("viewpoint"); vp != "" {
 		p.Viewpoint = archixml.ViewpointOf(vp).Name // as Archi shows it, not its id
 	}
@@ -607,7 +622,7 @@ func (s *siteWriter) view(v archixml.Object) error {
 		svg = bytes.Replace(svg, []byte(` xmlns="http://www.w3.org/2000/svg"`), nil, 1)
 		pic = template.HTML(svg) // #nosec: render escapes every text and attribute it writes
 	}
-	return s.page(s.paths[id], "site_view", v.Name(), "views", up, struct {
+	return s.page(s.paths[id], "site_view", p.Name, "views", up, struct {
 		P   sitePage
 		SVG template.HTML
 	}{p, pic})
@@ -618,7 +633,8 @@ func (s *siteWriter) folder(f archixml.Object) error {
 	if id == "" {
 		return nil
 	}
-	p := sitePage{ID: id, Name: f.Name(), Type: "Folder", Doc: f.Documentation(), Props: f.Properties(), Crumbs: s.crumbs(f, up)}
+	p := shownPage(f)
+	p.Type, p.Crumbs = "Folder", s.crumbs(f, up)
 	for _, c := range f.Children() {
 		switch c.Kind() {
 		case archixml.KindFolder:
@@ -627,7 +643,7 @@ func (s *siteWriter) folder(f archixml.Object) error {
 			p.Shown = append(p.Shown, s.linkTo(c, ""))
 		}
 	}
-	return s.page(s.paths[id], "site_folder", f.Name(), "model", up, struct{ P sitePage }{p})
+	return s.page(s.paths[id], "site_folder", p.Name, "model", up, struct{ P sitePage }{p})
 }
 
 // overview writes the index, the list of views and the search page.
@@ -650,15 +666,15 @@ func (s *siteWriter) overview(views []archixml.Object) error {
 		Elements, Relationships, Views int
 		Folders                        []siteLink
 	}
-	md := model{Name: s.m.Name(), Purpose: s.m.Purpose(), Commit: s.commit, When: when, Elements: len(s.m.Elements()),
+	md := model{Name: hidden.Show(s.m.Name()), Purpose: hidden.ShowLines(s.m.Purpose()), Commit: s.commit, When: when, Elements: len(s.m.Elements()),
 		Relationships: len(s.m.Relationships()), Views: len(views), Folders: top}
-	if err := s.page("index.html", "site_index", s.m.Name(), "model", ".", struct{ M model }{md}); err != nil {
+	if err := s.page("index.html", "site_index", md.Name, "model", ".", struct{ M model }{md}); err != nil {
 		return err
 	}
 	list := make([]siteLink, 0, len(views))
 	for _, v := range views {
 		if p, ok := s.paths[v.ID()]; ok {
-			list = append(list, siteLink{Href: p, Name: v.Name(), Note: v.FolderPath()})
+			list = append(list, siteLink{Href: p, Name: hidden.Show(v.Name()), Note: hidden.Show(v.FolderPath())})
 		}
 	}
 	sort.SliceStable(list, func(i, j int) bool { return list[i].Name < list[j].Name })
@@ -687,6 +703,7 @@ func (s *siteWriter) history() error {
 	}
 	entries := make([]siteEntry, 0, len(log))
 	for _, e := range log {
+		e.Summary, e.Author = hidden.Show(e.Summary), hidden.Show(e.Author) // a colleague's commit may carry any
 		se := siteEntry{Entry: e, RevertedBy: reverted[e.Commit]}
 		if e.Kind == ledger.KindApply && e.PlanID != "" {
 			href, err := s.planOnce(se)
@@ -816,7 +833,7 @@ func (s *siteWriter) page(rel, tmpl, title, nav, base string, data any) error {
 // draw draws and writes one page.
 func (s *siteWriter) draw(buf *bytes.Buffer, j pageJob) error {
 	buf.Reset()
-	c := pages.Common{Title: j.title, Nav: j.nav, Base: j.base, Site: true, Workspace: s.site.Name}
+	c := pages.Common{Title: j.title, Nav: j.nav, Base: j.base, Site: true, Workspace: hidden.Show(s.site.Name)}
 	if j.base == "." {
 		// the commit on the pages written every time only: an object's page stays the same file
 		// until the object or what it shows changes, so that an update writes only those

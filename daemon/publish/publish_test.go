@@ -18,6 +18,7 @@ import (
 	"github.com/archiplan/archiplan/daemon/inbox"
 	"github.com/archiplan/archiplan/daemon/ledger"
 	"github.com/archiplan/archiplan/daemon/ledger/ledgertest"
+	"github.com/archiplan/archiplan/internal/hidden"
 	"github.com/archiplan/archiplan/internal/testenv"
 	"github.com/archiplan/archiplan/store"
 )
@@ -248,8 +249,8 @@ func TestPublish_PagesEscapedAndLinked(t *testing.T) {
 	if links < 100 {
 		t.Fatalf("only %d links checked", links)
 	}
-	// the names are there, as text, each isolated
-	for _, name := range []string{hostileAttr, hostileBidi, hostileMarkdown, hostileAttr + " renamed"} {
+	// the names are there, as text, each isolated (the override as its code, as everywhere)
+	for _, name := range []string{hostileAttr, hidden.Show(hostileBidi), hostileMarkdown, hostileAttr + " renamed"} {
 		if !bdi[name] {
 			t.Errorf("the name %q is not text inside <bdi> on any page", name)
 		}

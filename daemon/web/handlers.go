@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/archiplan/archiplan/daemon/inbox"
 	"github.com/archiplan/archiplan/daemon/ledger"
 	"github.com/archiplan/archiplan/daemon/web/pages"
 )
@@ -66,6 +67,9 @@ func (s *Server) common(title, nav string) common {
 func statusOf(err error) int {
 	if errors.Is(err, ErrNotFound) || errors.Is(err, ErrBadName) {
 		return http.StatusNotFound
+	}
+	if errors.Is(err, inbox.ErrNameTaken) { // a planner's file takes NAME.approved or NAME.rejected
+		return http.StatusConflict
 	}
 	return http.StatusInternalServerError
 }

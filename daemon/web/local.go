@@ -22,6 +22,7 @@ import (
 	"github.com/archiplan/archiplan/daemon/inbox"
 	"github.com/archiplan/archiplan/daemon/ledger"
 	"github.com/archiplan/archiplan/hooks"
+	"github.com/archiplan/archiplan/internal/hidden"
 	"github.com/archiplan/archiplan/internal/lazyre"
 	"github.com/archiplan/archiplan/plans"
 	"github.com/archiplan/archiplan/store"
@@ -576,7 +577,7 @@ func (l *Local) diffOf(c store.CommitInfo) *commitDiff {
 		}
 		name := id
 		if v, ok := after.Object(id); ok {
-			name = v.Name()
+			name = hidden.Show(v.Name())
 		}
 		w, h, _ := render.Size(after, id) // 0 x 0 for a view the commit removed: no room kept
 		d.views = append(d.views, View{ID: id, Name: name, At: c.Hash, W: w, H: h})
@@ -635,7 +636,7 @@ func (l *Local) Views() ([]View, error) {
 	var out []View
 	err := l.led.ReadHead(func(h *ledger.Head) error { // the daemon may be applying a plan to it
 		for _, v := range h.Model.Views() {
-			out = append(out, View{ID: v.ID(), Name: v.Name(), Folder: v.FolderPath()})
+			out = append(out, View{ID: v.ID(), Name: hidden.Show(v.Name()), Folder: hidden.Show(v.FolderPath())})
 		}
 		return nil
 	})

@@ -7,6 +7,7 @@ import (
 
 	"github.com/archiplan/archiplan/archixml"
 	"github.com/archiplan/archiplan/daemon/ledger"
+	"github.com/archiplan/archiplan/internal/hidden"
 )
 
 // Blame is what a Backend may add to show who changed each object and how: the history of one
@@ -69,7 +70,7 @@ func (l *Local) ObjectHistory(id string) (*ObjectPage, error) {
 	p := &ObjectPage{ID: id}
 	err := l.led.ReadHead(func(h *ledger.Head) error {
 		if o, ok := h.Model.Object(id); ok {
-			p.Name, p.Type = o.Name(), pages.TypeLabel(o)
+			p.Name, p.Type = hidden.Show(o.Name()), pages.TypeLabel(o) // as every page shows a name
 		}
 		return nil
 	})
@@ -101,7 +102,7 @@ func (l *Local) Shown(viewID string) ([]ObjectLink, error) {
 			for _, d := range list {
 				if c, ok := d.Concept(); ok && !seen[c.ID()] {
 					seen[c.ID()] = true
-					out = append(out, ObjectLink{ID: c.ID(), Name: c.Name(), Type: pages.TypeLabel(c)})
+					out = append(out, ObjectLink{ID: c.ID(), Name: hidden.Show(c.Name()), Type: pages.TypeLabel(c)})
 				}
 			}
 		}

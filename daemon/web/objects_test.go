@@ -63,3 +63,21 @@ func TestServer_ObjectHistory(t *testing.T) {
 		t.Errorf("an unknown object: %d", code)
 	}
 }
+
+// A name with characters a person cannot see is shown with their codes on the object's history
+// page and in a view's list of what it shows, as the preview, the pictures and the site write it.
+func TestServer_ObjectNamesShowHiddenCharacters(t *testing.T) {
+	e := newEnv(t)
+	e.approved("hidden", renamePlan("rename", customer, "Customer\u202e\u200b"))
+	c := e.client()
+	for _, path := range []string{"/object/" + customer, "/view/" + mainView} {
+		res, err := c.Get(e.base + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		page := body(t, res)
+		if res.StatusCode != http.StatusOK || strings.ContainsAny(page, "\u202e\u200b") || !strings.Contains(page, `Customer\u{202e}\u{200b}`) {
+			t.Errorf("%s (%d) obeys the hidden characters instead of showing their codes:\n%s", path, res.StatusCode, page)
+		}
+	}
+}

@@ -50,6 +50,20 @@ func Show(s string) string {
 	return b.String()
 }
 
+// ShowLines is Show for a text of several lines (a documentation, a label on a picture): its
+// line breaks stay line breaks (\r\n and \r become \n), a tab is a space, and every other hidden
+// character of each line is its Code.
+func ShowLines(text string) string {
+	if !has(text) {
+		return text
+	}
+	lines := strings.Split(strings.ReplaceAll(strings.ReplaceAll(text, "\r\n", "\n"), "\r", "\n"), "\n")
+	for i, l := range lines {
+		lines[i] = Show(strings.ReplaceAll(l, "\t", " "))
+	}
+	return strings.Join(lines, "\n")
+}
+
 // has reports whether s holds a hidden character.
 func has(s string) bool {
 	return strings.IndexFunc(s, Is) >= 0

@@ -128,6 +128,12 @@ func Codes(commandCodes []struct{ Code, Meaning string }) []byte {
 	for _, c := range store.Codes {
 		fmt.Fprintf(&b, "| `%s` | %s | %s |\n", c.Code, cell(c.Meaning), cell(c.Fix))
 	}
+	b.WriteString("\n## Refusals of a plan (`approve`, `reject`, `resubmit`, `revert`, the review page)\n\n")
+	b.WriteString("Each message starts with its code; nothing is changed.\n\n")
+	b.WriteString("| code | meaning |\n|---|---|\n")
+	for _, c := range plans.Refusals {
+		fmt.Fprintf(&b, "| `%s` | %s |\n", c.Code, cell(c.Meaning))
+	}
 	if len(commandCodes) > 0 {
 		b.WriteString("\n## The command line's own (MCP tools, `answer`)\n\n")
 		b.WriteString("| code | meaning |\n|---|---|\n")

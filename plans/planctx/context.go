@@ -14,6 +14,7 @@ import (
 	"unicode"
 
 	"github.com/archiplan/archiplan/archixml"
+	"github.com/archiplan/archiplan/internal/hidden"
 	"github.com/archiplan/archiplan/plans"
 	"github.com/archiplan/archiplan/schemas"
 )
@@ -177,8 +178,14 @@ func (c *PlanningContext) UnmarshalJSON(data []byte) error {
 }
 
 // JSON is the context as written to NAME.context.json: the same model and options always give
-// the same bytes. Lists hold one item a line, which keeps it short and easy to diff.
-func (c *PlanningContext) JSON() []byte {
+// the same bytes. Lists hold one item a line, which keeps it short and easy to diff. Every value
+// is the model's, exact (an id or a name a planner copies back into a plan is the model's), while
+// the text holds no character a person cannot see: each is JSON's own escape (hidden.JSON,
+// "Desk\u202e"), which the planner reads as a code, never obeys, and a parser turns back into the
+// exact value.
+func (c *PlanningContext) JSON() []byte { return hidden.JSON(c.json()) }
+
+func (c *PlanningContext) json() []byte {
 	var b bytes.Buffer
 	b.WriteString("{\n")
 	scalar(&b, "schema_version", c.SchemaVersion)
