@@ -15,6 +15,7 @@ import (
 	"path"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -261,7 +262,7 @@ type siteWriter struct {
 	pages   *pages.Pages
 	commit  string
 	hist    []store.CommitInfo
-	paths   map[string]string // object id -> its page, from the site's root ("e/id.html")
+	paths   map[string]string // object id -> its page, from the site's root ("e/id.html"); nil: pathOf looks them up
 	index   [][3]string       // the search index: name, type, page
 	site    Site
 	objLogs siteObjectLogs
@@ -425,10 +426,52 @@ func pagePaths(m *archixml.Model) (map[string]string, [][3]string) {
 	index := make([][3]string, 0, n)
 	for _, list := range objs {
 		for _, o := range list {
-			index = append(index, [3]string{hidden.Show(o.Name()), typeLabel(o), paths[o.ID()]})
+			index = append(index, indexEntry(o, paths[o.ID()]))
 		}
 	}
 	return paths, index
+}
+
+// indexEntry is an object's entry in the search index: its name as a page shows it (hidden.Show),
+// its type and its page. A whole publish and an update's splice write entries by it alone.
+func indexEntry(o archixml.Object, page string) [3]string {
+	return [3]string{hidden.Show(o.Name()), typeLabel(o), page}
+}
+
+// pathOf is the page of the object with id, from the site's root: from paths when the whole site
+// is written, otherwise looked up in the model (an update looks up the pages it links to, not
+// those of the whole model).
+func (s *siteWriter) pathOf(id string) (string, bool) {
+	if s.paths != nil {
+		p, ok := s.paths[id]
+		return p, ok
+	}
+	return pathIn(s.m, id)
+}
+
+// pagePath is the page of the object with id ("" when it has none).
+func (s *siteWriter) pagePath(id string) string {
+	p, _ := s.pathOf(id)
+	return p
+}
+
+// pathIn is the page of the object with id in m, as pagePaths finds it: an object with an id, of
+// a kind with a page, under no view (pagePaths does not walk into views).
+func pathIn(m *archixml.Model, id string) (string, bool) {
+	o, ok := m.Object(id)
+	if !ok || id == "" {
+		return "", false
+	}
+	dir := pageDir(o.Kind())
+	if dir == "" {
+		return "", false
+	}
+	for p, ok := o.Parent(); ok; p, ok = p.Parent() {
+		if p.Kind() == archixml.KindView {
+			return "", false
+		}
+	}
+	return dir + "/" + siteFile(id) + ".html", true
 }
 
 func (s *siteWriter) write() error {
@@ -487,7 +530,7 @@ func (s *siteWriter) writeMarker(mk siteMarker) error {
 
 // link is the link from a page one folder down to the object with id ("" when it has no page).
 func (s *siteWriter) link(id string) string {
-	if p, ok := s.paths[id]; ok {
+	if p, ok := s.pathOf(id); ok {
 		return up + "/" + p
 	}
 	return ""
@@ -504,7 +547,8 @@ var typeLabel = pages.TypeLabel
 func (s *siteWriter) crumbs(o archixml.Object, base string) []siteLink {
 	var out []siteLink
 	for p, ok := o.Parent(); ok && p.Kind() == archixml.KindFolder; p, ok = p.Parent() {
-		out = append(out, siteLink{Href: base + "/" + s.paths[p.ID()], Name: hidden.Show(p.Name())})
+		pp, _ := s.pathOf(p.ID())
+		out = append(out, siteLink{Href: base + "/" + pp, Name: hidden.Show(p.Name())})
 	}
 	out = append(out, siteLink{Href: base + "/index.html", Name: hidden.Show(s.m.Name())})
 	for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
@@ -573,7 +617,7 @@ func (s *siteWriter) concept(o archixml.Object) error {
 	if p.History, err = s.objectHistory(id); err != nil {
 		return err
 	}
-	return s.page(s.paths[id], "site_concept", p.Name, "model", up, struct{ P sitePage }{p})
+	return s.page(s.pagePath(id), "site_concept", p.Name, "model", up, struct{ P sitePage }{p})
 }
 
 // relName names a relationship in a list by what is at its other end (and its own name), as a
@@ -622,7 +666,7 @@ func (s *siteWriter) view(v archixml.Object) error {
 		svg = bytes.Replace(svg, []byte(` xmlns="http://www.w3.org/2000/svg"`), nil, 1)
 		pic = template.HTML(svg) // #nosec: render escapes every text and attribute it writes
 	}
-	return s.page(s.paths[id], "site_view", p.Name, "views", up, struct {
+	return s.page(s.pagePath(id), "site_view", p.Name, "views", up, struct {
 		P   sitePage
 		SVG template.HTML
 	}{p, pic})
@@ -643,7 +687,7 @@ func (s *siteWriter) folder(f archixml.Object) error {
 			p.Shown = append(p.Shown, s.linkTo(c, ""))
 		}
 	}
-	return s.page(s.paths[id], "site_folder", p.Name, "model", up, struct{ P sitePage }{p})
+	return s.page(s.pagePath(id), "site_folder", p.Name, "model", up, struct{ P sitePage }{p})
 }
 
 // overview writes the index, the list of views and the search page.
@@ -673,7 +717,7 @@ func (s *siteWriter) overview(views []archixml.Object) error {
 	}
 	list := make([]siteLink, 0, len(views))
 	for _, v := range views {
-		if p, ok := s.paths[v.ID()]; ok {
+		if p, ok := s.pathOf(v.ID()); ok {
 			list = append(list, siteLink{Href: p, Name: hidden.Show(v.Name()), Note: hidden.Show(v.FolderPath())})
 		}
 	}
@@ -810,17 +854,31 @@ func (s *siteWriter) statics(assets bool) error {
 			return err
 		}
 	}
-	// a script, not JSON: a page opened from file:// may not fetch, but it may load a script;
-	// json.Marshal escapes <, > and & and the line separators, so the data stays data
-	idx, err := json.Marshal(s.index)
+	js, err := searchIndex(s.index)
 	if err != nil {
 		return err
 	}
-	var b bytes.Buffer
-	b.WriteString("// the search index of the published site: name, type, page\nwindow.archiplanIndex = ")
-	b.Write(idx)
-	b.WriteString(";\n")
-	return s.file("static/search-index.js", b.Bytes())
+	return s.file(searchIndexFile, js)
+}
+
+// searchIndexFile is the search index, from the site's root.
+const searchIndexFile = "static/search-index.js"
+
+// The search index file is a script around the index's JSON: a page opened from file:// may not
+// fetch, but it may load a script; json.Marshal escapes <, > and & and the line separators, so
+// the data stays data.
+const (
+	searchIndexHead = "// the search index of the published site: name, type, page\nwindow.archiplanIndex = "
+	searchIndexTail = ";\n"
+)
+
+// searchIndex is the search index file of the entries index (name, type, page).
+func searchIndex(index [][3]string) ([]byte, error) {
+	idx, err := json.Marshal(index)
+	if err != nil {
+		return nil, err
+	}
+	return slices.Concat([]byte(searchIndexHead), idx, []byte(searchIndexTail)), nil
 }
 
 // page hands one HTML page at rel (from the site's root), whose links start at base, to the

@@ -73,7 +73,6 @@ func update(ws *store.Workspace, commit, dir string, known map[string]*archixml.
 	s := &siteWriter{ws: ws, m: cur, root: dir, pages: sitePages, commit: commit, hist: hist,
 		inPlace: true, plans: map[string][2]string{}, keep: mk.Plans, models: byCommit,
 		site: Site{Dir: dir, Commit: commit, Name: cur.Name(), Incremental: true}}
-	s.paths, s.index = pagePaths(cur)
 	on, err := s.historyOn()
 	if err != nil || on != mk.History {
 		return nil, err
@@ -82,7 +81,8 @@ func update(ws *store.Workspace, commit, dir string, known map[string]*archixml.
 	for i := 1; on && i < len(models); i++ {
 		logged = append(logged, ledger.ChangedObjects(models[i-1], models[i])...)
 	}
-	added, changed, removed := affected(old, cur, s.paths, logged)
+	was, is := differing(old, cur)
+	added, changed, removed := affected(old, cur, was, is, logged)
 	mk.Writing = true // of the previous commit still, until the last file is in place
 	if err := s.writeMarker(mk); err != nil {
 		return nil, err
@@ -100,7 +100,7 @@ func update(ws *store.Workspace, commit, dir string, known map[string]*archixml.
 		err = s.history()
 	}
 	if err == nil {
-		err = s.statics(false)
+		err = s.searchIndex(old, cur, was, is)
 	}
 	if err := errors.Join(err, s.finish()); err != nil {
 		return nil, err
@@ -209,9 +209,8 @@ func (s *siteWriter) objectPages(ids []string) error {
 // a relationship's, the pages of its ends too; an object whose name, type, folder or existence
 // changed (its label), the pages of those that name it: its folder, its relationships and their
 // ends, the concepts a view shows and the views referring to it, every page under a folder.
-func affected(old, cur *archixml.Model, paths map[string]string, logged []string) (added, changed, removed []string) {
+func affected(old, cur *archixml.Model, was, is []archixml.Object, logged []string) (added, changed, removed []string) {
 	own, label := map[string]bool{}, map[string]bool{}
-	was, is := differing(old, cur)
 	for _, o := range is {
 		id := o.ID()
 		p, ok := old.Object(id)
@@ -230,14 +229,14 @@ func affected(old, cur *archixml.Model, paths map[string]string, logged []string
 		id := o.ID()
 		if n, ok := cur.Object(id); id != "" && (!ok || n.Kind() != o.Kind()) {
 			own[id], label[id] = true, true
-			if p := pageDir(o.Kind()) + "/" + siteFile(id) + ".html"; paths[id] != p {
+			if p, now := pageDir(o.Kind())+"/"+siteFile(id)+".html", pageOf(cur, id); now != p {
 				removed = append(removed, p)
 			}
 		}
 	}
 	write := map[string]bool{}
 	mark := func(id string) {
-		if _, ok := paths[id]; ok {
+		if _, ok := pathIn(cur, id); ok {
 			write[id] = true
 		}
 	}
@@ -275,6 +274,121 @@ func affected(old, cur *archixml.Model, paths map[string]string, logged []string
 	}
 	sort.Strings(changed)
 	return added, changed, removed
+}
+
+// pageOf is the page of the object with id in m ("" when it has none).
+func pageOf(m *archixml.Model, id string) string {
+	p, _ := pathIn(m, id)
+	return p
+}
+
+// maxSpliced is the most entries of the search index an update writes in place; beyond, it
+// writes the index from the model.
+const maxSpliced = 64
+
+// searchIndex writes the search index of cur over the previous site's, of old (was and is: the
+// objects of each that differ). When no object with a page came or went, moved to another parent
+// or to another place among its siblings (each that differs under the same parent, with the same
+// children in the same order, the top folders the same), the entries are in the same order, and
+// only those of objects whose name or type changed are written anew, in place in the file the
+// previous site wrote; otherwise the index is made from the whole model (a walk of every object,
+// and the index's JSON, a tenth of an update's time at 100,000 elements).
+func (s *siteWriter) searchIndex(old, cur *archixml.Model, was, is []archixml.Object) error {
+	js, ok := spliceIndex(filepath.Join(s.root, filepath.FromSlash(searchIndexFile)), old, cur, was, is)
+	if ok && js == nil {
+		return nil
+	}
+	if !ok {
+		_, index := pagePaths(cur)
+		var err error
+		if js, err = searchIndex(index); err != nil {
+			return err
+		}
+	}
+	return s.file(searchIndexFile, js)
+}
+
+// spliceIndex is the search index file at file (of old) with the entries of the objects of is
+// whose name or type changed written anew, when nothing else of it differs (see searchIndex), nil
+// when no entry changed; false when it cannot be sure.
+func spliceIndex(file string, old, cur *archixml.Model, was, is []archixml.Object) ([]byte, bool) {
+	if !sameChildren(old.Root(), cur.Root()) {
+		return nil, false
+	}
+	for _, o := range was {
+		if n, ok := cur.Object(o.ID()); !ok || n.Kind() != o.Kind() {
+			return nil, false // gone
+		}
+	}
+	type splice struct {
+		at, n int
+		entry []byte
+	}
+	var edits []splice
+	var data []byte
+	for _, o := range is {
+		id := o.ID()
+		p, ok := old.Object(id)
+		if !ok || p.Kind() != o.Kind() || !sameChildren(p, o) {
+			return nil, false // new, or its children otherwise
+		}
+		pa, _ := p.Parent()
+		pb, _ := o.Parent()
+		if !pa.Valid() || !pb.Valid() || pa.ID() == "" || pa.ID() != pb.ID() {
+			return nil, false // moved (or under no object named by an id)
+		}
+		path, ok := pathIn(cur, id)
+		if was, _ := pathIn(old, id); !ok || was != path {
+			return nil, false
+		}
+		before, _ := json.Marshal(indexEntry(p, path))
+		after, _ := json.Marshal(indexEntry(o, path))
+		if bytes.Equal(before, after) {
+			continue
+		}
+		if len(edits) == maxSpliced {
+			return nil, false
+		}
+		if data == nil {
+			var err error
+			if data, err = os.ReadFile(file); err != nil || !bytes.HasPrefix(data, []byte(searchIndexHead)) ||
+				!bytes.HasSuffix(data, []byte(searchIndexTail)) {
+				return nil, false
+			}
+		}
+		// the entry is found by its page, which no other entry names, in its quotes (escaped in
+		// any string): the quoted page and the "]" after it are found once, after the entry's
+		// other bytes (a needle of at most 64 bytes is found at the speed of memory)
+		tail, _ := json.Marshal(path)
+		tail = append(tail, ']')
+		end := bytes.Index(data, tail) + len(tail)
+		at := end - len(before)
+		if end < len(tail) || at < 0 || !bytes.Equal(data[at:end], before) || bytes.Contains(data[end:], tail) {
+			return nil, false
+		}
+		edits = append(edits, splice{at, len(before), after})
+	}
+	if data == nil {
+		return nil, true // no entry changed: the file stays as it is
+	}
+	slices.SortFunc(edits, func(a, b splice) int { return a.at - b.at })
+	out := make([]byte, 0, len(data)+64*len(edits))
+	last := 0
+	for _, e := range edits {
+		if e.at < last {
+			return nil, false
+		}
+		out = append(append(out, data[last:e.at]...), e.entry...)
+		last = e.at + e.n
+	}
+	return append(out, data[last:]...), true
+}
+
+// sameChildren: a and b have the same children (objects, by id and kind) in the same order.
+func sameChildren(a, b archixml.Object) bool {
+	return slices.EqualFunc(a.Children(), b.Children(), func(x, y archixml.Object) bool {
+		return x.ID() != "" && x.ID() == y.ID() && x.Kind() == y.Kind()
+	})
 }
 
 // differing are the objects with a page of old (was) and of cur (is) that are not, byte for byte,

@@ -7,6 +7,7 @@ import (
 	"math/rand"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -44,7 +45,8 @@ func sameSite(t *testing.T, step, got, want string) {
 // After each apply of a sequence on a corpus model (a rename, a delete with its cascade, a new
 // relationship, a view changed and renamed, a property, a move to another folder, an element moved
 // on a view and one taken off a view; a folder renamed, an element renamed and named back in two
-// commits, by git), the site
+// commits, an element moved to an earlier folder, two elements of a folder swapped in the file, by
+// git), the site
 // updated from the previous commit's is the site of the new commit written whole, byte for byte,
 // and the update wrote fewer files than the whole site holds.
 func TestPublish_UpdateIsTheWholeSite(t *testing.T) {
@@ -95,6 +97,9 @@ func TestPublish_UpdateIsTheWholeSite(t *testing.T) {
 	q := func(s string) string { b, _ := json.Marshal(s); return string(b) }
 	plans := []struct{ name, actions string }{
 		{"rename", fmt.Sprintf(`{"op":"rename_element","element_id":%s,"new_name":"Renamed one"}`, q(busy[0].ID()))},
+		// renamed again, to a name with a character a person cannot see: the spliced search index
+		// shows it as its code, as a whole site's does
+		{"hidden", fmt.Sprintf(`{"op":"rename_element","element_id":%s,"new_name":%s}`, q(busy[0].ID()), q("Renamed\u202eeno"))},
 		{"delete", fmt.Sprintf(`{"op":"delete_element","element_id":%s}`, q(busy[1].ID()))},
 		{"relate", fmt.Sprintf(`{"op":"create_relationship","source_id":%s,"target_id":%s,"relationship_type":"Association","name":"new link"}`, q(busy[2].ID()), q(busy[3].ID()))},
 		{"view", fmt.Sprintf(`{"op":"add_to_view","view_id":%s,"element_id":%s},{"op":"rename_element","element_id":%s,"new_name":"Renamed view"}`,
@@ -126,7 +131,8 @@ func TestPublish_UpdateIsTheWholeSite(t *testing.T) {
 		ledgertest.Git(t, ws.Root, "commit", "-qam", msg)
 	}
 	folder, _ := view.Parent()
-	plans = append(plans, struct{ name, actions string }{"folder", ""}, struct{ name, actions string }{"back", ""})
+	plans = append(plans, struct{ name, actions string }{"folder", ""}, struct{ name, actions string }{"back", ""},
+		struct{ name, actions string }{"forward", ""}, struct{ name, actions string }{"swap", ""})
 	for _, p := range plans {
 		switch p.name {
 		case "folder":
@@ -134,6 +140,51 @@ func TestPublish_UpdateIsTheWholeSite(t *testing.T) {
 		case "back":
 			edit("rename", func(m *archixml.Model) error { return m.Rename(busy[2].ID(), "For a moment") })
 			edit("rename back", func(m *archixml.Model) error { return m.Rename(busy[2].ID(), busy[2].Name()) })
+		case "forward":
+			// the last element of the first element's layer in another folder moved into the
+			// first's: earlier in the search index
+			edit("move forward", func(m *archixml.Model) error {
+				els := m.Elements()
+				first := els[0]
+				top := strings.Split(first.FolderPath(), "/")[0]
+				for i := len(els) - 1; i > 0; i-- {
+					if p := els[i].FolderPath(); p != first.FolderPath() && strings.Split(p, "/")[0] == top {
+						_, err := m.MoveToFolder(els[i].ID(), first.FolderPath())
+						return err
+					}
+				}
+				return fmt.Errorf("no element of %s in another folder", top)
+			})
+		case "swap":
+			// two elements of a folder change places in the file, by hand: no object's bytes
+			// change but the folder's, and the search index lists them the other way round
+			data := ledgertest.Model(t, ws)
+			m, err := archixml.Load(data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var a, b string
+			for _, f := range m.Folders() {
+				var kids []string
+				for _, c := range f.Children() {
+					if o, ok := c.Original(); ok && c.Kind() == archixml.KindElement {
+						kids = append(kids, o)
+					}
+				}
+				if len(kids) >= 2 && kids[0] != kids[1] {
+					a, b = kids[0], kids[1]
+					break
+				}
+			}
+			i, j := bytes.Index(data, []byte(a)), bytes.Index(data, []byte(b))
+			if a == "" || i < 0 || j < i+len(a) {
+				t.Fatal("no two elements of a folder to swap")
+			}
+			swapped := slices.Concat(data[:i], []byte(b), data[i+len(a):j], []byte(a), data[j+len(b):])
+			if err := os.WriteFile(filepath.Join(ws.Root, ws.Model), swapped, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			ledgertest.Git(t, ws.Root, "commit", "-qam", "swap two elements")
 		default:
 			raw := `{"schema_version":"3.1","status":"ready","summary":"` + p.name + `","actions":[` + p.actions + `]}`
 			ledgertest.Preview(t, led, p.name, []byte(raw))
