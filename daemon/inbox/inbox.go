@@ -67,9 +67,10 @@ var (
 	ErrExists = errors.New("already in the inbox")
 	// ErrNoPlan means no plan file has that NAME.
 	ErrNoPlan = errors.New("no such plan in the inbox")
-	// ErrNameTaken means a plan cannot be renamed approved or rejected: another file (a
-	// planner's, a link, a pipe) takes NAME.approved or NAME.rejected, and is neither replaced
-	// nor followed. Its text is the code (plans.InboxNameTaken; the inbox imports nothing of plans).
+	// ErrNameTaken means a plan cannot be renamed approved or rejected: a directory (a
+	// planner's) takes NAME.approved or NAME.rejected, which a rename cannot replace (a file, link
+	// or pipe there is replaced). Its text is the code (plans.InboxNameTaken; the inbox imports
+	// nothing of plans).
 	ErrNameTaken = errors.New("INBOX_NAME_TAKEN")
 )
 

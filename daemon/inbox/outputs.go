@@ -332,8 +332,9 @@ func (b *Inbox) Reject(e Entry, out Outputs, rec *Record) error {
 	rec.File = RejectedFile(e.Name)
 	pending := e.State == Pending
 	if e.File != rec.File {
-		// a file there is refused before the rejection is written over the preview: nothing half-done
-		if _, err := os.Lstat(b.Path(rec.File)); err == nil {
+		// a directory there is refused before the rejection is written over the preview: nothing
+		// half-done (a file there is replaced by the rename, see move)
+		if fi, err := os.Lstat(b.Path(rec.File)); err == nil && fi.IsDir() {
 			return taken(e.File, rec.File)
 		}
 	}
@@ -368,12 +369,15 @@ func (b *Inbox) Approve(name string) error {
 	return b.move(e.File, ApprovedFile(name))
 }
 
-// move renames a plan's file from to to, never over a file there: a NAME.approved or
-// NAME.rejected a planner put in the inbox beforehand (a file, a link, a pipe) is neither
-// replaced nor followed, and the rename is refused (ErrNameTaken), as Withdraw refuses.
+// move renames a plan's file from to to, NAME.approved or NAME.rejected: names that say the
+// person's (or archiplan's) decision, which a planner's file never holds. Whatever a planner put
+// there beforehand (a file, a link, a pipe) is replaced in the rename's one step, never followed,
+// opened or read, so that it can neither block the decision (issue 35: the person's approval is
+// never refused because of a planner's file) nor receive it. Only a directory there, which a
+// rename cannot replace, refuses the move (ErrNameTaken).
 func (b *Inbox) move(from, to string) error {
-	if err := renameNoReplace(b.Path(from), b.Path(to)); err != nil {
-		if errors.Is(err, fs.ErrExist) {
+	if err := os.Rename(b.Path(from), b.Path(to)); err != nil {
+		if fi, lerr := os.Lstat(b.Path(to)); lerr == nil && fi.IsDir() {
 			return taken(from, to)
 		}
 		return fmt.Errorf("rename %s to %s: %w", from, to, err)
@@ -382,8 +386,8 @@ func (b *Inbox) move(from, to string) error {
 }
 
 func taken(from, to string) error {
-	return fmt.Errorf("%w: %s cannot become %s: a file of that name is in the inbox already, which archiplan did not "+
-		"put there (it is neither replaced nor followed): see who wrote it, remove it, then try again", ErrNameTaken, from, to)
+	return fmt.Errorf("%w: %s cannot become %s: a directory of that name is in the inbox, which archiplan did not "+
+		"put there (it is neither removed nor entered): see who made it, remove it, then try again", ErrNameTaken, from, to)
 }
 
 // ErrPreviewChanged means the preview was written again since the reviewer's page was drawn.

@@ -2,7 +2,6 @@ package inbox
 
 import (
 	"errors"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,32 +10,36 @@ import (
 )
 
 // plants are what a planner may put in the inbox under the name a plan is about to be renamed to:
-// a file of its own, a link to a file outside, a FIFO. Each reports whether it is still there as
-// planted (and the outside file unchanged).
+// a file of its own, a link to a file outside, a FIFO. Each reports whether what lies outside the
+// inbox is unchanged (the link never followed).
 var plants = []struct {
 	kind  string
-	plant func(t *testing.T, path string) (intact func() bool)
+	plant func(t *testing.T, path string) (outsideKept func() bool)
 }{
 	{"file", func(t *testing.T, path string) func() bool {
 		os.WriteFile(path, []byte("planner's"), 0o644)
-		return func() bool { data, err := os.ReadFile(path); return err == nil && string(data) == "planner's" }
+		return func() bool { return true }
 	}},
 	{"link", func(t *testing.T, path string) func() bool {
 		outside := filepath.Join(t.TempDir(), "outside")
 		os.WriteFile(outside, []byte("outside"), 0o644)
 		os.Symlink(outside, path)
-		return func() bool {
-			fi, err := os.Lstat(path)
-			data, _ := os.ReadFile(outside)
-			return err == nil && fi.Mode()&fs.ModeSymlink != 0 && string(data) == "outside"
-		}
+		return func() bool { data, _ := os.ReadFile(outside); return string(data) == "outside" }
 	}},
 	{"fifo", func(t *testing.T, path string) func() bool {
 		if err := syscall.Mkfifo(path, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		return func() bool { fi, err := os.Lstat(path); return err == nil && fi.Mode()&fs.ModeNamedPipe != 0 }
+		return func() bool { return true }
 	}},
+}
+
+// isThePlan reports whether the inbox's file at path is a regular file holding the plan's bytes
+// (the planner's file, link or pipe replaced by it).
+func isThePlan(path string) bool {
+	fi, err := os.Lstat(path)
+	data, _ := os.ReadFile(path)
+	return err == nil && fi.Mode().IsRegular() && string(data) == `{"summary":"s"}`
 }
 
 // byPlanner plants what at path as another user's (nobody's), as a planner running as another OS
@@ -52,38 +55,62 @@ func byPlanner(t *testing.T, path string, plant func(*testing.T, string) func() 
 	return intact
 }
 
-// Approving renames NAME.json to NAME.approved only when no file takes that name: a planner's
-// NAME.approved (a file, a link, a FIFO) is neither replaced nor followed; the approval is refused
-// with its code, and the plan stays pending as it was.
-func TestInbox_ApproveNeverOverAPlannersFile(t *testing.T) {
-	if os.Getuid() != 0 {
-		t.Skip("a planner's file is another user's: needs root to give it away")
-	}
+// Approving renames NAME.json to NAME.approved over whatever a planner put at NAME.approved (a
+// file, a link, a FIFO): the person's approval is never blocked by it (issue 35), and the link is
+// replaced, never followed. A directory there, which no rename replaces, refuses with its code.
+func TestInbox_ApproveOverAPlannersFile(t *testing.T) {
 	for _, p := range plants {
 		t.Run(p.kind, func(t *testing.T) {
 			b, _ := published(t, "x")
-			intact := byPlanner(t, b.Path(ApprovedFile("x")), p.plant)
+			outsideKept := byPlanner(t, b.Path(ApprovedFile("x")), p.plant)
 			if e, err := b.Find("x"); err != nil || e.File != PlanFile("x") {
 				t.Fatalf("the daemon's x.json does not decide x: %+v %v", e, err)
 			}
-			if err := b.Approve("x"); !errors.Is(err, ErrNameTaken) || !strings.Contains(err.Error(), "INBOX_NAME_TAKEN") {
+			if err := b.Approve("x"); err != nil {
 				t.Fatalf("approve over the planner's %s: %v", p.kind, err)
 			}
-			if !intact() {
-				t.Fatalf("the planner's %s was replaced or followed", p.kind)
+			if !outsideKept() {
+				t.Fatalf("the planner's %s was followed", p.kind)
 			}
-			if data, _ := os.ReadFile(b.Path(PlanFile("x"))); string(data) != `{"summary":"s"}` {
-				t.Fatalf("x.json is now %q", data)
+			if !isThePlan(b.Path(ApprovedFile("x"))) {
+				t.Fatalf("x.approved is not the plan approved")
 			}
 		})
 	}
+	t.Run("directory", func(t *testing.T) {
+		b, _ := published(t, "x")
+		byPlanner(t, b.Path(ApprovedFile("x")), func(t *testing.T, path string) func() bool {
+			if err := os.Mkdir(path, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			return nil
+		})
+		if e, err := b.Find("x"); err != nil || e.File != PlanFile("x") {
+			t.Skipf("a planner's directory decides x where it is not another user's: %+v %v", e, err)
+		}
+		if err := b.Approve("x"); !errors.Is(err, ErrNameTaken) || !strings.Contains(err.Error(), "INBOX_NAME_TAKEN") {
+			t.Fatalf("approve over a directory: %v", err)
+		}
+		if !isThePlan(b.Path(PlanFile("x"))) {
+			t.Fatal("x.json changed")
+		}
+	})
 }
 
-// Rejecting renames a plan to NAME.rejected only when no file takes that name, pending or
-// approved: refused with its code, before the rejection is written over the preview, and the
-// planner's file is neither replaced nor followed.
-func TestInbox_RejectNeverOverAPlannersFile(t *testing.T) {
-	for _, p := range plants {
+// Rejecting renames a plan to NAME.rejected over whatever a planner put there (pending or
+// approved), never following it; a directory there refuses with its code before the rejection is
+// written over the preview.
+func TestInbox_RejectOverAPlannersFile(t *testing.T) {
+	kinds := append(plants[:len(plants):len(plants)], struct {
+		kind  string
+		plant func(t *testing.T, path string) (outsideKept func() bool)
+	}{"directory", func(t *testing.T, path string) func() bool {
+		if err := os.Mkdir(path, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		return func() bool { return true }
+	}})
+	for _, p := range kinds {
 		for _, state := range []State{Pending, Approved} {
 			t.Run(p.kind+"/"+string(state), func(t *testing.T) {
 				b, _ := published(t, "x")
@@ -95,19 +122,32 @@ func TestInbox_RejectNeverOverAPlannersFile(t *testing.T) {
 					e = Entry{Name: "x", File: ApprovedFile("x"), State: Approved}
 				}
 				preview, _ := os.ReadFile(b.Path(PreviewFile("x")))
-				intact := byPlanner(t, b.Path(RejectedFile("x")), p.plant)
+				outsideKept := byPlanner(t, b.Path(RejectedFile("x")), p.plant)
 				out := Outputs{Preview: []byte("# rejected\n"), Report: []byte(`{"verdict":"rejected"}`)}
-				if err := b.Reject(e, out, &Record{Verdict: "rejected"}); !errors.Is(err, ErrNameTaken) {
+				err := b.Reject(e, out, &Record{Verdict: "rejected"})
+				if !outsideKept() {
+					t.Fatalf("the planner's %s was followed", p.kind)
+				}
+				if p.kind == "directory" {
+					if !errors.Is(err, ErrNameTaken) {
+						t.Fatalf("reject over a directory: %v", err)
+					}
+					if !isThePlan(b.Path(e.File)) {
+						t.Fatalf("%s changed", e.File)
+					}
+					if now, _ := os.ReadFile(b.Path(PreviewFile("x"))); string(now) != string(preview) {
+						t.Fatalf("the rejection was half-written: the preview is now %q", now)
+					}
+					return
+				}
+				if err != nil {
 					t.Fatalf("reject over the planner's %s: %v", p.kind, err)
 				}
-				if !intact() {
-					t.Fatalf("the planner's %s was replaced or followed", p.kind)
+				if !isThePlan(b.Path(RejectedFile("x"))) {
+					t.Fatal("x.rejected is not the plan rejected")
 				}
-				if data, _ := os.ReadFile(b.Path(e.File)); string(data) != `{"summary":"s"}` {
-					t.Fatalf("%s is now %q", e.File, data)
-				}
-				if now, _ := os.ReadFile(b.Path(PreviewFile("x"))); string(now) != string(preview) {
-					t.Fatalf("the rejection was half-written: the preview is now %q", now)
+				if now, _ := os.ReadFile(b.Path(PreviewFile("x"))); string(now) != "# rejected\n" {
+					t.Fatalf("the preview is %q, not the rejection", now)
 				}
 			})
 		}
