@@ -368,7 +368,10 @@ func withVerdict(report []byte, verdict string) []byte {
 
 // appliedBefore finds the commit that applied these plan bytes: the archive at HEAD and the
 // commits' Plan-Id trailers only say where to look; the commit counts only when its model is the
-// plan applied to its parent's (a folder or a trailer a colleague pushed proves nothing).
+// plan applied to its parent's (a folder or a trailer a colleague pushed proves nothing). The
+// walk is stopped by a proved apply only, as findApply's is: a later commit that merely names
+// the plan (a trailer copied) is passed over, never hiding the apply under it (archiplan log
+// lists it as unverified).
 func (l *Ledger) appliedBefore(head string, raw []byte) (string, error) {
 	ws := l.cfg.Workspace
 	digest := plans.SHA256(raw)
@@ -380,17 +383,30 @@ func (l *Ledger) appliedBefore(head string, raw []byte) (string, error) {
 		if !strings.HasSuffix(n, "-"+digest[:12]) {
 			continue
 		}
-		hist, err := onBranch(ws, func(c store.CommitInfo) bool { return c.Trailers[store.TrailerPlanID] == n })
+		var proved string // the commit proved the plan's apply (onBranch asks the last one twice)
+		var perr error
+		hist, err := onBranch(ws, func(c store.CommitInfo) bool {
+			if c.Trailers[store.TrailerPlanID] != n || perr != nil {
+				return false
+			}
+			if c.Hash == proved {
+				return true
+			}
+			ok, err := appliedIn(ws, c, raw)
+			if ok {
+				proved = c.Hash
+			}
+			perr = err
+			return ok
+		})
+		if err == nil {
+			err = perr
+		}
 		if err != nil {
 			return "", err
 		}
-		if len(hist) == 0 || hist[len(hist)-1].Trailers[store.TrailerPlanID] != n {
-			continue // no commit even says it applied it
-		}
-		if ok, err := appliedIn(ws, hist[len(hist)-1], raw); err != nil {
-			return "", err
-		} else if ok {
-			return hist[len(hist)-1].Hash, nil
+		if len(hist) > 0 && hist[len(hist)-1].Hash == proved {
+			return proved, nil
 		}
 	}
 	return "", nil

@@ -135,6 +135,30 @@ func TestApprove_PlantedArchiveFolderIsNotApplied(t *testing.T) {
 	}
 }
 
+// A commit with an applied plan's trailers copied (a colleague's, or an attacker's claiming to
+// be archiplan's) does not hide the apply under it: the same bytes approved again are already
+// applied, by the genuine commit, not applied twice.
+func TestApprove_ForgedLaterTrailerDoesNotHideTheApply(t *testing.T) {
+	_, w := lt.Team(t, 1)
+	me := lt.Ledger(w[0])
+	raw := []byte(`{"schema_version":"2.0","status":"ready","summary":"Add a kiosk","actions":[{"op":"create_element","type":"Application Component","name":"Kiosk"}]}`)
+	lt.Preview(t, me, "kiosk", raw)
+	first, err := lt.Approve(t, me, "kiosk")
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := ledger.PlanID("kiosk", plans.SHA256(raw))
+	lt.Git(t, w[0].Root, "commit", "-q", "--allow-empty", "-m", "plan: Add a kiosk\n\nPlan-Id: "+id+"\nPlan-Sha256: "+plans.SHA256(raw)+"\n")
+	lt.Preview(t, me, "kiosk", raw)
+	res, err := lt.Approve(t, me, "kiosk")
+	if !errors.Is(err, ledger.ErrAlreadyApplied) || res.Commit != first.Commit {
+		t.Fatalf("the plan was not found applied by %s under the forged commit: %v %+v", first.Commit[:12], err, res)
+	}
+	if n := strings.Count(string(lt.Model(t, w[0])), `name="Kiosk"`); n != 1 {
+		t.Fatalf("%d kiosks in the model", n)
+	}
+}
+
 // A pushed configuration that would write the site outside the workspace, open the review page,
 // or change what planner runs and where its key goes is never taken by a pull: the pull is
 // refused, naming the setting, and status says why.
