@@ -18,6 +18,9 @@ var (
 	ErrBadName = errors.New("not an allowed plan name")
 	// ErrNoReason means a rejection without a reason.
 	ErrNoReason = errors.New("a rejection needs a reason")
+	// ErrNotApproved means an approval the workspace refuses as it is (a save of the model not
+	// committed, MODEL_UNCOMMITTED, which an apply could only reject): the words say what to do.
+	ErrNotApproved = errors.New("not approved")
 )
 
 // State is where a plan is in the inbox's life.

@@ -184,7 +184,7 @@ func (s *Server) approve(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		s.result(w, http.StatusOK, "Approved", fmt.Sprintf("%s is approved: the daemon applies it now, as one commit (see History).", name), true)
-	case errors.Is(err, ErrPreviewChanged), errors.Is(err, ErrNotPending):
+	case errors.Is(err, ErrPreviewChanged), errors.Is(err, ErrNotPending), errors.Is(err, ErrNotApproved):
 		s.result(w, http.StatusConflict, "Not approved", err.Error(), false)
 	default:
 		s.fail(w, r, err)

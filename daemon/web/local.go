@@ -386,7 +386,18 @@ func (l *Local) Approve(name, previewSHA256, reviewer string) error {
 	if e.State != inbox.Pending {
 		return fmt.Errorf("%w: %s is %s", ErrNotPending, name, e.State)
 	}
-	err = l.excl(func() error { return l.box.ApproveSeen(name, previewSHA256, CleanReviewer(reviewer)) })
+	err = l.excl(func() error {
+		// an apply over a save from Archi not committed rejects the plan: refused now, as
+		// archiplan approve refuses it, while the plan can still be approved as it is
+		if _, blob, err := l.ws.HeadBlob(); err != nil {
+			return err
+		} else if dirty, err := l.ws.Dirty(blob); err != nil {
+			return err
+		} else if dirty {
+			return fmt.Errorf("%w: %s, then approve it again", ErrNotApproved, ledger.Uncommitted(l.ws.Model))
+		}
+		return l.box.ApproveSeen(name, previewSHA256, CleanReviewer(reviewer))
+	})
 	switch {
 	case errors.Is(err, inbox.ErrPreviewChanged), errors.Is(err, inbox.ErrForged):
 		return fmt.Errorf("%w: approve only what you saw; draw the page again (%v)", ErrPreviewChanged, err)
