@@ -145,6 +145,12 @@ const (
 	RevertAlready        Code = "REVERT_ALREADY_REVERTED"
 	RevertBadInverse     Code = "REVERT_BAD_INVERSE"
 	RevertDirty          Code = "REVERT_WORK_TREE_DIRTY"
+	RevertPolicyDeny     Code = "REVERT_POLICY_DENY"
+	RevertModelInvalid   Code = "REVERT_MODEL_INVALID"
+	PlanNameNotAllowed   Code = "PLAN_NAME_NOT_ALLOWED"
+	PlanNotInInbox       Code = "PLAN_NOT_IN_INBOX"
+	RejectPlanGone       Code = "REJECT_PLAN_GONE"
+	InboxNotWritten      Code = "INBOX_NOT_WRITTEN"
 )
 
 // Refusals describes the codes of the command line's and the review page's refusals: what each
@@ -163,11 +169,17 @@ var Refusals = []struct {
 	{PlanNotValid, "`approve`: the preview does not say valid: only a plan previewed valid is approved; the message says what to do"},
 	{PreviewForged, "`approve`: the preview or report on disk is not the one archiplan wrote, so what was read may be a forgery: archiplan validate writes it again; read that one"},
 	{PreviewNotRead, "`approve --preview`: the preview's SHA-256 is not the one given: read the preview again"},
-	{RevertNoSuchPlan, "`revert`: no apply commit on the branch has the plan id or commit given"},
-	{RevertConflict, "`revert`: a later commit changed what the revert restores (the message names the object and the field): revert that first, or undo it by hand"},
-	{RevertAlready, "`revert`: the plan was reverted already (the message names the commit)"},
-	{RevertBadInverse, "`revert`: the inverse archived with the plan is not one archiplan wrote: it is never used"},
-	{RevertDirty, "`revert`: the model file in the work tree has changes not committed: commit or discard them first"},
+	{RevertNoSuchPlan, "`revert`, the review page's Revert: no apply commit on the branch has the plan id or commit given"},
+	{RevertConflict, "`revert`, the review page's Revert: a later commit changed what the revert restores (the message names the object and the field): revert that first, or undo it by hand"},
+	{RevertAlready, "`revert`, the review page's Revert: the plan was reverted already (the message names the commit)"},
+	{RevertBadInverse, "`revert`, the review page's Revert: the inverse archived with the plan is not one archiplan wrote: it is never used"},
+	{RevertDirty, "`revert`, the review page's Revert: the model file in the work tree has changes not committed: commit or discard them first"},
+	{PlanNameNotAllowed, "`approve`, `reject`, `resubmit`: the NAME given is not one the inbox takes (letters, digits, '-' and '_', at most 100, starting with a letter or digit; not a path or a file's name, whose NAME the message gives): wrong usage, nothing is done"},
+	{PlanNotInInbox, "`approve`, `reject`: no plan NAME in the inbox (NAME.json, NAME.approved or NAME.rejected): wrong usage, nothing is done; archiplan status lists the plans, archiplan log the applied ones"},
+	{RejectPlanGone, "`reject`: the plan's file left the inbox while it was being rejected (a daemon applied it, or its planner removed it): nothing was rejected; archiplan status and archiplan log say where it is"},
+	{InboxNotWritten, "`reject`: the rejection could not be written in the inbox or in archiplan's record under .git/ (permissions, a full disk): the message says which file; repair it, then reject again"},
+	{RevertModelInvalid, "`revert`, the review page's Revert, a revert's pull request: the model the revert would write cannot be read back, or Archi could not open it (the message says why: an element removed that a later plan put on a view, say); nothing is committed: revert the later plan first, or undo it by hand"},
+	{RevertPolicyDeny, "`revert`, the review page's Revert, a revert's pull request: a deny rule of the workspace's policy (policy/*.rego) refuses what the revert puts back or changes, as it would refuse a plan making the same changes (the message names each rule and its fix; a finding the model already had before the revert does not count); nothing is committed: undo it by a plan the rules accept, or change the rule"},
 }
 
 // Codes describes every code: what it means and how a planner fixes it. The README lists them.

@@ -314,20 +314,31 @@ func ModelDelta(m *archixml.Model) *Delta {
 }
 
 // judge runs the rules on what the plan changes, with the model as it was before the plan, and
-// settles the verdict again. Only findings the plan introduces are kept: a finding the rules also
-// give about a changed object as it was before the plan (same rule, same object, or same message
-// when the rule names no object) is the model's, not the plan's.
+// settles the verdict again (JudgeDelta decides what the rules say of it).
 func (e *engine) judge(o *Outcome) {
 	defer o.settle()
-	d := e.changes()
-	j, err := e.opts.Rules.Judge(context.Background(), d)
+	found, approvals, err := JudgeDelta(context.Background(), e.opts.Rules, e.changes())
 	if err != nil {
 		o.Findings = append(o.Findings, newFinding(PolicyError, -1, "", "", "the workspace's policy cannot be evaluated, so no plan is applied until it is repaired: %v", err))
 		return
 	}
-	o.Approvals = j.Approvals
+	o.Approvals = approvals
+	o.Findings = append(o.Findings, found...)
+}
+
+// JudgeDelta is what the rules say of a change d (a plan's, a revert's): the findings it brings
+// in, as archiplan's own (POLICY_DENY, POLICY_WARN, the action that makes it where known), and
+// the approvals it asks. Only findings the change introduces are kept: a finding the rules also
+// give about a changed object as it was before (same rule, same object, or same message when
+// the rule names no object) is the model's, not the change's. An error means the rules could not
+// be evaluated: nothing is passed.
+func JudgeDelta(ctx context.Context, rules Rules, d *Delta) ([]Finding, []Approval, error) {
+	j, err := rules.Judge(ctx, d)
+	if err != nil {
+		return nil, nil, err
+	}
 	if len(j.Findings) == 0 {
-		return
+		return nil, j.Approvals, nil
 	}
 	base := &Delta{Changes: []DeltaChange{}, Plan: d.Plan, Model: d.Model}
 	for _, c := range d.Changes {
@@ -337,10 +348,9 @@ func (e *engine) judge(o *Outcome) {
 	}
 	old := map[string]bool{}
 	if len(base.Changes) > 0 {
-		bj, err := e.opts.Rules.Judge(context.Background(), base)
+		bj, err := rules.Judge(ctx, base)
 		if err != nil {
-			o.Findings = append(o.Findings, newFinding(PolicyError, -1, "", "", "the workspace's policy cannot be evaluated, so no plan is applied until it is repaired: %v", err))
-			return
+			return nil, nil, err
 		}
 		for _, f := range bj.Findings {
 			old[f.key()] = true
@@ -350,6 +360,7 @@ func (e *engine) judge(o *Outcome) {
 	for _, c := range d.Changes {
 		actionOf[c.Object.ID] = c.Action
 	}
+	var found []Finding
 	for _, f := range j.Findings {
 		if old[f.key()] {
 			continue
@@ -358,8 +369,9 @@ func (e *engine) judge(o *Outcome) {
 		if a, ok := actionOf[f.Object]; ok && f.Object != "" {
 			i = a
 		}
-		o.Findings = append(o.Findings, f.finding(i))
+		found = append(found, f.finding(i))
 	}
+	return found, j.Approvals, nil
 }
 
 func (f RuleFinding) key() string {

@@ -231,17 +231,7 @@ func TestWalk_StaleBase(t *testing.T) {
 // waiting for the owner, and the owner's applies it with both in the trailers.
 func TestWalk_OwnersByForgeAccount(t *testing.T) {
 	w := newWalk(t)
-	owners := "owners:\n  - name: business\n    layer: Business\n    from: [carol]\n"
-	if err := os.MkdirAll(filepath.Join(w.ws.Root, "policy"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(w.ws.Root, "policy", "owners.yaml"), []byte(owners), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	ledgertest.Git(t, w.ws.Root, "add", "policy")
-	ledgertest.Git(t, w.ws.Root, "commit", "-qm", "owners")
-	ledgertest.Git(t, w.ws.Root, "push", "-q", "origin", "main")
-	w.led.SetOptions(plans.Options{Rules: policy.Load(w.ws.Root)})
+	w.own("owners:\n  - name: business\n    layer: Business\n    from: [carol]\n")
 	st := w.open("owned-1", ledgertest.Rename(w.ids[0], "Owned"))
 	w.forge.review(st.Number, "alice", forge.ReviewApproved)
 	o := w.apply("owned-1")
@@ -260,6 +250,21 @@ func TestWalk_OwnersByForgeAccount(t *testing.T) {
 	if !strings.Contains(msg, "Approved-By: carol (owner, preview sha256") || !hasLine(msg, "Approved-By: carol <carol@forge.test>") {
 		t.Errorf("trailers:\n%s", msg)
 	}
+}
+
+// own commits policy/owners.yaml (pushed to the base) and has the ledger judge by it.
+func (w *walk) own(owners string) {
+	w.t.Helper()
+	if err := os.MkdirAll(filepath.Join(w.ws.Root, "policy"), 0o755); err != nil {
+		w.t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(w.ws.Root, "policy", "owners.yaml"), []byte(owners), 0o644); err != nil {
+		w.t.Fatal(err)
+	}
+	ledgertest.Git(w.t, w.ws.Root, "add", "policy")
+	ledgertest.Git(w.t, w.ws.Root, "commit", "-qm", "owners")
+	ledgertest.Git(w.t, w.ws.Root, "push", "-q", "origin", "main")
+	w.led.SetOptions(plans.Options{Rules: policy.Load(w.ws.Root)})
 }
 
 // TestOpen_SamePreviewKeepsTheHead: opening a plan's pull request again with nothing moved

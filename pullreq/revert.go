@@ -156,11 +156,16 @@ func (f *Flow) applyRevert(ctx context.Context, st *State, o *Outcome, by []stri
 	sig := store.Signature{Name: who, Email: who + "@" + host}
 	var res *ledger.RevertResult
 	err := f.between(func() (err error) {
-		res, err = f.Ledger.RevertWith(ctx, st.RevertsCommit, ledger.RevertOptions{ApprovedBy: &sig, Base: st.Base, Blob: st.Blob})
+		// held to the owners and approval rules by the accounts whose reviews count, as a plan's
+		// pull request is
+		res, err = f.Ledger.RevertWith(ctx, st.RevertsCommit, ledger.RevertOptions{ApprovedBy: &sig, Approvers: by, Base: st.Base, Blob: st.Blob})
 		return err
 	})
 	switch {
-	case errors.Is(err, ledger.ErrRevertMoved), errors.Is(err, ledger.ErrConflict), errors.Is(err, ledger.ErrAlreadyReverted):
+	case errors.Is(err, ledger.ErrRevertApprovals):
+		o.State, o.Reason = Waiting, "approvals missing by the owners rules: "+err.Error()
+		return o, nil
+	case errors.Is(err, ledger.ErrRevertMoved), errors.Is(err, ledger.ErrConflict), errors.Is(err, ledger.ErrAlreadyReverted), errors.Is(err, ledger.ErrRevertDenied):
 		return f.stale(ctx, st, o, "not reverted: "+err.Error())
 	case err != nil:
 		return nil, err

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -78,9 +79,9 @@ func approvable(box *inbox.Inbox, name, seen string) (*inbox.Record, error) {
 	refuse := func(code plans.Code, format string, args ...any) error {
 		return codedError{exitRefused, fmt.Errorf("%s: %w", code, fmt.Errorf(format, args...))}
 	}
-	e, err := box.Find(name)
+	e, err := findPlan(box, name)
 	if err != nil {
-		return nil, usageError{err}
+		return nil, err
 	}
 	switch e.State {
 	case inbox.Rejected:
@@ -192,18 +193,23 @@ func rejectCmd() *cobra.Command {
 				return err
 			}
 			box := cfg.inbox(ws)
-			e, err := box.Find(args[0])
+			e, err := findPlan(box, args[0])
 			if err != nil {
-				return usageError{err}
+				return err
 			}
 			if reason == "" {
 				reason = "rejected by " + ws.Identity().Name
 			}
 			if _, err := cfg.ledger(ws).Reject(e, reason); err != nil {
-				if errors.Is(err, inbox.ErrNameTaken) {
+				switch {
+				case errors.Is(err, inbox.ErrNameTaken):
 					return codedError{exitRefused, err}
+				case errors.Is(err, fs.ErrNotExist):
+					// a daemon applied it (or its planner removed it) since it was found
+					return codedError{exitRefused, fmt.Errorf("%s: %s left the inbox while it was being rejected (a daemon applied it, or its planner removed it): nothing was rejected; archiplan status and archiplan log say where it is (%w)",
+						plans.RejectPlanGone, e.File, err)}
 				}
-				return codedError{exitNoUsable, err}
+				return codedError{exitNoUsable, fmt.Errorf("%s: %w", plans.InboxNotWritten, err)}
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "rejected %s: %s\n", e.Name, inbox.RejectedFile(e.Name))
 			return nil
@@ -221,9 +227,25 @@ func openInboxFor(cmd *cobra.Command, name string) (*config, *store.Workspace, *
 		return nil, nil, nil, err
 	}
 	if err := inbox.CheckName(name); err != nil {
-		return nil, nil, nil, usageError{err}
+		return nil, nil, nil, usageError{fmt.Errorf("%s: %w", plans.PlanNameNotAllowed, err)}
 	}
 	return cfg, ws, cfg.inbox(ws), nil
+}
+
+// findPlan is plan NAME of the inbox, or why not with its code: a NAME the inbox never takes
+// (PLAN_NAME_NOT_ALLOWED) or none there (PLAN_NOT_IN_INBOX), wrong usage both; an inbox that
+// cannot be read.
+func findPlan(box *inbox.Inbox, name string) (inbox.Entry, error) {
+	e, err := box.Find(name)
+	switch {
+	case errors.Is(err, inbox.ErrBadName):
+		return e, usageError{fmt.Errorf("%s: %w", plans.PlanNameNotAllowed, err)}
+	case errors.Is(err, inbox.ErrNoPlan):
+		return e, usageError{fmt.Errorf("%s: %w (archiplan status lists them)", plans.PlanNotInInbox, err)}
+	case err != nil:
+		return e, codedError{exitNoUsable, err}
+	}
+	return e, nil
 }
 
 func resubmitCmd() *cobra.Command {

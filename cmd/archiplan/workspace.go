@@ -33,7 +33,7 @@ func workspaceError(err error) error {
 		return nil
 	case errors.Is(err, ledger.ErrRefused), errors.Is(err, ledger.ErrConflict), errors.Is(err, ledger.ErrAlreadyReverted),
 		errors.Is(err, ledger.ErrNoSuchPlan), errors.Is(err, store.ErrDirty), errors.Is(err, inbox.ErrBadName),
-		errors.Is(err, ledger.ErrBadInverse), errors.Is(err, ledger.ErrRevertApprovals):
+		errors.Is(err, ledger.ErrBadInverse), errors.Is(err, ledger.ErrRevertApprovals), errors.Is(err, ledger.ErrRevertDenied), errors.Is(err, ledger.ErrRevertModel):
 		return codedError{exitRefused, err}
 	}
 	return codedError{exitNoUsable, err}
@@ -393,7 +393,7 @@ func revertCmd() *cobra.Command {
 			}
 			res, err := led.Revert(context.Background(), args[0])
 			if err != nil {
-				return workspaceError(revertCoded(err))
+				return workspaceError(err) // its refusal starts with its code (the ledger's)
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "reverted %s (applied in %s) in commit %s\n", res.PlanID, short(res.RevertsCommit), short(res.Commit))
 			return pushAfter(cmd, led)
@@ -571,20 +571,5 @@ func sharePlannerInbox(ws *store.Workspace, group string) error {
 	defer lock.Unlock()
 	_, err = ws.Publish(store.Change{Base: head, Files: map[string][]byte{".archiplan.yaml": data},
 		Message: "archiplan: planners write the inbox as group " + group + "\n", Author: ws.Identity(), When: time.Now()})
-	return err
-}
-
-// revertCoded is a revert's refusal with its code first (plans.Refusals), for whoever reads it.
-func revertCoded(err error) error {
-	for _, c := range []struct {
-		err  error
-		code plans.Code
-	}{{ledger.ErrNoSuchPlan, plans.RevertNoSuchPlan}, {ledger.ErrConflict, plans.RevertConflict},
-		{ledger.ErrAlreadyReverted, plans.RevertAlready}, {ledger.ErrBadInverse, plans.RevertBadInverse},
-		{store.ErrDirty, plans.RevertDirty}} {
-		if errors.Is(err, c.err) {
-			return fmt.Errorf("%s: %w", c.code, err)
-		}
-	}
 	return err
 }

@@ -25,6 +25,12 @@ var (
 	// ErrRevertApprovals means the revert changes what the owners or an approval rule ask
 	// approvals for, and the person reverting does not give them all (REVERT_NEEDS_APPROVALS).
 	ErrRevertApprovals = errors.New(string(plans.RevertNeedsApprovals))
+	// ErrRevertModel means the model the revert would write could not be read back, or Archi could
+	// not open it (REVERT_MODEL_INVALID): nothing is committed.
+	ErrRevertModel = errors.New(string(plans.RevertModelInvalid))
+	// ErrRevertDenied means a deny rule of the workspace's policy refuses what the revert changes,
+	// as it would refuse a plan making the same changes (REVERT_POLICY_DENY).
+	ErrRevertDenied = errors.New(string(plans.RevertPolicyDeny))
 	// ErrRevertMoved means a revert bound to its preview (RevertOptions.Base, Blob) would not be
 	// the one previewed: HEAD moved, or the model it writes differs.
 	ErrRevertMoved = errors.New("the revert is not the one previewed")
@@ -48,6 +54,11 @@ type RevertOptions struct {
 	Preview bool
 	// ApprovedBy is who approved the revert, its commit's author too (nil: the ledger's).
 	ApprovedBy *store.Signature
+	// Approvers are the people whose approvals the revert has, held to the owners and approval
+	// rules (a pull request's: the forge accounts whose reviews count); nil: the person running
+	// it (inbox.OSUser), or ApprovedBy's name when set. A revert only previewed is asked none:
+	// its pull request gathers them.
+	Approvers []string
 	// Base and Blob, when set, bind the revert to its preview: HEAD must still be Base and the
 	// model the revert writes must be Blob, else nothing is committed (ErrRevertMoved).
 	Base, Blob string
@@ -71,7 +82,7 @@ func (l *Ledger) RevertWith(ctx context.Context, target string, opt RevertOption
 	err := l.locked(func() error {
 		var err error
 		res, err = l.revert(target, opt)
-		return err
+		return revertCoded(err)
 	})
 	if err == nil && res != nil && !opt.Preview {
 		by := l.cfg.ApprovedBy
@@ -117,11 +128,9 @@ func (l *Ledger) revert(target string, opt RevertOptions) (*RevertResult, error)
 		l.forget()
 		return nil, undoRefused(err, apply, id, hist[:len(hist)-1])
 	}
-	if opt.ApprovedBy == nil { // a person's own revert (a pull request's is approved on the forge)
-		if err := l.revertApprovals(head, m, a.Inverse, apply.Subject); err != nil {
-			l.forget()
-			return nil, err
-		}
+	if err := l.revertRules(head, m, a.Inverse, apply.Subject, opt); err != nil {
+		l.forget()
+		return nil, err
 	}
 	data, cerr, err := l.revertedModel(m, id, problem)
 	if err != nil {
@@ -248,12 +257,12 @@ func (l *Ledger) revertedModel(m *archixml.Model, id string, problem error) ([]b
 	back := m
 	if !m.Rebase(data) {
 		if back, err = archixml.Load(data); err != nil {
-			return nil, nil, fmt.Errorf("the revert of %s would write a model that cannot be read (%v): nothing was committed", id, err)
+			return nil, nil, fmt.Errorf("%w: the revert of %s would write a model that cannot be read (%v): nothing was committed", ErrRevertModel, id, err)
 		}
 	}
 	cerr := archixml.Check(back)
 	if cerr != nil && problem == nil {
-		return nil, nil, fmt.Errorf("the revert of %s would write a model Archi cannot open (%v): nothing was committed", id, cerr)
+		return nil, nil, fmt.Errorf("%w: the revert of %s would write a model Archi cannot open (%v): nothing was committed", ErrRevertModel, id, cerr)
 	}
 	return data, cerr, nil
 }
@@ -310,11 +319,13 @@ func objectXML(m *archixml.Model, id string) (string, bool) {
 	return o.XML(), true
 }
 
-// revertApprovals holds a revert to the owners and the approval rules as an apply of the same
-// changes is held: m is the model the revert makes of head's; each approval they ask for what
-// it changes must be the person's who reverts (inbox.OSUser, as archiplan approve records an
-// owner's), alone. Else the revert is refused (ErrRevertApprovals), nothing committed.
-func (l *Ledger) revertApprovals(head *Head, m *archixml.Model, inv *plans.Inverse, subject string) error {
+// revertRules holds a revert to the workspace's rules as an apply of the same changes is held:
+// m is the model the revert makes of head's. A deny rule it brings in refuses it
+// (ErrRevertDenied: undoing a plan may put back what a rule forbids now); each approval the
+// owners or an approval rule ask for what it changes must be among opt's approvers (a person's
+// own revert: theirs alone, inbox.OSUser, as archiplan approve records an owner's), else
+// ErrRevertApprovals. Either way nothing is committed.
+func (l *Ledger) revertRules(head *Head, m *archixml.Model, inv *plans.Inverse, subject string, opt RevertOptions) error {
 	rules := l.cfg.Options.Rules
 	if rules == nil {
 		return nil
@@ -323,15 +334,55 @@ func (l *Ledger) revertApprovals(head *Head, m *archixml.Model, inv *plans.Inver
 	if err != nil {
 		return err
 	}
-	j, err := rules.Judge(context.Background(), plans.RevertDelta(before, m, inv, "revert: "+subject))
+	found, approvals, err := plans.JudgeDelta(context.Background(), rules, plans.RevertDelta(before, m, inv, "revert: "+subject))
 	if err != nil {
 		return fmt.Errorf("%w: the workspace's policy cannot be evaluated (%v): nothing was committed", ErrRevertApprovals, err)
 	}
-	who := inbox.OSUser()
-	if missing := inbox.Missing(needsOf(&plans.Outcome{Approvals: j.Approvals}), []inbox.Approval{{By: who}}); len(missing) > 0 {
-		return fmt.Errorf("%w: the revert changes what the owners ask approvals for, as its apply did; reverted by %s, it lacks %s: "+
+	var denied []string
+	for _, f := range found {
+		if f.Code == plans.PolicyDeny {
+			denied = append(denied, f.Message)
+		}
+	}
+	if len(denied) > 0 {
+		return fmt.Errorf("%w: the workspace's rules refuse what the revert puts back, as they would refuse a plan making the same changes: %s; nothing was committed",
+			ErrRevertDenied, strings.Join(denied, "; "))
+	}
+	if opt.Preview {
+		return nil
+	}
+	who := opt.Approvers
+	if who == nil && opt.ApprovedBy != nil {
+		who = []string{opt.ApprovedBy.Name}
+	} else if who == nil {
+		who = []string{inbox.OSUser()}
+	}
+	var given []inbox.Approval
+	for _, by := range who {
+		given = append(given, inbox.Approval{By: by})
+	}
+	if missing := inbox.Missing(needsOf(&plans.Outcome{Approvals: approvals}), given); len(missing) > 0 {
+		return fmt.Errorf("%w: the revert changes what the owners ask approvals for, as its apply did; approved by %s, it lacks %s: "+
 			"one of them reverts it, or a plan making the same changes is approved by them; nothing was committed",
-			ErrRevertApprovals, who, inbox.MissingWords(missing))
+			ErrRevertApprovals, strings.Join(who, ", "), inbox.MissingWords(missing))
 	}
 	return nil
+}
+
+// revertCoded is a revert's refusal with its code first (plans.Refusals), whichever front end
+// shows it (the command line, the review page, a revert's pull request); the refusals whose
+// error is their code already (ErrRevertApprovals, ErrRevertDenied, ErrRevertModel) are as
+// they are.
+func revertCoded(err error) error {
+	for _, c := range []struct {
+		err  error
+		code plans.Code
+	}{{ErrNoSuchPlan, plans.RevertNoSuchPlan}, {ErrConflict, plans.RevertConflict},
+		{ErrAlreadyReverted, plans.RevertAlready}, {ErrBadInverse, plans.RevertBadInverse},
+		{store.ErrDirty, plans.RevertDirty}} {
+		if errors.Is(err, c.err) {
+			return fmt.Errorf("%s: %w", c.code, err)
+		}
+	}
+	return err
 }

@@ -105,3 +105,28 @@ func TestBrowser_ApproveOverUncommittedSave(t *testing.T) {
 	}
 	waitFor(t, "the apply", func() bool { return len(e.history()) == 3 && !e.exists("u.approved") })
 }
+
+// The page's Revert says each refusal with its code first, as archiplan revert does (the
+// ledger's words, whichever front end shows them): no such plan, a later change in the way, the
+// work tree's save not committed.
+func TestServer_RevertRefusalsCoded(t *testing.T) {
+	e := newEnv(t)
+	e.approved("a", renamePlan("Rename Customer to Client", customer, "Client"))
+	e.approved("b", renamePlan("Rename Client to Patron", customer, "Patron"))
+	h := e.history()
+	c := e.client()
+	revert := func(target, want string) {
+		t.Helper()
+		res := e.post(c, "/history/revert", url.Values{"csrf": {e.srv.csrf}, "target": {target}}, nil)
+		if b := body(t, res); res.StatusCode != http.StatusConflict || !strings.Contains(b, want) {
+			t.Fatalf("revert %s: %s, want %q in %q", target, res.Status, want, b)
+		}
+	}
+	revert("nosuch-0123456789ab", "REVERT_NO_SUCH_PLAN: no applied plan")
+	revert(h[1].Trailers["Plan-Id"], "REVERT_CONFLICT: a later commit changed the same objects")
+	e.saveUncommitted()
+	revert(h[0].Trailers["Plan-Id"], "REVERT_WORK_TREE_DIRTY: the model file has uncommitted changes")
+	if len(e.history()) != 3 {
+		t.Fatal("a refused revert committed")
+	}
+}
