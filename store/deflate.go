@@ -94,7 +94,12 @@ func compressed(header string, data []byte, prev *pieces) ([][]byte, *pieces) {
 	z = append(z, []byte{0x78, 0x01}, head) // deflate, 32 KiB window, fastest level; the check bits make it a multiple of 31
 	z = append(z, p.z...)
 	z = append(z, []byte{0x03, 0x00}) // an empty final block (fixed codes: its end code alone)
-	return append(z, binary.BigEndian.AppendUint32(nil, sum)), p
+	z = append(z, binary.BigEndian.AppendUint32(nil, sum))
+	if len(p.z) <= 1 && len(data) < 64<<10 {
+		// a small object (a tree, a commit, an archived file) in one write, not five
+		return [][]byte{bytes.Join(z, nil)}, p
+	}
+	return z, p
 }
 
 // deflated counts the bytes deflatePiece compressed, for the tests that hold a model written
