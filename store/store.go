@@ -33,6 +33,9 @@ type Workspace struct {
 	idsMu sync.Mutex
 	ids   [4]blobMemo // the blob ids of the last few byte slices written as blobs (BlobOf)
 
+	piecesMu   sync.Mutex
+	lastPieces *pieces // the last large blob written, as compressed (writeBlob)
+
 	syncs atomic.Int32 // 1 when git's config asks for commits to be synced, -1 when not, 0 unread (durable)
 
 	// failedSetup is the credential set-up (credentialSetup) of the last failure that backs off,
