@@ -9,6 +9,7 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -391,6 +392,35 @@ func TestPublish_ViewpointAndSpecializationNames(t *testing.T) {
 		}
 		if !found {
 			t.Errorf("%s: no page (%s) shows %q", c.model, c.page, c.want)
+		}
+	}
+}
+
+// The one walk for the index pages and an update finds what Views, Profiles, Elements and
+// Relationships find, in the same order (the index counts them; an update compares the
+// specializations and lists the views).
+func TestShapeOf_IsWhatAllFinds(t *testing.T) {
+	ids := func(list []archixml.Object) []string {
+		out := make([]string, len(list))
+		for i, o := range list {
+			out[i] = o.ID()
+		}
+		return out
+	}
+	for _, file := range testenv.CorpusModels(t) {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := archixml.Load(data)
+		if err != nil {
+			continue // a model the corpus holds to be refused
+		}
+		sh := shapeOf(m)
+		if !slices.Equal(ids(sh.views), ids(m.Views())) || !slices.Equal(ids(sh.profiles), ids(m.Profiles())) ||
+			sh.elements != len(m.Elements()) || sh.relationships != len(m.Relationships()) {
+			t.Errorf("%s: shapeOf: %d views, %d profiles, %d elements, %d relationships; All: %d, %d, %d, %d", file,
+				len(sh.views), len(sh.profiles), sh.elements, sh.relationships, len(m.Views()), len(m.Profiles()), len(m.Elements()), len(m.Relationships()))
 		}
 	}
 }

@@ -63,7 +63,8 @@ func update(ws *store.Workspace, commit, dir string, known map[string]*archixml.
 		return nil, err
 	}
 	old, cur := models[0], models[len(models)-1]
-	if old.Name() != cur.Name() || !sameObjects(old.Profiles(), cur.Profiles()) ||
+	sh := shapeOf(cur)
+	if old.Name() != cur.Name() || !sameObjects(old.Profiles(), sh.profiles) ||
 		len(old.DuplicateIDs()) > 0 || len(cur.DuplicateIDs()) > 0 {
 		return nil, nil
 	}
@@ -95,7 +96,7 @@ func update(ws *store.Workspace, commit, dir string, known map[string]*archixml.
 		}
 	}
 	s.start()
-	err = s.overview(cur.Views())
+	err = s.overview(sh)
 	if err == nil {
 		err = s.history()
 	}
