@@ -12,7 +12,6 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 	"unicode"
 
@@ -92,8 +91,8 @@ func stamp(fi os.FileInfo) string {
 	if fi == nil {
 		return "-"
 	}
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		return fmt.Sprintf("%d.%d.%d.%d.%d", fi.Size(), fi.ModTime().UnixNano(), st.Ctim.Sec, st.Ctim.Nsec, st.Ino)
+	if sec, nsec, ino, ok := changeTime(fi); ok {
+		return fmt.Sprintf("%d.%d.%d.%d.%d", fi.Size(), fi.ModTime().UnixNano(), sec, nsec, ino)
 	}
 	return fmt.Sprintf("%d.%d", fi.Size(), fi.ModTime().UnixNano())
 }
