@@ -150,6 +150,7 @@ func (d *Daemon) preview(p inbox.Entry, head *ledger.Head, policy string) (time.
 	}
 	// a plan cut off mid-write is waited for a while before it is refused as truncated
 	if c.Truncated() && time.Since(p.Info.ModTime()) < d.cfg.Grace {
+		d.log.Info("a plan cut off mid-write; waiting for the rest", "plan", p.File)
 		return d.cfg.Grace - time.Since(p.Info.ModTime()) + 10*time.Millisecond, false
 	}
 	if _, err := d.led.Publish(c); err != nil {

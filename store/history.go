@@ -33,6 +33,8 @@ type CommitInfo struct {
 	ModelBlob string // the model's blob at this commit ("" when absent)
 	// GitReverts is the commit a plain `git revert` of this commit names ("This reverts commit X.")
 	GitReverts string
+	// Via is, for a commit a merge brought from its other side (SideCommits), that merge
+	Via string
 }
 
 var revertLine = regexp.MustCompile(`This reverts commit ([0-9a-f]{40})`)
@@ -99,15 +101,25 @@ func (w *Workspace) infoOf(c *object.Commit) CommitInfo {
 
 // SideCommits are the commits the merges of line (a first-parent history, as History gives it)
 // brought from their other parents: every commit reachable from those parents that is not on
-// line, newest merge first, each side walked from its tip. A colleague's apply merged by a plain
-// git pull lies there, not on the first-parent line.
+// line, newest merge first, each side walked from its tip, each with Via, the merge that brought it
+// (the oldest one, when a later merge of the same branch reaches it again). A colleague's apply
+// merged by a plain git pull lies there, not on the first-parent line.
 func (w *Workspace) SideCommits(line []CommitInfo) ([]CommitInfo, error) {
+	return w.SideCommitsSince(line, time.Time{})
+}
+
+// SideCommitsSince is SideCommits for a line that is the newest part of the history only (a
+// page of it, since its oldest commit's time): a side is not walked into commits committed
+// before since, where the first-parent line beyond the page would stop it (an older page, read
+// with an earlier since, lists them).
+func (w *Workspace) SideCommitsSince(line []CommitInfo, since time.Time) ([]CommitInfo, error) {
 	seen := map[plumbing.Hash]bool{}
 	for _, c := range line {
 		seen[plumbing.NewHash(c.Hash)] = true
 	}
-	var out []CommitInfo
-	for _, m := range line {
+	var sides [][]CommitInfo
+	for i := len(line) - 1; i >= 0; i-- { // oldest merge first: it brought what later ones reach again
+		m := line[i]
 		if !m.Merge {
 			continue
 		}
@@ -115,6 +127,7 @@ func (w *Workspace) SideCommits(line []CommitInfo) ([]CommitInfo, error) {
 		if err != nil {
 			return nil, fmt.Errorf("read commit %s: %w", m.Hash[:12], err)
 		}
+		var side []CommitInfo
 		queue := append([]plumbing.Hash(nil), mc.ParentHashes[1:]...)
 		for len(queue) > 0 {
 			h := queue[0]
@@ -127,9 +140,19 @@ func (w *Workspace) SideCommits(line []CommitInfo) ([]CommitInfo, error) {
 			if err != nil {
 				return nil, fmt.Errorf("read commit %s: %w", h.String()[:12], err)
 			}
-			out = append(out, w.infoOf(c))
+			if c.Author.When.Before(since) { // the time CommitInfo.When says, as the line's oldest is given
+				continue
+			}
+			info := w.infoOf(c)
+			info.Via = m.Hash
+			side = append(side, info)
 			queue = append(queue, c.ParentHashes...)
 		}
+		sides = append(sides, side)
+	}
+	var out []CommitInfo
+	for i := len(sides) - 1; i >= 0; i-- {
+		out = append(out, sides[i]...)
 	}
 	return out, nil
 }

@@ -432,6 +432,16 @@ func logCmd() *cobra.Command {
 			printLogEntry := func(e ledger.Entry) {
 				// a colleague's commit may hold any text: shown, never obeyed by the terminal
 				fmt.Fprintf(out, "%s %s %-10s %s  %s\n", short(e.Commit), e.Date, e.Kind, plans.ShowHidden(e.PlanID), plans.ShowHidden(e.Summary))
+				// who: the person the apply's commit names as approving it, and who committed
+				// when another (a revert, a git revert: its author)
+				switch {
+				case e.ApprovedBy != "" && e.ApprovedBy != e.Author:
+					fmt.Fprintf(out, "    approved by %s, committed by %s\n", plans.ShowHidden(e.ApprovedBy), plans.ShowHidden(e.Author))
+				case e.ApprovedBy != "":
+					fmt.Fprintf(out, "    approved by %s\n", plans.ShowHidden(e.ApprovedBy))
+				default:
+					fmt.Fprintf(out, "    by %s\n", plans.ShowHidden(e.Author))
+				}
 			}
 			for _, e := range logged.Entries {
 				printLogEntry(e)
@@ -475,6 +485,9 @@ func printObjectLog(cmd *cobra.Command, ws *store.Workspace, id string, asJSON b
 		fmt.Fprintf(out, "%s %s %s\n", short(e.Commit), e.Date, plans.ShowHidden(e.Author))
 		if e.Merge {
 			fmt.Fprintln(out, "    a merge: what it brought, against its first parent")
+		}
+		if e.MergedBy != "" {
+			fmt.Fprintf(out, "    on a branch merged in %s\n", short(e.MergedBy))
 		}
 		if e.PlanID != "" {
 			fmt.Fprintf(out, "    plan %s: %s", plans.ShowHidden(e.PlanID), plans.ShowHidden(e.Summary))

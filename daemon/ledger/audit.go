@@ -234,7 +234,13 @@ func ReadAudit(ws *store.Workspace) (*Audited, error) {
 	if err != nil {
 		return nil, err
 	}
-	v := newAuditCheck(ws, hist)
+	// a plan applied on a branch that was merged (a colleague's git pull, a pull request) is the
+	// branch's too: its commit lies on a merge's other side
+	side, err := ws.SideCommits(hist)
+	if err != nil {
+		return nil, err
+	}
+	v := newAuditCheck(ws, append(hist, side...))
 	a := &Audited{Events: []Event{}, Unverified: []Unverified{}}
 	for _, r := range records {
 		var e Event

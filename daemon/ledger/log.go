@@ -25,7 +25,9 @@ type Entry struct {
 	PlanID  string `json:"plan_id"`
 	Summary string `json:"summary"`
 	Author  string `json:"author"`
-	Reverts string `json:"reverts,omitempty"` // the commit a revert undoes
+	// ApprovedBy, for an apply, is the person its commit names as the one who approved it
+	ApprovedBy string `json:"approved_by,omitempty"`
+	Reverts    string `json:"reverts,omitempty"` // the commit a revert undoes
 	// UndoneBy, for an apply, is a later commit not made by archiplan that put back what the plan
 	// changed (Archi saving its in-memory model over the apply, say): the plan is no longer in
 	// the model although no revert says so.
@@ -187,7 +189,7 @@ func logEntryOf(c store.CommitInfo, kind, id string) Entry {
 	e := Entry{Commit: c.Hash, Date: c.When.UTC().Format("2006-01-02T15:04:05Z"), Author: c.Author, Kind: kind, PlanID: id}
 	switch kind {
 	case KindApply:
-		e.Summary = strings.TrimPrefix(c.Subject, "plan: ")
+		e.Summary, e.ApprovedBy = strings.TrimPrefix(c.Subject, "plan: "), c.Trailers[store.TrailerApprovedBy]
 	case KindRevert:
 		e.Reverts, e.Summary = c.Trailers[store.TrailerRevertsCommit], strings.TrimPrefix(c.Subject, "revert: ")
 	default:

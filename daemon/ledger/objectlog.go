@@ -20,6 +20,10 @@ type ObjectEntry struct {
 	// Merge says the commit is a merge: its changes are those against its first parent (what
 	// the merge brought to the branch).
 	Merge bool `json:"merge,omitempty"`
+	// MergedBy is, for a commit of a branch that a merge of the line brought (a colleague's
+	// apply merged by a git pull, a pull request's), that merge; its changes are those against
+	// its own first parent.
+	MergedBy string `json:"merged_by,omitempty"`
 }
 
 // Shown is the entry as a person reads it outside the preview (a page, a terminal): every

@@ -18,11 +18,33 @@ func objectLogWalk(ws *store.Workspace, id string) ([]ObjectEntry, error) {
 	if err != nil {
 		return nil, err
 	}
+	side, err := ws.SideCommits(hist)
+	if err != nil {
+		return nil, err
+	}
 	var out []ObjectEntry
 	var prev *archixml.Model
 	prevBlob := ""
 	for i := len(hist) - 1; i >= 0; i-- {
 		c := hist[i]
+		// the commits its merge brought, oldest first, each against its own first parent
+		for j := len(side) - 1; j >= 0; j-- {
+			if s := side[j]; s.Via == c.Hash {
+				p, err := ws.Info(s.Parent)
+				if err != nil {
+					return nil, err
+				}
+				before, after, err := modelAt2(ws, p.Hash, s.Hash)
+				if err != nil {
+					return nil, err
+				}
+				if lines := objectChanges(before, after, id); len(lines) > 0 && p.ModelBlob != s.ModelBlob {
+					e := walkEntry(ws, s, lines)
+					e.MergedBy = c.Hash
+					out = append(out, e)
+				}
+			}
+		}
 		if c.ModelBlob == prevBlob {
 			continue
 		}
@@ -44,23 +66,38 @@ func objectLogWalk(ws *store.Workspace, id string) ([]ObjectEntry, error) {
 		if len(lines) == 0 {
 			continue
 		}
-		e := ObjectEntry{Commit: c.Hash, Date: c.When.UTC().Format("2006-01-02T15:04:05Z"), Author: c.Author, Changes: lines}
-		if pid := c.Trailers[store.TrailerPlanID]; pid != "" {
-			if plan, ok, _ := ws.FileAt(c.Hash, archivePath(pid, archivePlan)); ok {
-				var p struct {
-					Summary string `json:"summary"`
-				}
-				_ = json.Unmarshal(plan, &p)
-				e.PlanID, e.Summary, e.ApprovedBy = pid, p.Summary, c.Trailers[store.TrailerApprovedBy]
-				e.Intent = archivedIntent(ws, c.Hash, pid)
-			}
-		}
-		out = append(out, e)
+		out = append(out, walkEntry(ws, c, lines))
 	}
 	for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
 		out[i], out[j] = out[j], out[i]
 	}
 	return out, nil
+}
+
+// walkEntry is the walk's entry of commit c, with the words lines.
+func walkEntry(ws *store.Workspace, c store.CommitInfo, lines []string) ObjectEntry {
+	e := ObjectEntry{Commit: c.Hash, Date: c.When.UTC().Format("2006-01-02T15:04:05Z"), Author: c.Author, Changes: lines}
+	if pid := c.Trailers[store.TrailerPlanID]; pid != "" {
+		if plan, ok, _ := ws.FileAt(c.Hash, archivePath(pid, archivePlan)); ok {
+			var p struct {
+				Summary string `json:"summary"`
+			}
+			_ = json.Unmarshal(plan, &p)
+			e.PlanID, e.Summary, e.ApprovedBy = pid, p.Summary, c.Trailers[store.TrailerApprovedBy]
+			e.Intent = archivedIntent(ws, c.Hash, pid)
+		}
+	}
+	return e
+}
+
+// modelAt2 reads the models at two commits (nil where a commit has none).
+func modelAt2(ws *store.Workspace, a, b string) (*archixml.Model, *archixml.Model, error) {
+	x, err := modelAt(ws, a)
+	if err != nil {
+		return nil, nil, err
+	}
+	y, err := modelAt(ws, b)
+	return x, y, err
 }
 
 // objectChanges says what changed between two models (either may be nil: no model) in the

@@ -33,13 +33,15 @@ import (
 //	g-…/NN.jsonl      one entry a line, for the objects whose id hashes to NN (256 shards)
 //
 // Each commit of the branch's first-parent line is diffed once (its model against its first
-// parent's; a merge too, and its entry says so) and its entries appended. Readers never lock: a
+// parent's; a merge too, and its entry says so) and its entries appended; before a merge's, those
+// of the commits it brought from its other side (store's SideCommits), each against its own first
+// parent, at the merge's place on the line. Readers never lock: a
 // shard is rewritten whole and renamed into place, and an entry beyond the state's seq (written
 // before a crash, or by a writer still at work) is not read. A history rewritten under the index
 // (the indexed tip no longer on the line from HEAD) makes a new generation from the root.
 const (
 	objIndexDir     = "archiplan/objlog"
-	objIndexVersion = 2 // 2: entries say the plan's intent
+	objIndexVersion = 3 // 2: entries say the plan's intent; 3: merges' other sides
 	objShards       = 256
 	// bounds of one entry: a commit's words about one object, its author and plan, whoever wrote them
 	maxEntryLines    = 40
@@ -80,8 +82,8 @@ type ObjectIndex struct {
 	shards map[int]map[string][]ObjectEntry
 }
 
-// ObjectLog is the history of one object on the branch's first-parent line, newest first: every
-// commit whose model differs from its parent's in the object, or in a diagram object or
+// ObjectLog is the history of one object on the branch, newest first: every commit of the
+// first-parent line and of the sides its merges brought whose model differs from its parent's in the object, or in a diagram object or
 // connection showing it (moved, restyled, added to or removed from a view). It is read from the
 // index under .git/, brought up to HEAD first.
 func ObjectLog(ws *store.Workspace, id string) ([]ObjectEntry, error) {
@@ -329,7 +331,11 @@ func updateObjIndex(ws *store.Workspace, root, head string, have map[string]*arc
 			}
 		}
 	}
-	adds, seq, err := indexCommits(ws, hist, seq, prev, pblob, have)
+	side, err := sidesOf(ws, hist, fresh)
+	if err != nil {
+		return err
+	}
+	adds, seq, err := indexCommits(ws, hist, side, seq, prev, pblob, have)
 	if err != nil {
 		return err
 	}
@@ -365,11 +371,14 @@ func updateObjIndex(ws *store.Workspace, root, head string, have map[string]*arc
 // one before it, oldest first, from prev (the model of blob pblob at the tip; nil from the root),
 // and returns the entries by shard, and the seq of the last commit (seq is the tip's). Models
 // already read (have, by commit) are not read again.
-func indexCommits(ws *store.Workspace, hist []store.CommitInfo, seq int, prev *archixml.Model, pblob string, have map[string]*archixml.Model) (map[int][]indexedEntry, int, error) {
+func indexCommits(ws *store.Workspace, hist []store.CommitInfo, side map[string][]store.CommitInfo, seq int, prev *archixml.Model, pblob string, have map[string]*archixml.Model) (map[int][]indexedEntry, int, error) {
 	adds := map[int][]indexedEntry{}
 	for i := len(hist) - 1; i >= 0; i-- {
 		c := hist[i]
 		seq++
+		if err := indexSide(ws, side[c.Hash], seq, adds, have); err != nil {
+			return nil, 0, err
+		}
 		if c.ModelBlob == pblob {
 			continue
 		}
@@ -396,6 +405,71 @@ func indexCommits(ws *store.Workspace, hist []store.CommitInfo, seq int, prev *a
 		}
 	}
 	return adds, seq, nil
+}
+
+// sidesOf is the commits the merges of hist (the commits to index, newest first) brought from
+// their other sides, by merge. The side of a merge is what is not on the whole first-parent line:
+// unless hist is the whole line (fresh), the line is read whole, once, when hist holds a merge.
+func sidesOf(ws *store.Workspace, hist []store.CommitInfo, fresh bool) (map[string][]store.CommitInfo, error) {
+	if !slices.ContainsFunc(hist, func(c store.CommitInfo) bool { return c.Merge }) {
+		return nil, nil
+	}
+	line := hist
+	if !fresh {
+		var err error
+		if line, err = ws.History(nil); err != nil {
+			return nil, err
+		}
+	}
+	side, err := ws.SideCommits(line)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string][]store.CommitInfo{}
+	for _, c := range side {
+		out[c.Via] = append(out[c.Via], c)
+	}
+	return out, nil
+}
+
+// indexSide adds the entries of the commits a merge brought from its other side (side, as
+// SideCommits walked it from the side's tip), each diffed against its own first parent, oldest
+// first, at the merge's seq: read back newest first, they follow the merge's own entry.
+func indexSide(ws *store.Workspace, side []store.CommitInfo, seq int, adds map[int][]indexedEntry, have map[string]*archixml.Model) error {
+	for i := len(side) - 1; i >= 0; i-- {
+		c := side[i]
+		parent := store.CommitInfo{}
+		if c.Parent != "" {
+			var err error
+			if parent, err = ws.Info(c.Parent); err != nil {
+				return err
+			}
+		}
+		if c.ModelBlob == parent.ModelBlob {
+			continue
+		}
+		var before, after *archixml.Model
+		var err error
+		if parent.ModelBlob != "" {
+			if before, err = ownedModelAt(ws, parent.Hash, have); err != nil {
+				return err
+			}
+		}
+		if c.ModelBlob != "" {
+			if after, err = ownedModelAt(ws, c.Hash, have); err != nil {
+				return err
+			}
+		}
+		objIndexDiffs.Add(1)
+		e := entryOf(ws, c)
+		e.MergedBy = c.Via
+		for id, lines := range commitChanges(before, after) {
+			ie := indexedEntry{ID: strings.Clone(id), Seq: seq, ObjectEntry: e}
+			ie.Changes = boundLines(lines)
+			adds[shardOf(id)] = append(adds[shardOf(id)], ie)
+		}
+	}
+	return nil
 }
 
 // writeShards writes the entries adds to the shards of the generation in dir: a fresh one's

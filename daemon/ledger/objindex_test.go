@@ -220,15 +220,19 @@ func TestObjectLog_IndexAgreesWithWalk(t *testing.T) {
 	}
 	before = ledger.ObjectIndexDiffs()
 	agrees(t, h.ws, h.ids())
-	if n := ledger.ObjectIndexDiffs() - before; n != 7 {
-		t.Errorf("brought up to date: %d commits diffed, want the 7 new ones", n)
+	if n := ledger.ObjectIndexDiffs() - before; n != 8 {
+		t.Errorf("brought up to date: %d commits diffed, want the 7 new ones and the one the merge brought", n)
 	}
 	got, err := ledger.ObjectLog(h.ws, h.els[50])
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(got) == 0 || got[0].Commit != merge || !got[0].Merge || !strings.Contains(strings.Join(got[0].Changes, "\n"), "Named on a branch") {
+	if len(got) < 2 || got[0].Commit != merge || !got[0].Merge || !strings.Contains(strings.Join(got[0].Changes, "\n"), "Named on a branch") {
 		t.Errorf("the merge's entry: %+v", got)
+	}
+	// then the commit it brought, under its own author, naming the merge
+	if len(got) < 2 || got[1].Commit != sideCommit || got[1].MergedBy != merge || got[1].Author != "Bob <bob@example.org>" {
+		t.Errorf("the branch's commit, after the merge: %+v", got)
 	}
 	if got, _ := ledger.ObjectLog(h.ws, h.els[3]); len(got) == 0 || got[0].Summary != "rename to Via a plan" || got[0].PlanID == "" || got[0].ApprovedBy == "" {
 		t.Errorf("the plan's entry: %+v", got)

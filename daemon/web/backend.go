@@ -97,6 +97,7 @@ type Entry struct {
 	Reverts    string   // the commit a revert undoes
 	RevertedBy string   // the commit that reverted this apply, if any
 	UndoneBy   string   // a later commit outside archiplan that put back what the apply changed
+	MergedBy   string   // the merge that brought this commit from its other side (a merged branch's)
 	Changes    []string // what changed in the model, in words
 	Comparing  bool     // the comparison with its parent is still being made
 	Views      []View   // the views it changed, drawn after the commit

@@ -137,3 +137,54 @@ func TestLocal_CommitDiffShowsHidden(t *testing.T) {
 		t.Errorf("the change reads %q", got)
 	}
 }
+
+// A plan applied on a branch that was merged (a colleague's git pull, a pull request's merge)
+// is on the history page, once, after the merge that brought it and saying so: the page read the
+// first-parent line only and left it out.
+func TestLocal_LogMergedBranch(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	defer func(n int) { HistoryPageSize = n }(HistoryPageSize)
+	HistoryPageSize = 1
+	ws, led, m := exampleLedger(t)
+	lt.Git(t, ws.Root, "checkout", "-q", "-b", "feature")
+	res, err := led.Apply(context.Background(), ledger.Request{Name: "a", File: "a.json",
+		Raw: []byte(renamePlan("rename a", m.Elements()[0].ID(), "Renamed a"))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lt.Git(t, ws.Root, "checkout", "-q", "-")
+	path := filepath.Join(ws.Root, "model.archimate")
+	data, _ := os.ReadFile(path)
+	if err := os.WriteFile(path, []byte(strings.Replace(string(data), "</archimate:model>", "<purpose>outside</purpose>\n</archimate:model>", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	lt.Git(t, ws.Root, "commit", "-q", "-a", "-m", "outside")
+	lt.Git(t, ws.Root, "merge", "-q", "--no-ff", "-m", "Merge feature", "feature")
+	merge, _ := ws.Head()
+	l := NewLocal(LocalConfig{Ledger: led})
+	var kinds []EntryKind
+	found := 0
+	for page := 1; ; page++ {
+		lp, err := l.Log(page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range lp.Entries {
+			kinds = append(kinds, e.Kind)
+			if e.Commit == res.Commit {
+				found++
+				if e.Kind != KindApply || e.MergedBy != merge || e.Summary != "rename a" {
+					t.Errorf("the merged apply: %+v", e)
+				}
+			}
+		}
+		if !lp.Older {
+			break
+		}
+	}
+	if found != 1 {
+		t.Fatalf("the apply merged from a branch listed %d times; the page lists %v", found, kinds)
+	}
+}

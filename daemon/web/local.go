@@ -12,7 +12,6 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 	"unicode"
 
@@ -92,8 +91,8 @@ func stamp(fi os.FileInfo) string {
 	if fi == nil {
 		return "-"
 	}
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		return fmt.Sprintf("%d.%d.%d.%d.%d", fi.Size(), fi.ModTime().UnixNano(), st.Ctim.Sec, st.Ctim.Nsec, st.Ino)
+	if sec, nsec, ino, ok := changeTime(fi); ok {
+		return fmt.Sprintf("%d.%d.%d.%d.%d", fi.Size(), fi.ModTime().UnixNano(), sec, nsec, ino)
 	}
 	return fmt.Sprintf("%d.%d", fi.Size(), fi.ModTime().UnixNano())
 }
@@ -519,28 +518,47 @@ func (l *Local) differ() {
 }
 
 // readLog reads the newest n commits of the history from head (whole: that is all of it) and
-// the entries they make; the oldest of a part is read only as its child's parent.
+// the entries they make; the oldest of a part is read only as its child's parent. The commits a
+// merge brought from its other side (a colleague's apply merged by a git pull, a pull request's)
+// follow the merge, as far back as the part reaches (store's SideCommitsSince); the commits
+// returned are the line's, then those.
 func (l *Local) readLog(head string, n int) ([]Entry, []store.CommitInfo, bool, error) {
 	hist, err := l.ws.HistoryFrom(head, n)
 	if err != nil {
 		return nil, nil, false, err
 	}
 	whole := len(hist) < n
-	led := ledger.LogOf(l.ws, hist)
+	var since time.Time
+	if !whole && len(hist) > 0 {
+		since = hist[len(hist)-1].When
+	}
+	side, err := l.ws.SideCommitsSince(hist, since)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	led, sideLed := ledger.LogOf(l.ws, hist), ledger.LogOf(l.ws, side)
+	for i := range sideLed {
+		sideLed[i].UndoneBy = "" // asked on the first-parent line only, as ledger.LogChecked does
+	}
 	byCommit := map[string]ledger.Entry{}
 	reverted := map[string]string{} // apply commit -> the commit that reverted it
-	for _, e := range led {
+	blobs := map[string]string{}    // commit -> its model's blob
+	for _, e := range append(led, sideLed...) {
 		byCommit[e.Commit] = e
 		if e.Reverts != "" {
 			reverted[e.Reverts] = e.Commit
 		}
 	}
+	bySide := map[string][]store.CommitInfo{} // merge -> the commits it brought
+	for _, c := range append(hist, side...) {
+		blobs[c.Hash] = c.ModelBlob
+	}
+	for _, c := range side {
+		bySide[c.Via] = append(bySide[c.Via], c)
+	}
 	var out []Entry
-	for i, c := range hist {
-		if !whole && i == len(hist)-1 {
-			break // its parent was not read: the next walk, longer, says what it is
-		}
-		e := Entry{Commit: c.Hash, When: c.When, Author: c.Author, ApprovedBy: c.Trailers[store.TrailerApprovedBy], Summary: plans.ShowHidden(c.Subject)}
+	add := func(c store.CommitInfo, parent string) {
+		e := Entry{Commit: c.Hash, When: c.When, Author: c.Author, ApprovedBy: c.Trailers[store.TrailerApprovedBy], Summary: plans.ShowHidden(c.Subject), MergedBy: c.Via}
 		if le, ok := byCommit[c.Hash]; ok {
 			e.Kind, e.PlanID, e.Summary, e.Reverts = EntryKind(le.Kind), le.PlanID, plans.ShowHidden(le.Summary), le.Reverts
 			e.RevertedBy = reverted[c.Hash]
@@ -548,18 +566,32 @@ func (l *Local) readLog(head string, n int) ([]Entry, []store.CommitInfo, bool, 
 				e.UndoneBy = le.UndoneBy
 			}
 		} else {
-			parent := ""
-			if i+1 < len(hist) {
-				parent = hist[i+1].ModelBlob
-			}
 			if c.ModelBlob == parent {
-				continue // did not change the model
+				return // did not change the model
 			}
 			e.Kind = KindOutside
 		}
 		out = append(out, e)
 	}
-	return out, hist, whole, nil
+	for i, c := range hist {
+		if !whole && i == len(hist)-1 {
+			break // its parent was not read: the next walk, longer, says what it is
+		}
+		parent := ""
+		if i+1 < len(hist) {
+			parent = hist[i+1].ModelBlob
+		}
+		add(c, parent)
+		for _, s := range bySide[c.Hash] {
+			pb, ok := blobs[s.Parent]
+			if !ok && s.Parent != "" {
+				p, _ := l.ws.Info(s.Parent)
+				pb = p.ModelBlob
+			}
+			add(s, pb)
+		}
+	}
+	return out, append(hist, side...), whole, nil
 }
 
 // diffOf is what a commit changed against its first parent (nil for a model that cannot be

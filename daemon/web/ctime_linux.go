@@ -1,0 +1,15 @@
+package web
+
+import (
+	"os"
+	"syscall"
+)
+
+// changeTime is a file's change time and inode, as stamp needs them (Linux's stat names them Ctim).
+func changeTime(fi os.FileInfo) (sec, nsec int64, ino uint64, ok bool) {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return 0, 0, 0, false
+	}
+	return int64(st.Ctim.Sec), int64(st.Ctim.Nsec), uint64(st.Ino), true
+}
