@@ -88,6 +88,7 @@ func run(raw []byte, m *archixml.Model, opts Options) (*Outcome, *engine) {
 		return o, nil
 	}
 	o.Plan = p
+	keepOps(o.SHA256, p) // before the engine runs: the ops as decoded, for the proof of the inverse
 	o.Findings = append(o.Findings, checkFields(p)...)
 	if opts.Seed == "" {
 		opts.Seed = o.SHA256

@@ -62,6 +62,42 @@ func TestCheckInverse_RefusesWhatThePlanDoesNotChange(t *testing.T) {
 	}
 }
 
+// An apply proves its inverse against the plan it just decoded: CheckInverse reads the ops of the
+// same bytes without decoding them again, and judges as a fresh read does (issue 41); bytes
+// other than the plan run last (another plan, or the same plan changed) are read.
+func TestCheckInverse_AfterApplyDecodesOnce(t *testing.T) {
+	m := exampleModel(t)
+	raw := []byte(ids(t, m, plan(`{"op":"rename_element","element_id":"{Customer}","new_name":"Client"}`)))
+	o, inv, err := Apply(raw, m, Options{})
+	if err != nil {
+		t.Fatalf("apply: %v (%v)", err, o.Findings)
+	}
+	tags, err := m.UndoTags(inv.Steps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := decodes.Load()
+	if err := CheckInverse(raw, inv.Steps, tags); err != nil {
+		t.Fatalf("the apply's own inverse: %v", err)
+	}
+	if n := decodes.Load() - before; n != 0 {
+		t.Errorf("CheckInverse decoded the plan the apply had just decoded %d more time(s)", n)
+	}
+	moved := []archixml.Step{{Op: "insert", ID: inv.Steps[0].ID, Index: 0}}
+	if err := CheckInverse(raw, moved, []string{"element"}); err == nil {
+		t.Error("an insertion in a rename's inverse was accepted from the kept ops")
+	}
+	// the same plan with another op: read, and judged by its own ops
+	other := []byte(strings.Replace(string(raw), "rename_element", "delete_element", 1))
+	before = decodes.Load()
+	if err := CheckInverse(other, inv.Steps, tags); err == nil {
+		t.Error("a rename's inverse was accepted for a delete (the kept ops of another plan?)")
+	}
+	if decodes.Load() == before {
+		t.Error("CheckInverse did not read a plan other than the one kept")
+	}
+}
+
 // A preview shows a multi-valued property's values as a person reads them (each quoted and
 // escaped as one value is, not Go-quoted inside quotes), and an empty value that is overwritten
 // as a before that was empty, not as no before at all (issue 33).

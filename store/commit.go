@@ -350,7 +350,7 @@ func (w *Workspace) Checkout(commit string, files map[string][]byte) error {
 			seen[p] = fi
 		}
 	}
-	return w.updateIndexSeen(commit, files, false, seen)
+	return w.updateIndexSeen(commit, files, false, seen, modes)
 }
 
 // modesAt are the modes the commit's tree gives the files (regular where it names none).
@@ -484,13 +484,14 @@ func (w *Workspace) filesAt(commit, path string) (map[string][]byte, error) {
 // exactly that content (otherwise git is left to hash it and see the difference); without, the
 // caller has just written the files.
 func (w *Workspace) updateIndex(commit string, files map[string][]byte, verify bool) error {
-	return w.updateIndexSeen(commit, files, verify, nil)
+	return w.updateIndexSeen(commit, files, verify, nil, nil)
 }
 
 // updateIndexSeen is updateIndex where the caller saw files right after writing them (seen): a
 // file's stat data is recorded only when the file is still as seen then, so that an edit made
-// since (by Archi, say) is never recorded as the content just written.
-func (w *Workspace) updateIndexSeen(commit string, files map[string][]byte, verify bool, seen map[string]os.FileInfo) error {
+// since (by Archi, say) is never recorded as the content just written. modes are the commit's
+// (modesAt) when the caller read them already (the commit and its trees are not read twice), or nil.
+func (w *Workspace) updateIndexSeen(commit string, files map[string][]byte, verify bool, seen map[string]os.FileInfo, modes map[string]filemode.FileMode) error {
 	lk, err := w.takeGitLock(filepath.Join(w.gitDir, "index"))
 	if errors.Is(err, ErrGitBusy) {
 		w.markIndexStale(files)
@@ -529,7 +530,9 @@ func (w *Workspace) updateIndexSeen(commit string, files map[string][]byte, veri
 		}
 	}
 	idx.Entries = kept
-	modes := w.modesAt(commit, files)
+	if modes == nil {
+		modes = w.modesAt(commit, files)
+	}
 	for p, data := range files {
 		if data == nil {
 			continue

@@ -122,7 +122,7 @@ func (w *Workspace) StageResolved(path string, data []byte) error {
 	if err != nil {
 		return err
 	}
-	return w.updateIndexSeen(head, map[string][]byte{path: data}, false, seen)
+	return w.updateIndexSeen(head, map[string][]byte{path: data}, false, seen, nil)
 }
 
 // MergeStateFile is where resolve keeps the person's choices while a merge is in conflict.
