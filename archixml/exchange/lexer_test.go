@@ -16,7 +16,30 @@ import (
 func decoder(src []byte) tokens {
 	d := xml.NewDecoder(bytes.NewReader(src))
 	d.Strict = true
-	return d
+	return decoded{d}
+}
+
+// decoded gives the parser the tokens of encoding/xml's Decoder.
+type decoded struct{ *xml.Decoder }
+
+func (d decoded) next(t *token) error {
+	tok, err := d.Token()
+	if err != nil {
+		return err
+	}
+	switch tok := tok.(type) {
+	case xml.StartElement:
+		t.kind, t.start = tokStart, tok
+	case xml.EndElement:
+		t.kind = tokEnd
+	case xml.CharData:
+		t.kind, t.text = tokText, tok
+	case xml.Directive:
+		t.kind, t.text = tokDirective, tok
+	default:
+		t.kind = tokOther
+	}
+	return nil
 }
 
 // The lexer reads every corpus model's export, and Archi's samples, into the same records, with

@@ -127,15 +127,36 @@ type idref struct {
 	line        int
 }
 
-// tokens is what the parser reads: the lexer, or encoding/xml's Decoder (the same tokens).
+// tokens is what the parser reads: the lexer, or (in tests) encoding/xml's Decoder, which reads
+// the same tokens.
 type tokens interface {
-	Token() (xml.Token, error)
+	next(t *token) error // the next token into t, or io.EOF
 	Skip() error
 	InputPos() (int, int)
 }
 
+// token is one token read: a start tag, an end tag, a run of text or a declaration (Directive);
+// its start and text are valid until the next is read.
+type token struct {
+	kind  tokKind
+	start xml.StartElement // tokStart
+	text  []byte           // tokText and tokDirective
+}
+
+type tokKind uint8
+
+const (
+	tokNone tokKind = iota // none: the file ended, or was refused
+	tokStart
+	tokEnd
+	tokText
+	tokDirective
+	tokOther // a comment or processing instruction, which the parser passes over
+)
+
 type parser struct {
 	dec    tokens
+	t      token // the token read last
 	f      *file
 	probs  []Problem
 	fatal  bool
@@ -169,19 +190,19 @@ func (p *parser) fail(err error) {
 	p.add(CodeMalformed, p.line(), "%v", err)
 }
 
-func (p *parser) tok() xml.Token {
+func (p *parser) tok() *token {
 	if p.fatal {
-		return nil
+		p.t.kind = tokNone
+		return &p.t
 	}
-	t, err := p.dec.Token()
-	if err != nil {
+	if err := p.dec.next(&p.t); err != nil {
 		if err == io.EOF {
 			err = errors.New("the file ends inside an element")
 		}
 		p.fail(err)
-		return nil
+		p.t.kind = tokNone
 	}
-	return t
+	return &p.t
 }
 
 func (p *parser) skip() {
@@ -198,23 +219,23 @@ func (p *parser) text(se xml.StartElement) string {
 	var s string
 	var b []byte
 	for {
-		switch t := p.tok().(type) {
-		case nil, xml.EndElement:
+		switch t := p.tok(); t.kind {
+		case tokNone, tokEnd:
 			if b != nil {
 				return string(b)
 			}
 			return s
-		case xml.CharData:
+		case tokText:
 			if s == "" && b == nil {
-				s = string(t)
+				s = string(t.text)
 			} else {
 				if b == nil {
 					b = []byte(s)
 				}
-				b = append(b, t...)
+				b = append(b, t.text...)
 			}
-		case xml.StartElement:
-			p.add(CodeSchema, p.line(), "<%s> holds text only, not <%s>", se.Name.Local, t.Name.Local)
+		case tokStart:
+			p.add(CodeSchema, p.line(), "<%s> holds text only, not <%s>", se.Name.Local, t.start.Name.Local)
 			p.skip()
 		}
 	}
@@ -226,14 +247,15 @@ func (p *parser) text(se xml.StartElement) string {
 func (p *parser) each(parent xml.StartElement, order []string, anyOrder bool, fn func(k int, se xml.StartElement)) {
 	last := 0
 	for {
-		switch t := p.tok().(type) {
-		case nil, xml.EndElement:
+		switch t := p.tok(); t.kind {
+		case tokNone, tokEnd:
 			return
-		case xml.CharData:
-			if len(bytes.TrimSpace(t)) > 0 {
+		case tokText:
+			if len(bytes.TrimSpace(t.text)) > 0 {
 				p.add(CodeSchema, p.line(), "text in <%s>, which holds elements only", parent.Name.Local)
 			}
-		case xml.StartElement:
+		case tokStart:
+			t := t.start // the child's start, kept: fn reads on
 			if t.Name.Space != Namespace {
 				p.skip()
 				continue
@@ -386,7 +408,7 @@ func parseTokens(dec tokens, ids int) (*file, []Problem) {
 	p := &parser{dec: dec, f: &file{propDefs: map[string]string{}, ids: make(map[string]*ident, ids)}}
 	root := false
 	for !p.fatal {
-		t, err := p.dec.Token()
+		err := p.dec.next(&p.t)
 		if err == io.EOF {
 			break
 		}
@@ -394,11 +416,11 @@ func parseTokens(dec tokens, ids int) (*file, []Problem) {
 			p.fail(err)
 			break
 		}
-		switch t := t.(type) {
-		case xml.Directive:
+		switch t := p.t.start; p.t.kind {
+		case tokDirective:
 			p.add(CodeMalformed, p.line(), "a DOCTYPE or other declaration, which exchange files never hold and archiplan never reads")
 			p.fatal = true
-		case xml.StartElement:
+		case tokStart:
 			if root {
 				p.fail(errors.New("a second root element"))
 				break
@@ -414,8 +436,8 @@ func parseTokens(dec tokens, ids int) (*file, []Problem) {
 				break
 			}
 			p.model(t)
-		case xml.CharData:
-			if len(bytes.TrimSpace(t)) > 0 {
+		case tokText:
+			if len(bytes.TrimSpace(p.t.text)) > 0 {
 				p.fail(errors.New("text outside the root element"))
 			}
 		}
