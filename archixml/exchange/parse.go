@@ -390,8 +390,8 @@ func (l *langText) set(se xml.StartElement, s string) {
 // normalize is JDOM's getTextNormalize, as Archi reads names and labels: whitespace runs become
 // one space, none at the ends.
 func normalize(s string) string {
-	if !strings.ContainsAny(s, " \t\r\n") {
-		return s
+	if !strings.ContainsAny(s, "\t\r\n") && !strings.Contains(s, "  ") && !strings.HasPrefix(s, " ") && !strings.HasSuffix(s, " ") {
+		return s // single spaces between words: as it is (most names)
 	}
 	return strings.Join(strings.FieldsFunc(s, func(r rune) bool { return r == ' ' || r == '\t' || r == '\r' || r == '\n' }), " ")
 }
