@@ -137,11 +137,7 @@ func (b *builder) add(code string, line int, format string, args ...any) {
 // classOf is the Archi class of an exchange element or relationship type ("" when none).
 func classOf(typ string, rel bool) string {
 	if rel {
-		c := typ + "Relationship"
-		if archixml.RelationshipType(c) != nil {
-			return c
-		}
-		return ""
+		return relClasses[typ]
 	}
 	switch typ {
 	case "AndJunction", "OrJunction":
@@ -155,9 +151,22 @@ func classOf(typ string, rel bool) string {
 	return ""
 }
 
-// want checks that a reference names an identifier of one of the kinds: its record, or nil.
-func (b *builder) want(ref, what string, line int, kinds ...idKind) *ident {
-	d := b.f.ids[ref]
+// relClasses are the Archi classes of the format's relationship types ("Serving":
+// "ServingRelationship"): found, not made, for each relationship of a file.
+var relClasses = func() map[string]string {
+	m := map[string]string{}
+	for _, r := range archixml.RelationshipTypes {
+		m[strings.TrimSuffix(r.Class, "Relationship")] = r.Class
+	}
+	return m
+}()
+
+// want checks that a reference names an identifier of one of the kinds: its record, or nil. d
+// is the record when the parser knew it already (nil: looked up).
+func (b *builder) want(ref string, d *ident, what string, line int, kinds ...idKind) *ident {
+	if d == nil {
+		d = b.f.ids[ref]
+	}
 	if d == nil {
 		return nil // reported as dangling already
 	}
@@ -182,6 +191,14 @@ func (b *builder) setClass(c *concept, class string) {
 	if c.ident != nil {
 		c.ident.class = class
 	}
+}
+
+// elementClass is the Archi class of the element a node shows.
+func (b *builder) elementClass(n *node) string {
+	if n.elem != nil {
+		return n.elem.class
+	}
+	return b.classOf(n.elementRef)
 }
 
 // classOf is the Archi class of the element or relationship of an identifier ("" for others).
@@ -214,8 +231,8 @@ func (b *builder) check() []Problem {
 		b.setClass(r, c)
 	}
 	for _, r := range f.rels {
-		s := b.want(r.source, "source", r.line, idElement, idRelationship)
-		t := b.want(r.target, "target", r.line, idElement, idRelationship)
+		s := b.want(r.source, r.src, "source", r.line, idElement, idRelationship)
+		t := b.want(r.target, r.tgt, "target", r.line, idElement, idRelationship)
 		if !b.opts.AllowForbidden && s != nil && t != nil && r.class != "" && s.class != "" && t.class != "" && !archixml.Relationships().Allowed(r.class, s.class, t.class) {
 			b.add(CodeRelForbidden, r.line, "relationship %q: ArchiMate does not allow %s from %s to %s", r.id, r.typ, s.class, t.class)
 		}
@@ -232,7 +249,7 @@ func (b *builder) check() []Problem {
 	}
 	props := func(ps []prop) {
 		for _, p := range ps {
-			b.want(p.ref, "propertyDefinitionRef", p.line, idPropertyDef)
+			b.want(p.ref, p.def, "propertyDefinitionRef", p.line, idPropertyDef)
 		}
 	}
 	props(f.props)
@@ -257,10 +274,10 @@ func (b *builder) checkView(v *view) {
 		for _, n := range ns {
 			onView[n.id] = n
 			if n.elementRef != "" {
-				b.want(n.elementRef, "elementRef", n.line, idElement)
+				b.want(n.elementRef, n.elem, "elementRef", n.line, idElement)
 			}
 			if n.hasViewRef && n.elementRef == "" && n.typ == "Label" && len(n.kids) == 0 {
-				b.want(n.viewRef, "viewRef", n.line, idView)
+				b.want(n.viewRef, nil, "viewRef", n.line, idView)
 			}
 			walk(n.kids)
 		}
@@ -283,7 +300,7 @@ func (b *builder) checkView(v *view) {
 	}
 	for _, c := range v.conns {
 		if c.relRef != "" {
-			b.want(c.relRef, "relationshipRef", c.line, idRelationship)
+			b.want(c.relRef, c.rel, "relationshipRef", c.line, idRelationship)
 		}
 		if c.source == "" || c.target == "" {
 			if c.typ == "Line" {
@@ -857,7 +874,7 @@ func (b *builder) object(c *comp) *archixml.Node {
 		e.Attrs = append(e.Attrs, "targetConnections", strings.Join(c.in, " "))
 	}
 	b.styleAttrs(e, n.style, false)
-	if c.class == "Group" || c.class == "Note" || b.classOf(c.concept) == "Grouping" {
+	if c.class == "Group" || c.class == "Note" || c.class == "DiagramObject" && b.elementClass(n) == "Grouping" {
 		e.Attrs = append(e.Attrs, "textAlignment", "1") // Archi makes notes, groups and groupings left-aligned
 	}
 	switch c.class {

@@ -47,6 +47,7 @@ type ident struct {
 
 type prop struct {
 	ref, value string
+	def        *ident // the record of ref, when the parser knew it already
 	line       int
 }
 
@@ -59,6 +60,7 @@ type concept struct {
 	// relationships
 	source, target, access, modifier, directed string
 	hasAccess                                  bool
+	src, tgt                                   *ident // the records of source and target, when the parser knew them already
 }
 
 type item struct {
@@ -91,6 +93,7 @@ type node struct {
 	style                                    *style
 	kids                                     []*node
 	line                                     int
+	elem                                     *ident // the record of elementRef, when the parser knew it already
 }
 
 type conn struct {
@@ -99,6 +102,7 @@ type conn struct {
 	srcAtt, tgtAtt                  *point
 	bends                           []point
 	line                            int
+	rel                             *ident // the record of relRef, when the parser knew it already
 }
 
 type view struct {
@@ -347,11 +351,14 @@ func (p *parser) identifier(se xml.StartElement, id string, kind idKind, line in
 }
 
 // ref notes an IDREF for check; one that names an identifier read already cannot dangle and is
-// not kept (at 100,000 elements the list was a tenth of the parse).
-func (p *parser) ref(value, what string, line int) {
-	if _, known := p.f.ids[value]; value != "" && !known {
+// not kept (at 100,000 elements the list was a tenth of the parse), and its record is returned,
+// for check to use without looking it up again (nil when there is none yet).
+func (p *parser) ref(value, what string, line int) *ident {
+	d, known := p.f.ids[value]
+	if value != "" && !known {
 		p.f.refs = append(p.f.refs, idref{value, what, line})
 	}
+	return d
 }
 
 // ncName reports whether s is an XML NCName.
@@ -503,8 +510,8 @@ func (p *parser) concept(se xml.StartElement, rel bool) *concept {
 			[]*string{&c.id, &c.source, &c.target, &c.access, &c.modifier, &c.directed})
 		c.ident = p.identifier(se, c.id, idRelationship, c.line)
 		p.require(se, c.line, "source", c.source, "target", c.target)
-		p.ref(c.source, "source", c.line)
-		p.ref(c.target, "target", c.line)
+		c.src = p.ref(c.source, "source", c.line)
+		c.tgt = p.ref(c.target, "target", c.line)
 		for _, a := range se.Attr {
 			if a.Name.Space == "" && a.Name.Local == "accessType" {
 				c.hasAccess = true
@@ -541,7 +548,7 @@ func (p *parser) properties(se xml.StartElement) []prop {
 		pr := prop{line: p.line()}
 		p.attrs(e, []string{"propertyDefinitionRef"}, []*string{&pr.ref})
 		p.require(e, pr.line, "propertyDefinitionRef", pr.ref)
-		p.ref(pr.ref, "propertyDefinitionRef", pr.line)
+		pr.def = p.ref(pr.ref, "propertyDefinitionRef", pr.line)
 		var v langText
 		p.each(e, []string{"value"}, false, func(_ int, c xml.StartElement) { v.set(c, p.text(c)) })
 		if !v.ok {
@@ -677,7 +684,7 @@ func (p *parser) node(se xml.StartElement) *node {
 	n.y = p.number(se, "y", y, false, n.line)
 	n.w = p.number(se, "w", w, true, n.line)
 	n.h = p.number(se, "h", h, true, n.line)
-	p.ref(n.elementRef, "elementRef", n.line)
+	n.elem = p.ref(n.elementRef, "elementRef", n.line)
 	p.ref(conceptRef, "conceptRef", n.line)
 	switch n.typ {
 	case "Element":
@@ -725,7 +732,7 @@ func (p *parser) conn(se xml.StartElement) *conn {
 	c := &conn{line: p.line()}
 	c.typ = p.attrs(se, []string{"identifier", "relationshipRef", "source", "target"}, []*string{&c.id, &c.relRef, &c.source, &c.target})
 	p.identifier(se, c.id, idConnection, c.line)
-	p.ref(c.relRef, "relationshipRef", c.line)
+	c.rel = p.ref(c.relRef, "relationshipRef", c.line)
 	p.ref(c.source, "source", c.line)
 	p.ref(c.target, "target", c.line)
 	switch c.typ {
