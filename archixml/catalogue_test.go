@@ -3,6 +3,7 @@ package archixml
 import (
 	"bytes"
 	"github.com/archiplan/archiplan/internal/testenv"
+	"maps"
 	"os"
 	"path/filepath"
 	"testing"
@@ -80,6 +81,11 @@ func TestRelationships_GeneratedFromArchi(t *testing.T) {
 	must(t, table.WriteTSV(&b))
 	if !bytes.Equal(b.Bytes(), relationshipsTSV) {
 		t.Fatal("archixml/relationships.tsv is out of date: run go generate ./archixml")
+	}
+	// and the embedded table, as archiplan reads it, is the table read from Archi's files
+	if got := Relationships(); got.Version != table.Version || !maps.Equal(got.allowed, table.allowed) {
+		t.Fatalf("the embedded table reads as version %q with %d pairs, Archi's as %q with %d",
+			got.Version, len(got.allowed), table.Version, len(table.allowed))
 	}
 }
 

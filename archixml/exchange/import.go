@@ -56,7 +56,8 @@ func ImportBytes(r io.Reader, o Options) ([]byte, error) {
 }
 
 // ImportData is ImportBytes of a file already in memory: src is read, never changed nor kept (a
-// mapping of the file may be unmapped once it returns).
+// mapping of the file may be unmapped once it returns), and must not change while it runs (the
+// values read are the bytes of src, not copies).
 func ImportData(src []byte, o Options) ([]byte, error) {
 	b, err := prepareData(src, o)
 	if err != nil {
@@ -126,6 +127,7 @@ type builder struct {
 	profiles map[[2]string]string // name, concept type -> profile id
 	profList []*archixml.Node
 	relIndex map[string]*concept
+	slab     slab
 }
 
 func (b *builder) add(code string, line int, format string, args ...any) {
@@ -135,11 +137,7 @@ func (b *builder) add(code string, line int, format string, args ...any) {
 // classOf is the Archi class of an exchange element or relationship type ("" when none).
 func classOf(typ string, rel bool) string {
 	if rel {
-		c := typ + "Relationship"
-		if archixml.RelationshipType(c) != nil {
-			return c
-		}
-		return ""
+		return relClasses[typ]
 	}
 	switch typ {
 	case "AndJunction", "OrJunction":
@@ -153,9 +151,22 @@ func classOf(typ string, rel bool) string {
 	return ""
 }
 
-// want checks that a reference names an identifier of one of the kinds: its record, or nil.
-func (b *builder) want(ref, what string, line int, kinds ...idKind) *ident {
-	d := b.f.ids[ref]
+// relClasses are the Archi classes of the format's relationship types ("Serving":
+// "ServingRelationship"): found, not made, for each relationship of a file.
+var relClasses = func() map[string]string {
+	m := map[string]string{}
+	for _, r := range archixml.RelationshipTypes {
+		m[strings.TrimSuffix(r.Class, "Relationship")] = r.Class
+	}
+	return m
+}()
+
+// want checks that a reference names an identifier of one of the kinds: its record, or nil. d
+// is the record when the parser knew it already (nil: looked up).
+func (b *builder) want(ref string, d *ident, what string, line int, kinds ...idKind) *ident {
+	if d == nil {
+		d = b.f.ids[ref]
+	}
 	if d == nil {
 		return nil // reported as dangling already
 	}
@@ -180,6 +191,14 @@ func (b *builder) setClass(c *concept, class string) {
 	if c.ident != nil {
 		c.ident.class = class
 	}
+}
+
+// elementClass is the Archi class of the element a node shows.
+func (b *builder) elementClass(n *node) string {
+	if n.elem != nil {
+		return n.elem.class
+	}
+	return b.classOf(n.elementRef)
 }
 
 // classOf is the Archi class of the element or relationship of an identifier ("" for others).
@@ -212,8 +231,8 @@ func (b *builder) check() []Problem {
 		b.setClass(r, c)
 	}
 	for _, r := range f.rels {
-		s := b.want(r.source, "source", r.line, idElement, idRelationship)
-		t := b.want(r.target, "target", r.line, idElement, idRelationship)
+		s := b.want(r.source, r.src, "source", r.line, idElement, idRelationship)
+		t := b.want(r.target, r.tgt, "target", r.line, idElement, idRelationship)
 		if !b.opts.AllowForbidden && s != nil && t != nil && r.class != "" && s.class != "" && t.class != "" && !archixml.Relationships().Allowed(r.class, s.class, t.class) {
 			b.add(CodeRelForbidden, r.line, "relationship %q: ArchiMate does not allow %s from %s to %s", r.id, r.typ, s.class, t.class)
 		}
@@ -230,7 +249,7 @@ func (b *builder) check() []Problem {
 	}
 	props := func(ps []prop) {
 		for _, p := range ps {
-			b.want(p.ref, "propertyDefinitionRef", p.line, idPropertyDef)
+			b.want(p.ref, p.def, "propertyDefinitionRef", p.line, idPropertyDef)
 		}
 	}
 	props(f.props)
@@ -255,10 +274,10 @@ func (b *builder) checkView(v *view) {
 		for _, n := range ns {
 			onView[n.id] = n
 			if n.elementRef != "" {
-				b.want(n.elementRef, "elementRef", n.line, idElement)
+				b.want(n.elementRef, n.elem, "elementRef", n.line, idElement)
 			}
 			if n.hasViewRef && n.elementRef == "" && n.typ == "Label" && len(n.kids) == 0 {
-				b.want(n.viewRef, "viewRef", n.line, idView)
+				b.want(n.viewRef, nil, "viewRef", n.line, idView)
 			}
 			walk(n.kids)
 		}
@@ -281,7 +300,7 @@ func (b *builder) checkView(v *view) {
 	}
 	for _, c := range v.conns {
 		if c.relRef != "" {
-			b.want(c.relRef, "relationshipRef", c.line, idRelationship)
+			b.want(c.relRef, c.rel, "relationshipRef", c.line, idRelationship)
 		}
 		if c.source == "" || c.target == "" {
 			if c.typ == "Line" {
@@ -360,8 +379,30 @@ func (b *builder) newID(parts ...string) string {
 	}
 }
 
-func el(tag string, attrs ...string) *archixml.Node {
-	n := &archixml.Node{Tag: tag, Attrs: make([]string, 0, len(attrs))} // one allocation, not growth
+// slab is where the model's XML elements and their attribute lists are cut from, a block at a
+// time: an allocation each was a sixth of an import's allocations.
+type slab struct {
+	nodes []archixml.Node
+	attrs []string
+}
+
+// el is an element with the attributes whose values are not empty, and, for concepts, diagram
+// objects and connections, room for the few set after (profiles, connections, style, alignment).
+func (s *slab) el(tag string, attrs ...string) *archixml.Node {
+	if len(s.nodes) == 0 {
+		s.nodes = make([]archixml.Node, 512)
+	}
+	n := &s.nodes[0]
+	s.nodes = s.nodes[1:]
+	room := len(attrs)
+	switch tag {
+	case "element", "child", "sourceConnection":
+		room += 6
+	}
+	if len(s.attrs) < room {
+		s.attrs = make([]string, 4096)
+	}
+	n.Tag, n.Attrs, s.attrs = tag, s.attrs[:0:room], s.attrs[room:] // capped: more goes elsewhere
 	for i := 0; i+1 < len(attrs); i += 2 {
 		if attrs[i+1] != "" {
 			n.Attrs = append(n.Attrs, attrs[i], attrs[i+1])
@@ -397,6 +438,7 @@ type placed struct {
 }
 
 type folders struct {
+	slab *slab
 	top  map[string]*folder
 	seq  int
 	objs map[string]*object // by id
@@ -412,7 +454,7 @@ func (fs *folders) put(f *folder, o *object) {
 }
 
 func (fs *folders) xml(f *folder) *archixml.Node {
-	n := el("folder", "name", f.name, "id", f.id, "type", f.typ)
+	n := fs.slab.el("folder", "name", f.name, "id", f.id, "type", f.typ)
 	if f.doc != "" {
 		n.Kids = append(n.Kids, textEl("documentation", f.doc))
 	}
@@ -488,7 +530,7 @@ func (b *builder) nodes() []*archixml.Node {
 	b.taken = map[string]bool{}
 	b.profiles = map[[2]string]string{}
 	objects := len(f.elements) + len(f.rels) + len(f.views) // each placed in a folder once at least
-	fs := &folders{top: map[string]*folder{}, objs: make(map[string]*object, objects)}
+	fs := &folders{slab: &b.slab, top: map[string]*folder{}, objs: make(map[string]*object, objects)}
 	slab := make([]object, objects) // one allocation, not one an object
 	add := func(id string, n *archixml.Node, home *folder) {
 		o := &slab[0]
@@ -505,7 +547,7 @@ func (b *builder) nodes() []*archixml.Node {
 	}
 	for _, e := range f.elements {
 		c := e.class
-		n := el("element", "xsi:type", "archimate:"+c, "name", e.name, "id", e.id)
+		n := b.slab.el("element", "xsi:type", "archimate:"+c, "name", e.name, "id", e.id)
 		if e.typ == "OrJunction" {
 			n.Attrs = append(n.Attrs, "type", "or")
 		}
@@ -514,7 +556,7 @@ func (b *builder) nodes() []*archixml.Node {
 	}
 	for _, r := range f.rels {
 		c := r.class
-		n := el("element", "xsi:type", "archimate:"+c, "name", r.name, "id", r.id, "source", r.source, "target", r.target)
+		n := b.slab.el("element", "xsi:type", "archimate:"+c, "name", r.name, "id", r.id, "source", r.source, "target", r.target)
 		switch {
 		case c == "AccessRelationship" && r.hasAccess:
 			n.Attrs = append(n.Attrs, "accessType", map[string]string{"Read": "1", "Access": "2", "ReadWrite": "3"}[r.access])
@@ -563,7 +605,7 @@ func (b *builder) conceptKids(n *archixml.Node, c *concept, class string) {
 		if !ok {
 			id = b.newID("profile", p.value, class)
 			b.profiles[key] = id
-			b.profList = append(b.profList, el("profile", "name", p.value, "id", id, "conceptType", class))
+			b.profList = append(b.profList, b.slab.el("profile", "name", p.value, "id", id, "conceptType", class))
 		}
 		if !contains(profiles, id) {
 			profiles = append(profiles, id)
@@ -636,21 +678,17 @@ func (b *builder) organize(fs *folders, tops []*folder) {
 	}
 	var walk func(it *item, path []*item)
 	walk = func(it *item, path []*item) {
-		here := append(path[:len(path):len(path)], it)
 		var o *object // the element, relationship or view it names, if it has no items
 		if it.ref != "" && len(it.kids) == 0 {
 			o = fs.objs[it.ref]
 		}
 		if o != nil {
 			fs.put(sub(path, o.home), o)
-		} else {
-			var top *folder
-			if t := byName(here[0].label); t != nil && here[0].hasLabel {
-				top = t
-			}
-			if top != nil {
-				sub(here, top)
-			}
+			return // no items below
+		}
+		here := append(path[:len(path):len(path)], it)
+		if top := byName(here[0].label); top != nil && here[0].hasLabel {
+			sub(here, top)
 		}
 		for _, kid := range it.kids {
 			walk(kid, here)
@@ -686,7 +724,7 @@ type comp struct {
 }
 
 func (b *builder) view(v *view) *archixml.Node {
-	vn := el("element", "xsi:type", "archimate:ArchimateDiagramModel", "name", v.name, "id", v.id, "viewpoint", viewpointIDs[v.viewpoint])
+	vn := b.slab.el("element", "xsi:type", "archimate:ArchimateDiagramModel", "name", v.name, "id", v.id, "viewpoint", viewpointIDs[v.viewpoint])
 	byID := map[string]*comp{}
 	var roots []*comp
 	var mk func(n *node, parent *comp) *comp
@@ -824,7 +862,7 @@ func bendpoints(s, t *comp, c *conn) [][4]int {
 // object is a diagram object's XML: bounds relative to what holds it, its connections, its kids.
 func (b *builder) object(c *comp) *archixml.Node {
 	n := c.n
-	e := el("child", "xsi:type", "archimate:"+c.class, "id", c.id)
+	e := b.slab.el("child", "xsi:type", "archimate:"+c.class, "id", c.id)
 	if c.class == "Group" {
 		name := "Group" // the name Archi gives a new group
 		if n.hasLabel {
@@ -836,7 +874,7 @@ func (b *builder) object(c *comp) *archixml.Node {
 		e.Attrs = append(e.Attrs, "targetConnections", strings.Join(c.in, " "))
 	}
 	b.styleAttrs(e, n.style, false)
-	if c.class == "Group" || c.class == "Note" || b.classOf(c.concept) == "Grouping" {
+	if c.class == "Group" || c.class == "Note" || c.class == "DiagramObject" && b.elementClass(n) == "Grouping" {
 		e.Attrs = append(e.Attrs, "textAlignment", "1") // Archi makes notes, groups and groupings left-aligned
 	}
 	switch c.class {
@@ -849,10 +887,10 @@ func (b *builder) object(c *comp) *archixml.Node {
 	if c.parent != nil {
 		x, y = x-c.parent.x, y-c.parent.y
 	}
-	e.Kids = append(e.Kids, el("bounds", "x", nonZero(x), "y", nonZero(y), "width", strconv.Itoa(c.w), "height", strconv.Itoa(c.h)))
+	e.Kids = append(e.Kids, b.slab.el("bounds", "x", nonZero(x), "y", nonZero(y), "width", strconv.Itoa(c.w), "height", strconv.Itoa(c.h)))
 	if s := n.style; s != nil && s.line != nil && s.line.hasA {
 		if a := alpha255(s.line.a); a != 255 {
-			e.Kids = append(e.Kids, el("feature", "name", "lineAlpha", "value", strconv.Itoa(a)))
+			e.Kids = append(e.Kids, b.slab.el("feature", "name", "lineAlpha", "value", strconv.Itoa(a)))
 		}
 	}
 	for _, o := range c.out {
@@ -879,7 +917,7 @@ func (b *builder) connection(c *comp) *archixml.Node {
 	if c.concept != "" {
 		typ = "archimate:Connection"
 	}
-	e := el("sourceConnection", "xsi:type", typ, "id", c.id)
+	e := b.slab.el("sourceConnection", "xsi:type", typ, "id", c.id)
 	if len(c.in) > 0 {
 		e.Attrs = append(e.Attrs, "targetConnections", strings.Join(c.in, " "))
 	}
@@ -894,7 +932,7 @@ func (b *builder) connection(c *comp) *archixml.Node {
 		e.Kids = append(e.Kids, b.connection(o))
 	}
 	for _, p := range c.bends {
-		e.Kids = append(e.Kids, el("bendpoint", "startX", nonZero(p[0]), "startY", nonZero(p[1]), "endX", nonZero(p[2]), "endY", nonZero(p[3])))
+		e.Kids = append(e.Kids, b.slab.el("bendpoint", "startX", nonZero(p[0]), "startY", nonZero(p[1]), "endX", nonZero(p[2]), "endY", nonZero(p[3])))
 	}
 	return e
 }

@@ -47,6 +47,7 @@ type ident struct {
 
 type prop struct {
 	ref, value string
+	def        *ident // the record of ref, when the parser knew it already
 	line       int
 }
 
@@ -59,6 +60,7 @@ type concept struct {
 	// relationships
 	source, target, access, modifier, directed string
 	hasAccess                                  bool
+	src, tgt                                   *ident // the records of source and target, when the parser knew them already
 }
 
 type item struct {
@@ -91,6 +93,7 @@ type node struct {
 	style                                    *style
 	kids                                     []*node
 	line                                     int
+	elem                                     *ident // the record of elementRef, when the parser knew it already
 }
 
 type conn struct {
@@ -99,6 +102,7 @@ type conn struct {
 	srcAtt, tgtAtt                  *point
 	bends                           []point
 	line                            int
+	rel                             *ident // the record of relRef, when the parser knew it already
 }
 
 type view struct {
@@ -127,15 +131,36 @@ type idref struct {
 	line        int
 }
 
-// tokens is what the parser reads: the lexer, or encoding/xml's Decoder (the same tokens).
+// tokens is what the parser reads: the lexer, or (in tests) encoding/xml's Decoder, which reads
+// the same tokens.
 type tokens interface {
-	Token() (xml.Token, error)
+	next(t *token) error // the next token into t, or io.EOF
 	Skip() error
 	InputPos() (int, int)
 }
 
+// token is one token read: a start tag, an end tag, a run of text or a declaration (Directive);
+// its start and text are valid until the next is read.
+type token struct {
+	kind  tokKind
+	start xml.StartElement // tokStart
+	text  []byte           // tokText and tokDirective
+}
+
+type tokKind uint8
+
+const (
+	tokNone tokKind = iota // none: the file ended, or was refused
+	tokStart
+	tokEnd
+	tokText
+	tokDirective
+	tokOther // a comment or processing instruction, which the parser passes over
+)
+
 type parser struct {
 	dec    tokens
+	t      token // the token read last
 	f      *file
 	probs  []Problem
 	fatal  bool
@@ -169,19 +194,19 @@ func (p *parser) fail(err error) {
 	p.add(CodeMalformed, p.line(), "%v", err)
 }
 
-func (p *parser) tok() xml.Token {
+func (p *parser) tok() *token {
 	if p.fatal {
-		return nil
+		p.t.kind = tokNone
+		return &p.t
 	}
-	t, err := p.dec.Token()
-	if err != nil {
+	if err := p.dec.next(&p.t); err != nil {
 		if err == io.EOF {
 			err = errors.New("the file ends inside an element")
 		}
 		p.fail(err)
-		return nil
+		p.t.kind = tokNone
 	}
-	return t
+	return &p.t
 }
 
 func (p *parser) skip() {
@@ -198,23 +223,23 @@ func (p *parser) text(se xml.StartElement) string {
 	var s string
 	var b []byte
 	for {
-		switch t := p.tok().(type) {
-		case nil, xml.EndElement:
+		switch t := p.tok(); t.kind {
+		case tokNone, tokEnd:
 			if b != nil {
 				return string(b)
 			}
 			return s
-		case xml.CharData:
+		case tokText:
 			if s == "" && b == nil {
-				s = string(t)
+				s = string(t.text)
 			} else {
 				if b == nil {
 					b = []byte(s)
 				}
-				b = append(b, t...)
+				b = append(b, t.text...)
 			}
-		case xml.StartElement:
-			p.add(CodeSchema, p.line(), "<%s> holds text only, not <%s>", se.Name.Local, t.Name.Local)
+		case tokStart:
+			p.add(CodeSchema, p.line(), "<%s> holds text only, not <%s>", se.Name.Local, t.start.Name.Local)
 			p.skip()
 		}
 	}
@@ -226,14 +251,15 @@ func (p *parser) text(se xml.StartElement) string {
 func (p *parser) each(parent xml.StartElement, order []string, anyOrder bool, fn func(k int, se xml.StartElement)) {
 	last := 0
 	for {
-		switch t := p.tok().(type) {
-		case nil, xml.EndElement:
+		switch t := p.tok(); t.kind {
+		case tokNone, tokEnd:
 			return
-		case xml.CharData:
-			if len(bytes.TrimSpace(t)) > 0 {
+		case tokText:
+			if len(bytes.TrimSpace(t.text)) > 0 {
 				p.add(CodeSchema, p.line(), "text in <%s>, which holds elements only", parent.Name.Local)
 			}
-		case xml.StartElement:
+		case tokStart:
+			t := t.start // the child's start, kept: fn reads on
 			if t.Name.Space != Namespace {
 				p.skip()
 				continue
@@ -325,11 +351,14 @@ func (p *parser) identifier(se xml.StartElement, id string, kind idKind, line in
 }
 
 // ref notes an IDREF for check; one that names an identifier read already cannot dangle and is
-// not kept (at 100,000 elements the list was a tenth of the parse).
-func (p *parser) ref(value, what string, line int) {
-	if _, known := p.f.ids[value]; value != "" && !known {
+// not kept (at 100,000 elements the list was a tenth of the parse), and its record is returned,
+// for check to use without looking it up again (nil when there is none yet).
+func (p *parser) ref(value, what string, line int) *ident {
+	d, known := p.f.ids[value]
+	if value != "" && !known {
 		p.f.refs = append(p.f.refs, idref{value, what, line})
 	}
+	return d
 }
 
 // ncName reports whether s is an XML NCName.
@@ -368,8 +397,8 @@ func (l *langText) set(se xml.StartElement, s string) {
 // normalize is JDOM's getTextNormalize, as Archi reads names and labels: whitespace runs become
 // one space, none at the ends.
 func normalize(s string) string {
-	if !strings.ContainsAny(s, " \t\r\n") {
-		return s
+	if !strings.ContainsAny(s, "\t\r\n") && !strings.Contains(s, "  ") && !strings.HasPrefix(s, " ") && !strings.HasSuffix(s, " ") {
+		return s // single spaces between words: as it is (most names)
 	}
 	return strings.Join(strings.FieldsFunc(s, func(r rune) bool { return r == ' ' || r == '\t' || r == '\r' || r == '\n' }), " ")
 }
@@ -386,7 +415,7 @@ func parseTokens(dec tokens, ids int) (*file, []Problem) {
 	p := &parser{dec: dec, f: &file{propDefs: map[string]string{}, ids: make(map[string]*ident, ids)}}
 	root := false
 	for !p.fatal {
-		t, err := p.dec.Token()
+		err := p.dec.next(&p.t)
 		if err == io.EOF {
 			break
 		}
@@ -394,11 +423,11 @@ func parseTokens(dec tokens, ids int) (*file, []Problem) {
 			p.fail(err)
 			break
 		}
-		switch t := t.(type) {
-		case xml.Directive:
+		switch t := p.t.start; p.t.kind {
+		case tokDirective:
 			p.add(CodeMalformed, p.line(), "a DOCTYPE or other declaration, which exchange files never hold and archiplan never reads")
 			p.fatal = true
-		case xml.StartElement:
+		case tokStart:
 			if root {
 				p.fail(errors.New("a second root element"))
 				break
@@ -414,8 +443,8 @@ func parseTokens(dec tokens, ids int) (*file, []Problem) {
 				break
 			}
 			p.model(t)
-		case xml.CharData:
-			if len(bytes.TrimSpace(t)) > 0 {
+		case tokText:
+			if len(bytes.TrimSpace(p.t.text)) > 0 {
 				p.fail(errors.New("text outside the root element"))
 			}
 		}
@@ -481,8 +510,8 @@ func (p *parser) concept(se xml.StartElement, rel bool) *concept {
 			[]*string{&c.id, &c.source, &c.target, &c.access, &c.modifier, &c.directed})
 		c.ident = p.identifier(se, c.id, idRelationship, c.line)
 		p.require(se, c.line, "source", c.source, "target", c.target)
-		p.ref(c.source, "source", c.line)
-		p.ref(c.target, "target", c.line)
+		c.src = p.ref(c.source, "source", c.line)
+		c.tgt = p.ref(c.target, "target", c.line)
 		for _, a := range se.Attr {
 			if a.Name.Space == "" && a.Name.Local == "accessType" {
 				c.hasAccess = true
@@ -519,7 +548,7 @@ func (p *parser) properties(se xml.StartElement) []prop {
 		pr := prop{line: p.line()}
 		p.attrs(e, []string{"propertyDefinitionRef"}, []*string{&pr.ref})
 		p.require(e, pr.line, "propertyDefinitionRef", pr.ref)
-		p.ref(pr.ref, "propertyDefinitionRef", pr.line)
+		pr.def = p.ref(pr.ref, "propertyDefinitionRef", pr.line)
 		var v langText
 		p.each(e, []string{"value"}, false, func(_ int, c xml.StartElement) { v.set(c, p.text(c)) })
 		if !v.ok {
@@ -655,7 +684,7 @@ func (p *parser) node(se xml.StartElement) *node {
 	n.y = p.number(se, "y", y, false, n.line)
 	n.w = p.number(se, "w", w, true, n.line)
 	n.h = p.number(se, "h", h, true, n.line)
-	p.ref(n.elementRef, "elementRef", n.line)
+	n.elem = p.ref(n.elementRef, "elementRef", n.line)
 	p.ref(conceptRef, "conceptRef", n.line)
 	switch n.typ {
 	case "Element":
@@ -703,7 +732,7 @@ func (p *parser) conn(se xml.StartElement) *conn {
 	c := &conn{line: p.line()}
 	c.typ = p.attrs(se, []string{"identifier", "relationshipRef", "source", "target"}, []*string{&c.id, &c.relRef, &c.source, &c.target})
 	p.identifier(se, c.id, idConnection, c.line)
-	p.ref(c.relRef, "relationshipRef", c.line)
+	c.rel = p.ref(c.relRef, "relationshipRef", c.line)
 	p.ref(c.source, "source", c.line)
 	p.ref(c.target, "target", c.line)
 	switch c.typ {

@@ -155,18 +155,45 @@ func BenchmarkColdApply(b *testing.B) {
 	}
 }
 
-// BenchmarkTextconv: `archiplan textconv` of a 100k-element model (what git diff runs twice per
-// commit), next to `xmllint --noout` of the same file in the same run: x_xmllint the time ratio,
-// x_mem the ratio of peak memory.
+// BenchmarkTextconv: `archiplan textconv` of models of 1k, 10k and 100k elements (what git diff
+// runs twice per commit), next to `xmllint --noout` of the same file in the same run:
+// x_xmllint_cpu the ratio of CPU times (user and system), x_xmllint of wall times, x_mem of peak
+// memory.
 func BenchmarkTextconv(b *testing.B) {
 	need(b, "xmllint")
 	bin := built(b)
-	dir := b.TempDir()
-	model := filepath.Join(dir, "m.archimate")
-	proc(b, dir, bin, "synth", "--elements", "100000", "-o", model)
-	againstXmllint(b, "textconv", model, func() (time.Duration, int64) {
-		return proc(b, dir, "sh", "-c", `exec "$0" textconv "$1" >/dev/null`, bin, model)
-	})
+	for _, n := range []int{1000, 10000, 100000} {
+		b.Run(fmt.Sprintf("elements=%d", n), func(b *testing.B) {
+			dir := b.TempDir()
+			model := filepath.Join(dir, "m.archimate")
+			proc(b, dir, bin, "synth", "--elements", fmt.Sprint(n), "-o", model)
+			againstXmllintCPU(b, "textconv", model, func() (time.Duration, time.Duration, int64) {
+				return procCPU(b, dir, "sh", "-c", `exec "$0" textconv "$1" >/dev/null`, bin, model)
+			})
+		})
+	}
+}
+
+// BenchmarkExportCLI: `archiplan export -o FILE` of a workspace whose model has 1k, 10k and 100k
+// elements (the model read at HEAD, the Exchange Format file written), next to `xmllint --noout`
+// of the model it reads in the same run: x_xmllint_cpu the ratio of CPU times, x_mem of peak
+// memory.
+func BenchmarkExportCLI(b *testing.B) {
+	need(b, "xmllint")
+	bin := built(b)
+	for _, n := range []int{1000, 10000, 100000} {
+		b.Run(fmt.Sprintf("elements=%d", n), func(b *testing.B) {
+			dir := b.TempDir()
+			model := filepath.Join(dir, "synth.archimate")
+			proc(b, dir, bin, "synth", "--elements", fmt.Sprint(n), "-o", model)
+			ws := filepath.Join(dir, "ws")
+			proc(b, dir, bin, "init", ws, "--model", model)
+			out := filepath.Join(dir, "exported.xml")
+			againstXmllintCPU(b, "export", filepath.Join(ws, "model.archimate"), func() (time.Duration, time.Duration, int64) {
+				return procCPU(b, ws, bin, "export", "-o", out)
+			})
+		})
+	}
 }
 
 // againstXmllint runs a command b.N times, each beside `xmllint --noout` of model (timed apart),

@@ -118,7 +118,7 @@ func modelAt(ws *store.Workspace, rev string) (*archixml.Model, error) {
 			return nil, codedError{exitNoUsable, fmt.Errorf("no %s at %s: %w", ws.Model, store.Short(commit), store.ErrModelNotCommitted)}
 		}
 	}
-	m, err := archixml.Load(data)
+	m, err := archixml.LoadOwned(data) // data is this read's own: no copy of it (a fifth of a small export)
 	if err != nil {
 		return nil, codedError{exitNoUsable, fmt.Errorf("%s: %w", ws.Model, err)}
 	}
