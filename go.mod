@@ -86,3 +86,5 @@ require (
 )
 
 replace github.com/santhosh-tekuri/jsonschema/v5 => ./third_party/santhosh-tekuri/jsonschema
+
+replace github.com/mtibben/confusables => ./third_party/mtibben/confusables

@@ -260,15 +260,22 @@ func labelOf(o archixml.Object) string {
 }
 
 // asciiSkeletons are the skeletons of the printable ASCII characters, "" for those whose skeleton
-// is not ASCII ("%" is "º/₀").
-var asciiSkeletons = func() (t [0x80]string) {
-	for c := 0x20; c < 0x7f; c++ {
-		if s := confusables.Skeleton(string(rune(c))); isASCII(s) {
-			t[c] = s
-		}
-	}
-	return t
-}()
+// is not ASCII ("%" is "º/₀"): confusables.Skeleton's, written out (TestSkeleton_ASCIIAsUTS39 checks
+// them against it) so that a name in ASCII never builds the confusables' table of 6,300 runes.
+var asciiSkeletons = [0x80]string{
+	' ': " ", '!': "!", '"': "''", '#': "#", '$': "$", '&': "&", '\'': "'", '(': "(",
+	')': ")", '*': "*", '+': "+", ',': ",", '-': "-", '.': ".", '/': "/", '0': "O",
+	'1': "l", '2': "2", '3': "3", '4': "4", '5': "5", '6': "6", '7': "7", '8': "8",
+	'9': "9", ':': ":", ';': ";", '<': "<", '=': "=", '>': ">", '?': "?", '@': "@",
+	'A': "A", 'B': "B", 'C': "C", 'D': "D", 'E': "E", 'F': "F", 'G': "G", 'H': "H",
+	'I': "l", 'J': "J", 'K': "K", 'L': "L", 'M': "M", 'N': "N", 'O': "O", 'P': "P",
+	'Q': "Q", 'R': "R", 'S': "S", 'T': "T", 'U': "U", 'V': "V", 'W': "W", 'X': "X",
+	'Y': "Y", 'Z': "Z", '[': "[", '\\': "\\", ']': "]", '^': "^", '_': "_", '`': "'",
+	'a': "a", 'b': "b", 'c': "c", 'd': "d", 'e': "e", 'f': "f", 'g': "g", 'h': "h",
+	'i': "i", 'j': "j", 'k': "k", 'l': "l", 'm': "rn", 'n': "n", 'o': "o", 'p': "p",
+	'q': "q", 'r': "r", 's': "s", 't': "t", 'u': "u", 'v': "v", 'w': "w", 'x': "x",
+	'y': "y", 'z': "z", '{': "{", '|': "l", '}': "}", '~': "~",
+}
 
 // asciiSkeleton is skeleton(name) for a name of ASCII characters whose skeletons are ASCII too
 // (nearly every name): UTS #39 maps a string character by character between two NFDs, and NFD
@@ -291,15 +298,6 @@ func asciiSkeleton(name string) (string, bool) {
 		}
 	}
 	return b.String(), true
-}
-
-func isASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= 0x80 {
-			return false
-		}
-	}
-	return true
 }
 
 // quoteASCII quotes a name as hidden.Quote does, and writes every other character outside ASCII

@@ -9,6 +9,7 @@ import (
 
 func main() {
 	ownProcess = true
+	releaseStartPages() // the inits' code, not needed again (startpages_linux.go)
 	stop := cpuProfile(os.Getenv("ARCHIPLAN_CPUPROFILE"))
 	code := run(os.Args[1:], os.Stdout, os.Stderr)
 	stop()
