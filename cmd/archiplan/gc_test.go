@@ -10,7 +10,7 @@ import (
 	"github.com/archiplan/archiplan/store"
 )
 
-// A command in a process of its own sets the collector for one read of the model (GOGC 400, a
+// A command in a process of its own sets the collector for one read of the model (GOGC off, a
 // memory limit of ten times the model's size and 128 MiB); run inside another program, or with
 // GOGC or GOMEMLIMIT set by the user, it leaves the collector as it is.
 func TestOneShotGC(t *testing.T) {
