@@ -23,7 +23,7 @@ func oneShotGC(ws *store.Workspace) {
 	if fi, err := os.Stat(ws.ModelPath()); err == nil {
 		size = fi.Size()
 	}
-	debug.SetGCPercent(expPercent())
+	debug.SetGCPercent(oneShotPercent)
 	debug.SetMemoryLimit(10*size + 128<<20)
 	if size >= hugeFrom {
 		hugeHeap(heapPerByte * size)
