@@ -40,7 +40,7 @@ func TestOneShotGC(t *testing.T) {
 	}
 	t.Setenv("GOGC", "")
 	oneShotGC(ws)
-	if percent() != oneShotPercent || limit() != 10*1000+128<<20 {
+	if percent() >= 0 || limit() != 10*1000+128<<20 { // off: collecting only at the limit
 		t.Fatalf("in a process of its own: GOGC %d, limit %d", percent(), limit())
 	}
 }
