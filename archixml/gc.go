@@ -20,14 +20,18 @@ var gcHeld struct {
 
 // roomyGC sets GOGC to loadGC until the function it returns is called. Reads of models may overlap
 // (a daemon's ledger and its review page): the first sets it, the last puts back what was there.
-// A GOGC the user set in the environment is left as it is.
+// A GOGC the user set in the environment is left as it is, and so is a roomier one the program
+// set (a one-shot command's collector, off until its memory limit): a read never collects more
+// often than the program asked.
 func roomyGC() (restore func()) {
 	if os.Getenv("GOGC") != "" {
 		return func() {}
 	}
 	gcHeld.Lock()
 	if gcHeld.n == 0 {
-		gcHeld.was = debug.SetGCPercent(loadGC)
+		if gcHeld.was = debug.SetGCPercent(loadGC); gcHeld.was < 0 || gcHeld.was > loadGC {
+			debug.SetGCPercent(gcHeld.was)
+		}
 	}
 	gcHeld.n++
 	gcHeld.Unlock()

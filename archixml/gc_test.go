@@ -39,6 +39,18 @@ func TestRoomyGC_RestoresWhatWasThere(t *testing.T) {
 	if p := percent(); p != 73 {
 		t.Fatalf("after 50 reads at once: GOGC %d, want 73", p)
 	}
+	for _, roomier := range []int{-1, 2 * loadGC} { // off, or collecting less often than a read would
+		debug.SetGCPercent(roomier)
+		done := roomyGC()
+		if p := percent(); p != roomier {
+			t.Fatalf("while a read runs in a program that set GOGC %d: %d, want it left as it was", roomier, p)
+		}
+		done()
+		if p := percent(); p != roomier {
+			t.Fatalf("after a read in a program that set GOGC %d: %d", roomier, p)
+		}
+	}
+	debug.SetGCPercent(73)
 	t.Setenv("GOGC", "50")
 	roomyGC()
 	if p := percent(); p != 73 {

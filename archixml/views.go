@@ -383,11 +383,9 @@ func (m *Model) Named(class, name string) []Object {
 		// built on first use, not by Load: most loads never ask; sized for the elements and
 		// views among the objects, so that it does not grow (and rehash) a dozen times
 		m.byName = make(map[string][]*etree.Element, len(m.byID)/2)
-		m.walk(m.root, func(e *etree.Element) {
-			if k := kindOf(e); k == KindElement || k == KindView {
-				n := e.SelectAttrValue("name", "")
-				m.byName[n] = append(m.byName[n], e)
-			}
+		m.eachNamed(m.root, func(e *etree.Element) {
+			n := e.SelectAttrValue("name", "")
+			m.byName[n] = append(m.byName[n], e)
 		})
 	}
 	var out []Object
@@ -400,6 +398,22 @@ func (m *Model) Named(class, name string) []Object {
 	return out
 }
 
+// eachNamed calls fn on every element and view under e (the model or a folder), in document
+// order: they are only ever in folders, so the diagram objects of views, most of a large model's
+// objects, are not walked.
+func (m *Model) eachNamed(e *etree.Element, fn func(*etree.Element)) {
+	for _, t := range e.Child {
+		if c, ok := t.(*etree.Element); ok {
+			switch kindOf(c) {
+			case KindFolder:
+				m.eachNamed(c, fn)
+			case KindElement, KindView:
+				fn(c)
+			}
+		}
+	}
+}
+
 // A Fold is the key names are compared by in Alike (plans: a name's UTS #39 skeleton, which reads
 // "Сustomer" with a Cyrillic С as "Customer"). Its index is kept per *Fold: pass the same one.
 type Fold func(name string) string
@@ -410,12 +424,10 @@ type Fold func(name string) string
 func (m *Model) Alike(class, name string, fold *Fold) []Object {
 	idx := m.alike[fold]
 	if idx == nil {
-		idx = map[string][]*etree.Element{}
-		m.walk(m.root, func(e *etree.Element) {
-			if k := kindOf(e); k == KindElement || k == KindView {
-				f := (*fold)(e.SelectAttrValue("name", ""))
-				idx[f] = append(idx[f], e)
-			}
+		idx = make(map[string][]*etree.Element, len(m.byID)/2) // sized as byName
+		m.eachNamed(m.root, func(e *etree.Element) {
+			f := (*fold)(e.SelectAttrValue("name", ""))
+			idx[f] = append(idx[f], e)
 		})
 		if m.alike == nil {
 			m.alike = map[*Fold]map[string][]*etree.Element{}

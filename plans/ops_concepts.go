@@ -39,13 +39,14 @@ func (e *engine) renamedAlike(i int, o archixml.Object, name string) {
 			label(o), quoteASCII(name), quoteASCII(o.Name()))
 		return
 	}
-	for _, d := range e.m.Named(o.Class(), name) {
+	same, like := e.byName(o.Class(), name)
+	for _, d := range same {
 		if _, gone := e.deleted[d.ID()]; !gone && d.ID() != o.ID() {
 			e.errorf(i, "new_name", DuplicateName, name, "%s already has this name; this makes a second element of that name", label(d))
 			return
 		}
 	}
-	e.confusable(i, o.Class(), name, "element")
+	e.confusable(i, like, name, "element")
 }
 
 func (e *engine) setProperty(i int, a Action, r *ActionResult) {

@@ -10,7 +10,7 @@ import (
 	"github.com/archiplan/archiplan/store"
 )
 
-// A command in a process of its own sets the collector for one read of the model (GOGC 400, a
+// A command in a process of its own sets the collector for one read of the model (GOGC off, a
 // memory limit of ten times the model's size and 128 MiB); run inside another program, or with
 // GOGC or GOMEMLIMIT set by the user, it leaves the collector as it is.
 func TestOneShotGC(t *testing.T) {
@@ -40,7 +40,7 @@ func TestOneShotGC(t *testing.T) {
 	}
 	t.Setenv("GOGC", "")
 	oneShotGC(ws)
-	if percent() != oneShotPercent || limit() != 10*1000+128<<20 {
+	if percent() >= 0 || limit() != 10*1000+128<<20 { // off: collecting only at the limit
 		t.Fatalf("in a process of its own: GOGC %d, limit %d", percent(), limit())
 	}
 }
