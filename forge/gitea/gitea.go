@@ -215,8 +215,20 @@ func (c *Client) Merge(ctx context.Context, number int, headSHA, message string)
 	title, body, _ := strings.Cut(message, "\n")
 	// fast-forward: the apply commit itself becomes the base's head, on its first-parent history,
 	// where archiplan log and revert read applied plans (a merge commit would hide it)
-	_, err := c.api.Do(ctx, "POST", fmt.Sprintf("%s/pulls/%d/merge", c.repo(), number), map[string]any{
-		"do": "fast-forward-only", "merge_title_field": title, "merge_message_field": strings.TrimSpace(body),
-		"head_commit_id": headSHA}, nil)
-	return err
+	args := map[string]any{"do": "fast-forward-only", "merge_title_field": title,
+		"merge_message_field": strings.TrimSpace(body), "head_commit_id": headSHA}
+	// Gitea answers 405 "Please try again later" while it is still checking whether the pull
+	// request can be merged (a busy server takes seconds after the push); that is a state to wait
+	// out, not a refusal: ask again, a little later each time, until it answers or ctx ends
+	for wait := 50 * time.Millisecond; ; wait = min(2*wait, 2*time.Second) {
+		_, err := c.api.Do(ctx, "POST", fmt.Sprintf("%s/pulls/%d/merge", c.repo(), number), args, nil)
+		if err == nil || !strings.Contains(err.Error(), "try again later") {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(wait):
+		}
+	}
 }
