@@ -64,17 +64,15 @@ func LogChecked(ws *store.Workspace) (*Logged, error) {
 	}
 	entries, claims := logOf(ws, hist)
 	// the applies and reverts a merge brought from its other side (a colleague's, merged by a
-	// plain git pull) are the branch's too; whether a later commit undid one is asked on the
-	// first-parent line only, where "later" means a descendant
+	// plain git pull) are the branch's too; whether a later commit undid one is asked from the
+	// merge that brought it on (UndoneOnSide)
 	side, err := ws.SideCommits(hist)
 	if err != nil {
 		return nil, err
 	}
 	if len(side) > 0 {
 		se, sc := logOf(ws, side)
-		for i := range se {
-			se[i].UndoneBy = ""
-		}
+		UndoneOnSide(ws, hist, side, se, append(entries[:len(entries):len(entries)], se...))
 		entries = append(entries, se...)
 		claims = append(claims, sc...)
 		sort.SliceStable(entries, func(i, j int) bool { return entries[i].Date > entries[j].Date })
@@ -232,6 +230,43 @@ func heldRevert(ws *store.Workspace, c store.CommitInfo, _, id string) string {
 		return fmt.Sprintf("commit %s does not remove the plan's archive", short(c.Hash))
 	}
 	return ""
+}
+
+// UndoneOnSide sets, on each apply of se (the entries LogOf made of side, the commits the merges
+// of line brought from their other sides), the later commit that undid it, unless a revert of the
+// plan came after it (all: every entry of the branch). The later commits are the merge that
+// brought the apply, compared with the apply itself (a merge that kept its first parent's model,
+// git merge -s ours, brings the commit and drops its change), and line's commits after that
+// merge; LogOf's own answer for them compared commits of different sides: dropped.
+func UndoneOnSide(ws *store.Workspace, line, side []store.CommitInfo, se, all []Entry) {
+	info := make(map[string]store.CommitInfo, len(side))
+	for _, c := range side {
+		info[c.Hash] = c
+	}
+	at := make(map[string]int, len(line))
+	for k, c := range line {
+		at[c.Hash] = k
+	}
+	for i := range se {
+		se[i].UndoneBy = ""
+		c, ok := info[se[i].Commit]
+		k, merged := at[c.Via]
+		if se[i].Kind != KindApply || !ok || !merged || revertedAfter(all, se[i]) {
+			continue
+		}
+		se[i].UndoneBy = undoneBy(ws, line[:k+1], c)
+	}
+}
+
+// revertedAfter says whether a revert of e's plan (archiplan's or git's) is among all, dated from
+// e's on.
+func revertedAfter(all []Entry, e Entry) bool {
+	for _, r := range all {
+		if r.Kind != KindApply && r.PlanID == e.PlanID && r.Date >= e.Date {
+			return true
+		}
+	}
+	return false
 }
 
 // undoneBy finds the oldest later commit, not archiplan's, after which every object the plan

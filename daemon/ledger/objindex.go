@@ -41,7 +41,7 @@ import (
 // (the indexed tip no longer on the line from HEAD) makes a new generation from the root.
 const (
 	objIndexDir     = "archiplan/objlog"
-	objIndexVersion = 3 // 2: entries say the plan's intent; 3: merges' other sides
+	objIndexVersion = 4 // 2: entries say the plan's intent; 3: merges' other sides; 4: a plan only where the commit archives it
 	objShards       = 256
 	// bounds of one entry: a commit's words about one object, its author and plan, whoever wrote them
 	maxEntryLines    = 40
@@ -585,8 +585,9 @@ func ownedModelAt(ws *store.Workspace, commit string, have map[string]*archixml.
 // entryOf is what one commit's entries share: who, when, and the plan whose archive it holds.
 func entryOf(ws *store.Workspace, c store.CommitInfo) ObjectEntry {
 	e := ObjectEntry{Commit: c.Hash, Date: c.When.UTC().Format("2006-01-02T15:04:05Z"), Author: bound(c.Author, maxEntryField), Merge: c.Merge}
-	if pid := c.Trailers[store.TrailerPlanID]; pid != "" {
-		// the archive of the plan, in the commit: a trailer alone names nothing
+	if pid := c.Trailers[store.TrailerPlanID]; pid != "" && heldApply(ws, c, "", pid, c.Trailers[store.TrailerPlanSHA256]) == "" {
+		// the archive of the plan, added by the commit, as log holds it: a trailer alone names
+		// nothing, nor one naming a plan an earlier commit archived (its approver copied)
 		if plan, ok, _ := ws.FileAt(c.Hash, archivePath(pid, archivePlan)); ok {
 			var p struct {
 				Summary string `json:"summary"`

@@ -11,6 +11,7 @@ import (
 
 	"github.com/archiplan/archiplan/daemon/inbox"
 	"github.com/archiplan/archiplan/daemon/ledger"
+	"github.com/archiplan/archiplan/internal/hidden"
 	"github.com/archiplan/archiplan/plans"
 )
 
@@ -90,8 +91,25 @@ func (l *Local) Answer(name string, answers []string, by string) error {
 	return nil
 }
 
-// Audit implements Conversations.
-func (l *Local) Audit() ([]ledger.Event, error) { return ledger.AuditLog(l.ws) }
+// Audit implements Conversations: the events with their hidden characters as codes (hidden.Show),
+// as every other text of the page: a plan's summary, a reason or an intent is a planner's (or
+// anyone's who can push to the audit) and could carry a right-to-left override.
+func (l *Local) Audit() ([]ledger.Event, error) {
+	events, err := ledger.AuditLog(l.ws)
+	for i := range events {
+		e := &events[i]
+		for _, f := range []*string{&e.Name, &e.PlanID, &e.SHA256, &e.Summary, &e.Status, &e.Intent, &e.Planner, &e.Model, &e.Thread,
+			&e.Turn, &e.Follows, &e.Verdict, &e.Reason, &e.Commit, &e.By, &e.Plan} {
+			*f = hidden.Show(*f)
+		}
+		for _, list := range [][]string{e.Errors, e.Warnings, e.Questions, e.Answers} {
+			for j := range list {
+				list[j] = hidden.Show(list[j])
+			}
+		}
+	}
+	return events, err
+}
 
 func (s *Server) answer(w http.ResponseWriter, r *http.Request) {
 	cb, ok := s.cfg.Backend.(Conversations)

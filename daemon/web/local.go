@@ -537,9 +537,7 @@ func (l *Local) readLog(head string, n int) ([]Entry, []store.CommitInfo, bool, 
 		return nil, nil, false, err
 	}
 	led, sideLed := ledger.LogOf(l.ws, hist), ledger.LogOf(l.ws, side)
-	for i := range sideLed {
-		sideLed[i].UndoneBy = "" // asked on the first-parent line only, as ledger.LogChecked does
-	}
+	ledger.UndoneOnSide(l.ws, hist, side, sideLed, append(led[:len(led):len(led)], sideLed...)) // as ledger.LogChecked does
 	byCommit := map[string]ledger.Entry{}
 	reverted := map[string]string{} // apply commit -> the commit that reverted it
 	blobs := map[string]string{}    // commit -> its model's blob
@@ -558,9 +556,12 @@ func (l *Local) readLog(head string, n int) ([]Entry, []store.CommitInfo, bool, 
 	}
 	var out []Entry
 	add := func(c store.CommitInfo, parent string) {
-		e := Entry{Commit: c.Hash, When: c.When, Author: c.Author, ApprovedBy: c.Trailers[store.TrailerApprovedBy], Summary: plans.ShowHidden(c.Subject), MergedBy: c.Via}
+		e := Entry{Commit: c.Hash, When: c.When, Author: plans.ShowHidden(c.Author), Summary: plans.ShowHidden(c.Subject), MergedBy: c.Via}
 		if le, ok := byCommit[c.Hash]; ok {
+			// an approver only for an apply or revert the commit holds: on any other commit the
+			// trailer is a claim anyone who can commit writes (a hand-made commit "approved by")
 			e.Kind, e.PlanID, e.Summary, e.Reverts = EntryKind(le.Kind), le.PlanID, plans.ShowHidden(le.Summary), le.Reverts
+			e.ApprovedBy = plans.ShowHidden(c.Trailers[store.TrailerApprovedBy])
 			e.RevertedBy = reverted[c.Hash]
 			if le.UndoneBy != "" && e.RevertedBy == "" {
 				e.UndoneBy = le.UndoneBy
