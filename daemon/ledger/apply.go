@@ -43,6 +43,8 @@ type Result struct {
 	Revalid  string // HEAD the plan was validated again on, when it moved since the preview
 	HookNote string // output of the hooks, for people
 	Warning  string // the apply is made, but something needs attention (git's index behind)
+
+	rejection *Event // a rejection decided (rejected): audited by settle once it is written
 }
 
 // Apply is the one apply path under every front end: under the workspace's lock, against the
