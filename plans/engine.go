@@ -322,13 +322,9 @@ func (e *engine) remember(o archixml.Object) {
 
 // protected reports (and refuses) changes to objects in protected folders.
 func (e *engine) protected(i int, field string, o archixml.Object) bool {
-	path := o.FolderPath()
-	for _, p := range e.opts.Policy.ProtectedFolders {
-		p = strings.Trim(p, "/")
-		if path == p || strings.HasPrefix(path, p+"/") {
-			e.errorf(i, field, PolicyProtected, o.ID(), "%q lies in the protected folder %s", o.Name(), p)
-			return true
-		}
+	if p, ok := protectedFolder(e.opts.Policy.ProtectedFolders, o.FolderPath()); ok {
+		e.errorf(i, field, PolicyProtected, o.ID(), "%q lies in the protected folder %s", o.Name(), p)
+		return true
 	}
 	return false
 }

@@ -123,6 +123,7 @@ const (
 	RevertByPullRequest Code = "REVERT_BY_PULL_REQUEST"
 	// a step the command line refuses, for it would not do what the person wants
 	ModelUncommitted     Code = "MODEL_UNCOMMITTED"
+	PlanAlreadyApplied   Code = "PLAN_ALREADY_APPLIED"
 	ResubmitNotNeeded    Code = "RESUBMIT_NOT_NEEDED"
 	InitInsideRepository Code = "INIT_INSIDE_REPOSITORY"
 )
@@ -151,6 +152,7 @@ const (
 	PlanNotInInbox       Code = "PLAN_NOT_IN_INBOX"
 	RejectPlanGone       Code = "REJECT_PLAN_GONE"
 	InboxNotWritten      Code = "INBOX_NOT_WRITTEN"
+	RejectNeedsReason    Code = "REJECT_NEEDS_REASON"
 )
 
 // Refusals describes the codes of the command line's and the review page's refusals: what each
@@ -161,14 +163,14 @@ var Refusals = []struct {
 }{
 	{InboxNameTaken, "`approve`, `reject`, the review page: the plan's file cannot be renamed NAME.approved or NAME.rejected, because a directory (not archiplan's: a planner's) takes that name, which a rename cannot replace (a file, link or pipe there is replaced, never followed); nothing is renamed or written: see who made it, remove it, then approve or reject again"},
 	{RevertNeedsApprovals, "`revert`, the review page's Revert: the revert changes objects the owners (policy/owners.yaml) or an approval rule ask approvals for, as an apply of the same changes would, and the person reverting is not all of them (one approval, from the people named): one of them reverts it, or a plan that makes the same changes is approved by them"},
-	{PlanIsRejected, "`approve`: the plan is NAME.rejected (its preview says why): archiplan resubmit NAME writes it under a new name and previews it"},
-	{PlanIsApproved, "`approve`: the plan is NAME.approved already: a daemon applies it, or archiplan apply does now"},
-	{PlanNotPreviewed, "`approve`: archiplan has not previewed the plan yet: read its preview first (archiplan validate previews it)"},
+	{PlanIsRejected, "`approve`, the review page's Approve and Reject: the plan is NAME.rejected (its preview says why): archiplan resubmit NAME writes it under a new name and previews it"},
+	{PlanIsApproved, "`approve`, the review page's Approve and Reject: the plan is NAME.approved already: a daemon applies it, or archiplan apply does now"},
+	{PlanNotPreviewed, "`approve`, the review page's Approve: archiplan has not previewed the plan yet: read its preview first (archiplan validate previews it)"},
 	{PlanUnreadable, "`approve`: the plan's file cannot be read as an inbox file is (a link, a pipe, too large)"},
 	{PlanChangedSince, "`approve`: the plan's file holds other bytes than its preview showed: nothing is approved that was not previewed (archiplan validate previews it again)"},
-	{PlanNotValid, "`approve`: the preview does not say valid: only a plan previewed valid is approved; the message says what to do"},
-	{PreviewForged, "`approve`: the preview or report on disk is not the one archiplan wrote, so what was read may be a forgery: archiplan validate writes it again; read that one"},
-	{PreviewNotRead, "`approve --preview`: the preview's SHA-256 is not the one given: read the preview again"},
+	{PlanNotValid, "`approve`, the review page's Approve: the preview does not say valid: only a plan previewed valid is approved; the message says what to do"},
+	{PreviewForged, "`approve`, the review page's Approve: the preview or report on disk is not the one archiplan wrote, so what was read may be a forgery: archiplan validate writes it again; read that one"},
+	{PreviewNotRead, "`approve --preview`, the review page's Approve: the preview's SHA-256 is not the one given (the page's: the preview was written again since the page was drawn): read the preview again"},
 	{RevertNoSuchPlan, "`revert`, the review page's Revert: no apply commit on the branch has the plan id or commit given"},
 	{RevertConflict, "`revert`, the review page's Revert: a later commit changed what the revert restores (the message names the object and the field): revert that first, or undo it by hand"},
 	{RevertAlready, "`revert`, the review page's Revert: the plan was reverted already (the message names the commit)"},
@@ -178,8 +180,9 @@ var Refusals = []struct {
 	{PlanNotInInbox, "`approve`, `reject`: no plan NAME in the inbox (NAME.json, NAME.approved or NAME.rejected): wrong usage, nothing is done; archiplan status lists the plans, archiplan log the applied ones"},
 	{RejectPlanGone, "`reject`: the plan's file left the inbox while it was being rejected (a daemon applied it, or its planner removed it): nothing was rejected; archiplan status and archiplan log say where it is"},
 	{InboxNotWritten, "`reject`: the rejection could not be written in the inbox or in archiplan's record under .git/ (permissions, a full disk): the message says which file; repair it, then reject again"},
+	{RejectNeedsReason, "the review page's Reject: a rejection from the page needs a reason, shown on top of the plan's preview (the command line's `reject` writes \"rejected by NAME\" when none is given): write one, then reject again"},
 	{RevertModelInvalid, "`revert`, the review page's Revert, a revert's pull request: the model the revert would write cannot be read back, or Archi could not open it (the message says why: an element removed that a later plan put on a view, say); nothing is committed: revert the later plan first, or undo it by hand"},
-	{RevertPolicyDeny, "`revert`, the review page's Revert, a revert's pull request: a deny rule of the workspace's policy (policy/*.rego) refuses what the revert puts back or changes, as it would refuse a plan making the same changes (the message names each rule and its fix; a finding the model already had before the revert does not count); nothing is committed: undo it by a plan the rules accept, or change the rule"},
+	{RevertPolicyDeny, "`revert`, the review page's Revert, a revert's pull request: the static policy (.archiplan.yaml's allowed element and relationship types, protected folders: the message names POLICY_TYPE_NOT_ALLOWED or POLICY_PROTECTED_FOLDER) or a deny rule of the workspace's policy (policy/*.rego) refuses what the revert puts back or changes, as it would refuse a plan making the same changes (the message names each rule and its fix; a finding the model already had before the revert does not count); nothing is committed: undo it by a plan the rules accept, or change the rule"},
 }
 
 // Codes describes every code: what it means and how a planner fixes it. The README lists them.
@@ -261,6 +264,7 @@ var Codes = []struct {
 	{ConnectionExists, Warning, "add_connection_to_view: the objects are joined already by a connection for this relationship; nothing is drawn and the ref_id names the connection there"},
 	{RevertByPullRequest, Error, "the review page's Revert, where the workspace delivers by pull request (deliver: pull-request): a revert is a pull request too, reviewed and approved on the forge as an apply is; archiplan revert PLAN-ID opens it"},
 	{SelectionTooLarge, Error, "create_view's selection (with its neighbours) holds more than 300 elements: select fewer, or a smaller depth"},
+	{PlanAlreadyApplied, Error, "an apply or approval: these very plan bytes were applied in a commit on the branch, and a later commit removed their record under .archiplan/applied/ without undoing their changes (a revert, archiplan's or git's, undoes them; the models decide, not what the commit says): the plan is refused, not applied twice; the message names both commits"},
 	{ModelUncommitted, Error, "the model file has changes not committed (a save from Archi): an apply would reject the plan, so approve (and the review page's Approve) refuses, status says so, and an apply rejects it; commit the save (git commit -am MESSAGE) or discard it (git checkout -- MODEL), then approve (a rejected plan: archiplan resubmit NAME first)"},
 	{ResubmitNotNeeded, Error, "archiplan resubmit NAME of a plan previewed valid against HEAD and waiting for approval: resubmit is for rejected or stale plans; archiplan approve NAME approves it as it is"},
 	{InitInsideRepository, Error, "archiplan init without DIR in a folder inside a git repository: a workspace is a whole repository; run archiplan init at the repository's root to make it the workspace (it finds the model in a folder), or archiplan init NEWDIR for a repository of its own"},

@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
+
+	"github.com/go-git/go-git/v5/plumbing"
 )
 
 // ErrDirty means the model file differs from the model at HEAD: edits not committed (saved from
@@ -57,6 +59,13 @@ func (w *Workspace) BlobOf(data []byte) string {
 		w.idsMu.Unlock()
 	}
 	return BlobID(data)
+}
+
+// HasBlob says whether the repository holds data as a blob (in a commit, or in none): bytes it
+// does not hold were never committed, which spares a walk of the history looking for them.
+func (w *Workspace) HasBlob(data []byte) bool {
+	h := plumbing.NewHash(BlobID(data))
+	return w.reloading(func() error { return w.git().Storer.HasEncodedObject(h) }) == nil
 }
 
 // rememberBlob notes the id writeBlob computed for data.

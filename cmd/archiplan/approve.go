@@ -200,6 +200,7 @@ func rejectCmd() *cobra.Command {
 			if reason == "" {
 				reason = "rejected by " + ws.Identity().Name
 			}
+			rejectFound(e)
 			if _, err := cfg.ledger(ws).Reject(e, reason); err != nil {
 				switch {
 				case errors.Is(err, inbox.ErrNameTaken):
@@ -218,6 +219,10 @@ func rejectCmd() *cobra.Command {
 	c.Flags().StringVar(&reason, "reason", "", "why, shown on top of its preview")
 	return c
 }
+
+// rejectFound is called between reject's lookup of the plan and its rejection: a test's hook
+// (a daemon applying the plan in that moment).
+var rejectFound = func(inbox.Entry) {}
 
 // openInboxFor opens the workspace and its inbox for a command on one plan NAME, which must be a
 // name the inbox takes (else wrong usage).

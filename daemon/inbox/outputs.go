@@ -1,6 +1,7 @@
 package inbox
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -328,6 +329,9 @@ func (b *Inbox) Verify(rec *Record) (map[string][]byte, error) {
 // A pending plan (rejected by hand while a daemon may run) is renamed first instead: a daemon
 // previews pending plans, and one seeing NAME.json beside outputs it did not write would write
 // its own preview over the reason. A rejected plan is never previewed.
+//
+// It is all or nothing: when a write or the rename fails, what was changed is put back (the plan's
+// name, its preview, report, pictures and record) and the error returned.
 func (b *Inbox) Reject(e Entry, out Outputs, rec *Record) error {
 	rec.File = RejectedFile(e.Name)
 	pending := e.State == Pending
@@ -338,20 +342,84 @@ func (b *Inbox) Reject(e Entry, out Outputs, rec *Record) error {
 			return taken(e.File, rec.File)
 		}
 	}
+	// all or nothing: what a write or rename that fails midway changed is put back, so the plan
+	// is either rejected whole (renamed, its preview, report and record the rejection's) or left
+	// as it was
+	was := b.outputsNow(e.Name)
 	if !pending {
 		if err := b.Publish(e.Name, out, rec); err != nil {
+			b.putBack(e.Name, was)
 			return err
 		}
 	}
 	if e.File != rec.File {
 		if err := b.move(e.File, rec.File); err != nil {
+			b.putBack(e.Name, was)
 			return err
 		}
 	}
 	if pending {
-		return b.Publish(e.Name, out, rec)
+		if err := b.Publish(e.Name, out, rec); err != nil {
+			b.putBack(e.Name, was)
+			if e.File != rec.File {
+				// back to NAME.json, unless a planner wrote a new one meanwhile (kept: the plan
+				// stays NAME.rejected then, its old preview put back, and the error says so)
+				if merr := renameNoReplace(b.Path(rec.File), b.Path(e.File)); merr != nil {
+					return fmt.Errorf("%w (and %s could not be renamed back to %s: %v)", err, rec.File, e.File, merr)
+				}
+			}
+			return err
+		}
 	}
 	return nil
+}
+
+// outputsNow are the bytes of NAME's preview, report, pictures and record as they are now, by
+// path (nil: absent), for putBack; a file that cannot be read (a planner's link) is not kept,
+// and never written back.
+func (b *Inbox) outputsNow(name string) map[string][]byte {
+	paths := []string{b.Path(PreviewFile(name)), b.Path(ReportFile(name)), b.recordPath(name)}
+	if entries, err := os.ReadDir(b.Dir); err == nil {
+		for _, e := range entries {
+			if n, kind, _ := Parse(e.Name()); kind == KindPicture && n == name {
+				paths = append(paths, b.Path(e.Name()))
+			}
+		}
+	}
+	was := map[string][]byte{}
+	for _, p := range paths {
+		data, err := ReadFile(p, MaxOutputBytes)
+		switch {
+		case err == nil:
+			was[p] = data
+		case errors.Is(err, fs.ErrNotExist):
+			was[p] = nil
+		}
+	}
+	return was
+}
+
+// putBack makes NAME's outputs and record what outputsNow found: written back where they differ
+// now, removed where they were absent (pictures written since included).
+func (b *Inbox) putBack(name string, was map[string][]byte) {
+	if entries, err := os.ReadDir(b.Dir); err == nil {
+		for _, e := range entries {
+			if n, kind, _ := Parse(e.Name()); kind == KindPicture && n == name {
+				if _, ok := was[b.Path(e.Name())]; !ok {
+					was[b.Path(e.Name())] = nil
+				}
+			}
+		}
+	}
+	for p, data := range was {
+		now, err := ReadFile(p, MaxOutputBytes)
+		switch {
+		case data == nil && err == nil:
+			os.Remove(p)
+		case data != nil && (err != nil || !bytes.Equal(now, data)):
+			_ = writeAtomic(p, data)
+		}
+	}
 }
 
 // Approve renames NAME.json to NAME.approved: what a person does in a file manager.

@@ -43,6 +43,8 @@ type Result struct {
 	Revalid  string // HEAD the plan was validated again on, when it moved since the preview
 	HookNote string // output of the hooks, for people
 	Warning  string // the apply is made, but something needs attention (git's index behind)
+
+	rejection *Event // a rejection decided (rejected): audited by settle once it is written
 }
 
 // Apply is the one apply path under every front end: under the workspace's lock, against the
@@ -189,7 +191,8 @@ func (l *Ledger) apply(ctx context.Context, req Request) (*Result, error) {
 }
 
 // precheck is what an apply checks before it applies anything, in this order: a plan applied before
-// (ErrAlreadyApplied, its commit in res), a dirty model, a model Archi cannot open, a commit since
+// (ErrAlreadyApplied, its commit in res; refused when a commit removed its record without undoing
+// it: recordRemoved), a dirty model, a model Archi cannot open, a commit since
 // the preview that changed what the plan reads or changes, a context that cannot be read. It
 // gives the options the plan is applied under, or why it is refused.
 func (l *Ledger) precheck(req Request, head *Head, res *Result) (plans.Options, *refusal, error) {
@@ -201,6 +204,12 @@ func (l *Ledger) precheck(req Request, head *Head, res *Result) (plans.Options, 
 	} else if prior != "" {
 		res.Commit = prior
 		return opts, nil, fmt.Errorf("%w: %s in commit %s", ErrAlreadyApplied, res.PlanID, short(prior))
+	} else if apply, removal, err := l.recordRemoved(req.Raw); err != nil {
+		return opts, nil, err
+	} else if apply != nil {
+		// its record gone at HEAD, but not its changes: refused, naming both commits
+		res.Commit = apply.Hash
+		return opts, &refusal{VerdictRejected, removedWords(apply, removal)}, nil
 	}
 	if dirty, err := l.dirty(head.Blob); err != nil {
 		return opts, nil, err

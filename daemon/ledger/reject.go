@@ -17,6 +17,9 @@ func (l *Ledger) settle(e inbox.Entry, res *Result, err error) error {
 		if err := l.cfg.Inbox.Reject(e, res.Outputs, rejectRecord(e, nil, res)); err != nil {
 			return err
 		}
+		if res.rejection != nil { // said once it is written: a rejection not written did not happen
+			l.audit(*res.rejection)
+		}
 		l.log.Info("rejected", "plan", e.File, "verdict", res.Verdict, "reason", res.Reason)
 	case err == nil, errors.Is(err, ErrAlreadyApplied):
 		l.cfg.Inbox.Clear(e.Name)
@@ -68,8 +71,8 @@ func (l *Ledger) refused(name string, o *plans.Outcome, verdict, reason string) 
 	return l.rejected(name, o, verdict, withStep(reason, NextStep(name, o)))
 }
 
-// rejected decides the rejection of the plan NAME: audited now, its result holding the preview
-// and report that say why, for settle to put in the inbox.
+// rejected decides the rejection of the plan NAME: its result holding the preview and report
+// that say why, and its audit event, for settle to put in the inbox and then audit.
 func (l *Ledger) rejected(name string, o *plans.Outcome, verdict, reason string) *Result {
 	res := &Result{Outcome: o, Verdict: verdict, Reason: reason}
 	if o.SHA256 != "" {
@@ -82,7 +85,7 @@ func (l *Ledger) rejected(name string, o *plans.Outcome, verdict, reason string)
 	res.Outputs = rejection(o, inbox.RejectedFile(name), verdict, reason, info)
 	ev := Event{Event: EventRejected, Name: name, PlanID: res.PlanID, Reason: reason}.WithOutcome(o)
 	ev.Verdict = verdict
-	l.audit(ev)
+	res.rejection = &ev
 	return res
 }
 

@@ -320,25 +320,35 @@ func objectXML(m *archixml.Model, id string) (string, bool) {
 }
 
 // revertRules holds a revert to the workspace's rules as an apply of the same changes is held:
-// m is the model the revert makes of head's. A deny rule it brings in refuses it
+// m is the model the revert makes of head's. The static policy (.archiplan.yaml's allowed types
+// and protected folders: plans.JudgePolicy) and a deny rule it brings in refuse it
 // (ErrRevertDenied: undoing a plan may put back what a rule forbids now); each approval the
 // owners or an approval rule ask for what it changes must be among opt's approvers (a person's
 // own revert: theirs alone, inbox.OSUser, as archiplan approve records an owner's), else
 // ErrRevertApprovals. Either way nothing is committed.
 func (l *Ledger) revertRules(head *Head, m *archixml.Model, inv *plans.Inverse, subject string, opt RevertOptions) error {
-	rules := l.cfg.Options.Rules
-	if rules == nil {
+	rules, pol := l.cfg.Options.Rules, l.cfg.Options.Policy
+	static := len(pol.AllowedElementTypes)+len(pol.AllowedRelationshipTypes)+len(pol.ProtectedFolders) > 0
+	if rules == nil && !static {
 		return nil
 	}
 	before, err := archixml.Load(head.Data) // head.Model is m, reverted already
 	if err != nil {
 		return err
 	}
-	found, approvals, err := plans.JudgeDelta(context.Background(), rules, plans.RevertDelta(before, m, inv, "revert: "+subject))
-	if err != nil {
-		return fmt.Errorf("%w: the workspace's policy cannot be evaluated (%v): nothing was committed", ErrRevertApprovals, err)
-	}
+	d := plans.RevertDelta(before, m, inv, "revert: "+subject)
+	// the static policy first, as a plan's ops meet it before the rules (the same codes and words)
 	var denied []string
+	for _, f := range plans.JudgePolicy(pol, d) {
+		denied = append(denied, string(f.Code)+": "+f.Message)
+	}
+	var found []plans.Finding
+	var approvals []plans.Approval
+	if rules != nil {
+		if found, approvals, err = plans.JudgeDelta(context.Background(), rules, d); err != nil {
+			return fmt.Errorf("%w: the workspace's policy cannot be evaluated (%v): nothing was committed", ErrRevertApprovals, err)
+		}
+	}
 	for _, f := range found {
 		if f.Code == plans.PolicyDeny {
 			denied = append(denied, f.Message)
@@ -348,7 +358,7 @@ func (l *Ledger) revertRules(head *Head, m *archixml.Model, inv *plans.Inverse, 
 		return fmt.Errorf("%w: the workspace's rules refuse what the revert puts back, as they would refuse a plan making the same changes: %s; nothing was committed",
 			ErrRevertDenied, strings.Join(denied, "; "))
 	}
-	if opt.Preview {
+	if opt.Preview || rules == nil {
 		return nil
 	}
 	who := opt.Approvers

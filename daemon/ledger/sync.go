@@ -406,25 +406,33 @@ func (ch *commitSpan) applied(id string, raw []byte) (string, error) {
 // archiplan applies it, the created ids following from the plan and that model): the one proof
 // that the commit applied the plan, whatever it says about itself.
 func appliedIn(ws *store.Workspace, c store.CommitInfo, raw []byte) (bool, error) {
+	inv, err := inverseIn(ws, c, raw)
+	return inv != nil, err
+}
+
+// inverseIn is the inverse of the plan applied in commit c, as the plan applied to c's parent
+// makes it (never read from the archive); nil when c's model is not that apply's (appliedIn).
+func inverseIn(ws *store.Workspace, c store.CommitInfo, raw []byte) (*plans.Inverse, error) {
 	if c.Parent == "" || c.ModelBlob == "" {
-		return false, nil
+		return nil, nil
 	}
 	data, ok, err := ws.ModelAt(c.Parent)
 	if err != nil || !ok {
-		return false, err
+		return nil, err
 	}
 	m, err := archixml.Load(data)
 	if err != nil {
-		return false, nil
+		return nil, nil
 	}
-	if _, _, err := plans.Apply(raw, m, plans.Options{}); err != nil {
-		return false, nil // the plan does not apply there: not what the commit did
+	_, inv, err := plans.Apply(raw, m, plans.Options{})
+	if err != nil || inv == nil {
+		return nil, nil // the plan does not apply there: not what the commit did
 	}
 	out, err := m.Save()
-	if err != nil {
-		return false, err
+	if err != nil || store.BlobID(out) != c.ModelBlob {
+		return nil, err
 	}
-	return store.BlobID(out) == c.ModelBlob, nil
+	return inv, nil
 }
 
 // touching finds the oldest new commit that changed one of the objects, by comparing the

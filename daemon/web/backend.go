@@ -3,6 +3,8 @@ package web
 import (
 	"errors"
 	"time"
+
+	"github.com/archiplan/archiplan/plans"
 )
 
 var (
@@ -22,6 +24,16 @@ var (
 	// committed, MODEL_UNCOMMITTED, which an apply could only reject): the words say what to do.
 	ErrNotApproved = errors.New("not approved")
 )
+
+// Refusal is an approval or rejection the page refuses, with the code the command line gives the
+// same refusal (plans.Refusals): the message starts with it, and a JSON answer gives it apart.
+type Refusal struct {
+	Code plans.Code
+	Err  error
+}
+
+func (r *Refusal) Error() string { return string(r.Code) + ": " + r.Err.Error() }
+func (r *Refusal) Unwrap() error { return r.Err }
 
 // State is where a plan is in the inbox's life.
 type State string

@@ -91,6 +91,22 @@ func (s *Server) result(w http.ResponseWriter, status int, title, message string
 	}{s.common(title, ""), message, ok})
 }
 
+// refused answers an approval or rejection refused: the page, its message starting with the
+// code (a Refusal's), or, to a client that asks for JSON, {"ok": false, "code", "message"}.
+func (s *Server) refused(w http.ResponseWriter, r *http.Request, status int, title string, err error) {
+	if strings.Contains(r.Header.Get("Accept"), "application/json") {
+		var code string
+		if rf := (*Refusal)(nil); errors.As(err, &rf) {
+			code = string(rf.Code)
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(status)
+		_ = json.NewEncoder(w).Encode(map[string]any{"ok": false, "title": title, "code": code, "message": err.Error()})
+		return
+	}
+	s.result(w, status, title, err.Error(), false)
+}
+
 func (s *Server) render(w http.ResponseWriter, status int, page string, data any) {
 	var b strings.Builder
 	if err := s.pages.Execute(&b, page, data); err != nil {
@@ -185,7 +201,7 @@ func (s *Server) approve(w http.ResponseWriter, r *http.Request) {
 		}
 		s.result(w, http.StatusOK, "Approved", fmt.Sprintf("%s is approved: the daemon applies it now, as one commit (see History).", name), true)
 	case errors.Is(err, ErrPreviewChanged), errors.Is(err, ErrNotPending), errors.Is(err, ErrNotApproved):
-		s.result(w, http.StatusConflict, "Not approved", err.Error(), false)
+		s.refused(w, r, http.StatusConflict, "Not approved", err)
 	default:
 		s.fail(w, r, err)
 	}
@@ -200,9 +216,9 @@ func (s *Server) reject(w http.ResponseWriter, r *http.Request) {
 		s.log.Info("rejected from the page", "plan", name)
 		s.result(w, http.StatusOK, "Rejected", fmt.Sprintf("%s is rejected; the reason is in its preview and report.", name), true)
 	case errors.Is(err, ErrNoReason):
-		s.result(w, http.StatusBadRequest, "Not rejected", err.Error(), false)
+		s.refused(w, r, http.StatusBadRequest, "Not rejected", err)
 	case errors.Is(err, ErrNotPending):
-		s.result(w, http.StatusConflict, "Not rejected", err.Error(), false)
+		s.refused(w, r, http.StatusConflict, "Not rejected", err)
 	default:
 		s.fail(w, r, err)
 	}

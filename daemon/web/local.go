@@ -383,7 +383,7 @@ func (l *Local) Approve(name, previewSHA256, reviewer string) error {
 		return err
 	}
 	if e.State != inbox.Pending {
-		return fmt.Errorf("%w: %s is %s", ErrNotPending, name, e.State)
+		return notPending(e)
 	}
 	err = l.excl(func() error {
 		// an apply over a save from Archi not committed rejects the plan: refused now, as
@@ -398,12 +398,26 @@ func (l *Local) Approve(name, previewSHA256, reviewer string) error {
 		return l.box.ApproveSeen(name, previewSHA256, CleanReviewer(reviewer))
 	})
 	switch {
-	case errors.Is(err, inbox.ErrPreviewChanged), errors.Is(err, inbox.ErrForged):
-		return fmt.Errorf("%w: approve only what you saw; draw the page again (%v)", ErrPreviewChanged, err)
-	case errors.Is(err, inbox.ErrNotPreviewed), errors.Is(err, inbox.ErrNotValid):
-		return fmt.Errorf("%w: %v", ErrNotPending, err)
+	case errors.Is(err, inbox.ErrForged):
+		return &Refusal{plans.PreviewForged, fmt.Errorf("%w: approve only what you saw; draw the page again (%v)", ErrPreviewChanged, err)}
+	case errors.Is(err, inbox.ErrPreviewChanged):
+		return &Refusal{plans.PreviewNotRead, fmt.Errorf("%w: approve only what you saw; draw the page again (%v)", ErrPreviewChanged, err)}
+	case errors.Is(err, inbox.ErrNotPreviewed):
+		return &Refusal{plans.PlanNotPreviewed, fmt.Errorf("%w: %v", ErrNotPending, err)}
+	case errors.Is(err, inbox.ErrNotValid):
+		return &Refusal{plans.PlanNotValid, fmt.Errorf("%w: %v", ErrNotPending, err)}
 	}
 	return err
+}
+
+// notPending is the refusal of an approval or rejection of a plan no longer waiting for one,
+// coded as the command line codes its state.
+func notPending(e inbox.Entry) error {
+	code := plans.PlanIsApproved
+	if e.State == inbox.Rejected {
+		code = plans.PlanIsRejected
+	}
+	return &Refusal{code, fmt.Errorf("%w: %s is %s", ErrNotPending, e.Name, e.State)}
 }
 
 // Reject implements Backend: the ledger's rejection by hand, NAME.rejected with the reason on top
@@ -411,7 +425,7 @@ func (l *Local) Approve(name, previewSHA256, reviewer string) error {
 func (l *Local) Reject(name, reason, reviewer string) error {
 	reason = strings.TrimSpace(reason)
 	if reason == "" {
-		return ErrNoReason
+		return &Refusal{plans.RejectNeedsReason, ErrNoReason}
 	}
 	if len(reason) > 2000 {
 		reason = reason[:2000]
@@ -421,7 +435,7 @@ func (l *Local) Reject(name, reason, reviewer string) error {
 		return err
 	}
 	if e.State != inbox.Pending {
-		return fmt.Errorf("%w: %s is %s", ErrNotPending, name, e.State)
+		return notPending(e)
 	}
 	if r := CleanReviewer(reviewer); r != "" {
 		reason += " (rejected on the review page by " + r + ")"

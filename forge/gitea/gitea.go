@@ -220,15 +220,27 @@ func (c *Client) Merge(ctx context.Context, number int, headSHA, message string)
 	// Gitea answers 405 "Please try again later" while it is still checking whether the pull
 	// request can be merged (a busy server takes seconds after the push); that is a state to wait
 	// out, not a refusal: ask again, a little later each time, until it answers or ctx ends
+	var busy error // the last "try again later"
 	for wait := 50 * time.Millisecond; ; wait = min(2*wait, 2*time.Second) {
 		_, err := c.api.Do(ctx, "POST", fmt.Sprintf("%s/pulls/%d/merge", c.repo(), number), args, nil)
+		if err != nil && busy != nil && ctx.Err() != nil {
+			return stillChecking(ctx, number, busy)
+		}
 		if err == nil || !strings.Contains(err.Error(), "try again later") {
 			return err
 		}
+		busy = err
 		select {
 		case <-ctx.Done():
-			return err
+			return stillChecking(ctx, number, busy)
 		case <-time.After(wait):
 		}
 	}
+}
+
+// stillChecking is why a merge Gitea kept answering "try again later" was given up: ctx ended
+// (both errors wrapped: a forge refusal, and the context's end).
+func stillChecking(ctx context.Context, number int, busy error) error {
+	return fmt.Errorf("merge pull request %d: Gitea was still checking whether it can be merged when the wait ended (%w): %w",
+		number, ctx.Err(), busy)
 }
