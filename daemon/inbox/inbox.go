@@ -64,6 +64,9 @@ var (
 	ErrTooLarge = errors.New("over the size limit")
 	// ErrNotAdopted means an approval is a file another user than archiplan's wrote.
 	ErrNotAdopted = errors.New("a file archiplan did not adopt")
+	// ErrOwnerUnknown means approvals are to be files archiplan's user owns (planner_group) on a
+	// system that cannot tell a file's owner as a user id (Windows): every approval is refused.
+	ErrOwnerUnknown = errors.New("this system cannot tell which user owns a file: planner_group needs Linux or macOS")
 	// ErrLinked means an approval's file has more than one name (a hard link).
 	ErrLinked = errors.New("a file with more than one link")
 	// ErrExists means a file with that name is already there.
@@ -343,7 +346,9 @@ func (b *Inbox) ReadApproval(e Entry, owner int) ([]byte, error) {
 	if nlink != 1 {
 		return data, fmt.Errorf("%s has %d links: %w", e.File, nlink, ErrLinked)
 	}
-	if uid, ok := osfile.Owner(fi); owner != -1 && (!ok || uid != owner) {
+	if uid, ok := osfile.Owner(fi); owner != -1 && (!ok || owner == OwnerUnknown) {
+		return data, fmt.Errorf("%s: %w", e.File, ErrOwnerUnknown)
+	} else if owner != -1 && uid != owner {
 		return data, fmt.Errorf("%s is owned by user %d: %w", e.File, uid, ErrNotAdopted)
 	}
 	return data, nil
@@ -438,6 +443,19 @@ func (b *Inbox) FreeName(base string) (string, error) {
 		}
 	}
 	return name, nil
+}
+
+// OwnerUnknown is the owner Adopter gives where the system has no user ids: ReadApproval refuses
+// every approval then (ErrOwnerUnknown), never skipping the check.
+const OwnerUnknown = -2
+
+// Adopter is the owner an approval must have in a workspace that adopts plans: this process's
+// user id, or OwnerUnknown where the system has none (Windows).
+func Adopter() int {
+	if uid := os.Getuid(); uid >= 0 {
+		return uid
+	}
+	return OwnerUnknown
 }
 
 // Owner is the user id that owns a plan file, from its listing.

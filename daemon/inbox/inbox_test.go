@@ -387,6 +387,10 @@ func TestReadApproval_OneLinkOneOwner(t *testing.T) {
 	if _, err := b.ReadApproval(e, os.Getuid()+1); !errors.Is(err, ErrNotAdopted) {
 		t.Fatalf("another owner: %v", err)
 	}
+	// a system without user ids (Windows) cannot check adoption: the approval is refused
+	if _, err := b.ReadApproval(e, OwnerUnknown); !errors.Is(err, ErrOwnerUnknown) {
+		t.Fatalf("owner unknown: %v", err)
+	}
 	if err := os.Link(filepath.Join(b.Dir, "p.approved"), filepath.Join(b.Dir, "q.json")); err != nil {
 		t.Fatal(err)
 	}
