@@ -12,13 +12,13 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/fsnotify/fsnotify"
 
 	"github.com/archiplan/archiplan/daemon/inbox"
 	"github.com/archiplan/archiplan/daemon/ledger"
+	"github.com/archiplan/archiplan/internal/osfile"
 	"github.com/archiplan/archiplan/plans"
 	"github.com/archiplan/archiplan/store"
 )
@@ -109,9 +109,7 @@ func stampOf(fi fs.FileInfo) fileStamp {
 		return fileStamp{}
 	}
 	st := fileStamp{size: fi.Size(), mtime: fi.ModTime(), ok: true}
-	if s, ok := fi.Sys().(*syscall.Stat_t); ok {
-		st.ino = s.Ino
-	}
+	st.ino = osfile.Ino(fi)
 	return st
 }
 

@@ -14,13 +14,13 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/rego"
 	"github.com/open-policy-agent/opa/v1/util"
 
+	"github.com/archiplan/archiplan/internal/osfile"
 	"github.com/archiplan/archiplan/plans"
 )
 
@@ -147,7 +147,7 @@ func readDir(dir string) (map[string][]byte, error) {
 		if !e.Type().IsRegular() {
 			return nil, fmt.Errorf("%s/%s is not a regular file (archiplan follows no link)", Dir, name)
 		}
-		f, err := os.OpenFile(filepath.Join(dir, name), os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+		f, err := osfile.OpenNoFollow(filepath.Join(dir, name), os.O_RDONLY, 0)
 		if err != nil {
 			return nil, err
 		}

@@ -9,8 +9,10 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
+
+	"github.com/archiplan/archiplan/internal/osfile"
+	"github.com/archiplan/archiplan/internal/proc"
 )
 
 var (
@@ -74,17 +76,17 @@ func (w *Workspace) ownerPath(target string) string {
 func (w *Workspace) takeGitLock(target string) (*gitLock, error) {
 	w.clearDeadLock(target)
 	l := &gitLock{target: target, lock: target + ".lock", owner: w.ownerPath(target), sync: w.durable()}
-	f, err := os.CreateTemp(w.gitDir, ".archiplan-lock.tmp-*")
+	f, err := osfile.CreateTemp(w.gitDir, ".archiplan-lock.tmp-*")
 	if err != nil {
 		return nil, fmt.Errorf("lock %s: %w", filepath.Base(target), err)
 	}
 	l.f, l.tmp = f, f.Name()
-	var st syscall.Stat_t
-	if err := syscall.Fstat(int(f.Fd()), &st); err != nil {
+	dev, ino, err := osfile.ID(f)
+	if err != nil {
 		l.cleanup()
 		return nil, fmt.Errorf("lock %s: %w", filepath.Base(target), err)
 	}
-	rec, _ := json.Marshal(lockOwner{PID: os.Getpid(), Start: selfStart(), Tmp: filepath.Base(l.tmp), Dev: uint64(st.Dev), Inode: st.Ino})
+	rec, _ := json.Marshal(lockOwner{PID: os.Getpid(), Start: selfStart(), Tmp: filepath.Base(l.tmp), Dev: dev, Inode: ino})
 	if err := w.writeFile(l.owner, rec, 0o644); err != nil {
 		l.cleanup()
 		return nil, err
@@ -158,8 +160,15 @@ func (l *gitLock) release() {
 }
 
 func (l *gitLock) ours() bool {
-	var a, b syscall.Stat_t
-	return l.f != nil && syscall.Fstat(int(l.f.Fd()), &a) == nil && syscall.Lstat(l.lock, &b) == nil && a.Dev == b.Dev && a.Ino == b.Ino
+	if l.f == nil {
+		return false
+	}
+	ad, ai, err := osfile.ID(l.f)
+	if err != nil {
+		return false
+	}
+	bd, bi, err := osfile.LstatID(l.lock)
+	return err == nil && ad == bd && ai == bi
 }
 
 // cleanup drops the owner record, then the temporary file that pinned the inode.
@@ -194,11 +203,11 @@ func (w *Workspace) clearDeadLock(target string) bool {
 		return false
 	}
 	tmp := filepath.Join(w.gitDir, rec.Tmp)
-	var t, l syscall.Stat_t
 	removed := false
-	if syscall.Lstat(tmp, &t) == nil && uint64(t.Dev) == rec.Dev && t.Ino == rec.Inode &&
-		syscall.Lstat(lock, &l) == nil && l.Dev == t.Dev && l.Ino == t.Ino {
-		removed = os.Remove(lock) == nil
+	if td, ti, err := osfile.LstatID(tmp); err == nil && td == rec.Dev && ti == rec.Inode {
+		if ld, li, err := osfile.LstatID(lock); err == nil && ld == td && li == ti {
+			removed = os.Remove(lock) == nil
+		}
 	}
 	os.Remove(owner)
 	os.Remove(tmp)
@@ -212,7 +221,7 @@ func running(pid int, start uint64) bool {
 	if pid <= 0 {
 		return false
 	}
-	if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
+	if !proc.Exists(pid) {
 		return false
 	}
 	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))

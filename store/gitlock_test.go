@@ -5,8 +5,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"syscall"
 	"testing"
+
+	"github.com/archiplan/archiplan/internal/osfile"
 )
 
 // plantLock makes TARGET.lock the way an archiplan process takes it (a hard link to a temporary
@@ -19,14 +20,14 @@ func plantLock(t *testing.T, w *Workspace, target string, pid int, inode uint64)
 		t.Fatal(err)
 	}
 	tmp.Close()
-	var st syscall.Stat_t
-	if err := syscall.Stat(tmp.Name(), &st); err != nil {
+	dev, ino, err := osfile.LstatID(tmp.Name())
+	if err != nil {
 		t.Fatal(err)
 	}
 	if inode == 0 {
-		inode = st.Ino
+		inode = ino
 	}
-	rec, _ := json.Marshal(lockOwner{PID: pid, Start: startTime(pid), Tmp: filepath.Base(tmp.Name()), Dev: uint64(st.Dev), Inode: inode})
+	rec, _ := json.Marshal(lockOwner{PID: pid, Start: startTime(pid), Tmp: filepath.Base(tmp.Name()), Dev: dev, Inode: inode})
 	if err := os.WriteFile(w.ownerPath(target), rec, 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -20,12 +20,12 @@ func startGit(t *testing.T, dir string, env []string, args ...string) *exec.Cmd 
 	t.Helper()
 	cmd := exec.Command("git", append([]string{"-C", dir, "-c", "user.name=t", "-c", "user.email=t@t"}, args...)...)
 	cmd.Env = append(os.Environ(), env...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	ownGroup(cmd)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		signalGroup(cmd, syscall.SIGKILL)
 		_ = cmd.Wait()
 	})
 	return cmd
@@ -78,7 +78,7 @@ func holdIndexLock(t *testing.T, dir string) (stop func()) {
 	}
 	return func() {
 		// SIGTERM: git removes its own lock on the way out, as when a person quits the editor
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
+		signalGroup(cmd, syscall.SIGTERM)
 		_ = cmd.Wait()
 		if _, err := os.Stat(lock); err == nil {
 			t.Fatal("git left index.lock behind")
@@ -133,12 +133,12 @@ func publish(t *testing.T, ws *Workspace, i int) (string, error) {
 func TestPublish_IndexLockedByLoopingGitStatus(t *testing.T) {
 	ws, dir := newRepo(t)
 	loop := exec.Command("sh", "-c", "while :; do git -C '"+dir+"' status --porcelain >/dev/null 2>&1; done")
-	loop.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	ownGroup(loop)
 	if err := loop.Start(); err != nil {
 		t.Fatal(err)
 	}
 	stopLoop := func() {
-		_ = syscall.Kill(-loop.Process.Pid, syscall.SIGKILL)
+		signalGroup(loop, syscall.SIGKILL)
 		_ = loop.Wait()
 		// a `git status` of the loop killed inside a system call finishes it (creating its
 		// index.lock, say) before it dies, after the shell is gone: wait until none is left

@@ -7,8 +7,9 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync"
-	"syscall"
 	"time"
+
+	"github.com/archiplan/archiplan/internal/osfile"
 )
 
 // ErrLocked means another archiplan process is writing to the workspace.
@@ -38,11 +39,11 @@ func (w *Workspace) Lock() (*Lock, error) {
 		mu.Unlock()
 		return nil, fmt.Errorf("open lock %s: %w", path, err)
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+	if err := osfile.Lock(f, osfile.Exclusive|osfile.NoWait); err != nil {
 		holder, _ := os.ReadFile(path)
 		f.Close()
 		mu.Unlock()
-		if errors.Is(err, syscall.EWOULDBLOCK) {
+		if errors.Is(err, osfile.ErrWouldBlock) {
 			return nil, fmt.Errorf("%w (%s)", ErrLocked, holderText(holder))
 		}
 		return nil, fmt.Errorf("lock %s: %w", path, err)
@@ -69,7 +70,7 @@ func (l *Lock) Unlock() {
 	if l == nil || l.f == nil {
 		return
 	}
-	_ = syscall.Flock(int(l.f.Fd()), syscall.LOCK_UN)
+	_ = osfile.Unlock(l.f)
 	l.f.Close()
 	l.f = nil
 	l.mu.Unlock()

@@ -5,7 +5,6 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
-	"syscall"
 
 	"github.com/archiplan/archiplan/archixml"
 )
@@ -24,8 +23,8 @@ func mapFile(path string) (data []byte, unmap func(), err error) {
 	defer f.Close()
 	limit := int64(archixml.MaxModelBytes) + 1
 	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() > 0 {
-		if data, err := syscall.Mmap(int(f.Fd()), 0, int(min(fi.Size(), limit)), syscall.PROT_READ, syscall.MAP_SHARED); err == nil {
-			return data, func() { syscall.Munmap(data) }, nil
+		if data, unmap, err := mmap(f, int(min(fi.Size(), limit))); err == nil {
+			return data, unmap, nil
 		}
 	}
 	data, err = io.ReadAll(io.LimitReader(f, limit))

@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"syscall"
 
 	"github.com/spf13/cobra"
 
 	"github.com/archiplan/archiplan/daemon/publish"
+	"github.com/archiplan/archiplan/internal/osfile"
 	"github.com/archiplan/archiplan/store"
 )
 
@@ -99,22 +99,22 @@ func publisherOf(cfg *config, ws *store.Workspace) func(commit string) error {
 // so first). The workspace's writer lock is not it: a publish takes long and must not stop an
 // apply.
 func publishLocked(ws *store.Workspace, waiting func(), write func() error) error {
-	f, err := os.OpenFile(ws.GitPath("archiplan-publish.lock"), os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW, 0o644)
+	f, err := osfile.OpenNoFollow(ws.GitPath("archiplan-publish.lock"), os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		return fmt.Errorf("publish lock: %w", err)
 	}
 	defer f.Close()
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); errors.Is(err, syscall.EWOULDBLOCK) {
+	if err := osfile.Lock(f, osfile.Exclusive|osfile.NoWait); errors.Is(err, osfile.ErrWouldBlock) {
 		if waiting != nil {
 			waiting()
 		}
-		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX)
+		err = osfile.Lock(f, osfile.Exclusive)
 		if err != nil {
 			return fmt.Errorf("publish lock: %w", err)
 		}
 	} else if err != nil {
 		return fmt.Errorf("publish lock: %w", err)
 	}
-	defer syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+	defer osfile.Unlock(f)
 	return write()
 }

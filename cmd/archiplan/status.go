@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -17,6 +16,7 @@ import (
 	"github.com/archiplan/archiplan/daemon/ledger"
 	"github.com/archiplan/archiplan/hooks"
 	"github.com/archiplan/archiplan/internal/hidden"
+	runs "github.com/archiplan/archiplan/internal/proc"
 	"github.com/archiplan/archiplan/plans"
 	"github.com/archiplan/archiplan/store"
 )
@@ -331,8 +331,8 @@ func daemonState(ws *store.Workspace) string {
 	if json.Unmarshal(data, &d) != nil || d.PID <= 0 {
 		return ""
 	}
-	// EPERM: alive, another user's (a second approver asking about the daemon's user's daemon)
-	if err := syscall.Kill(d.PID, 0); err != nil && !errors.Is(err, syscall.EPERM) {
+	// alive, another user's too (a second approver asking about the daemon's user's daemon)
+	if !runs.Exists(d.PID) {
 		return ""
 	}
 	return fmt.Sprintf("pid %d, %s since %s", d.PID, d.State, d.Since)

@@ -8,8 +8,9 @@ import (
 	"os/user"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
+
+	"github.com/archiplan/archiplan/internal/osfile"
 )
 
 // Need is an approval a plan needs by the workspace's owners and rules (the ledger fills it in
@@ -183,7 +184,7 @@ func (r *Refusal) Unwrap() error { return r.Err }
 // answer: its Refusal's Withdraw says why; one that cannot be (a NAME.json is beside it) is
 // refused like any other.
 func (b *Inbox) Evidence(e Entry, owner int, policy string) (*Evidence, error) {
-	unlock, _ := b.lock(syscall.LOCK_SH) // a shared lock that cannot be had is none (see lock)
+	unlock, _ := b.lock(osfile.Shared) // a shared lock that cannot be had is none (see lock)
 	defer unlock()
 	raw, err := b.ReadApproval(e, owner)
 	if err != nil {

@@ -20,6 +20,8 @@ import (
 	"sort"
 	"strings"
 	"syscall"
+
+	"github.com/archiplan/archiplan/internal/osfile"
 )
 
 // State is the state a plan file's name gives it.
@@ -62,6 +64,9 @@ var (
 	ErrTooLarge = errors.New("over the size limit")
 	// ErrNotAdopted means an approval is a file another user than archiplan's wrote.
 	ErrNotAdopted = errors.New("a file archiplan did not adopt")
+	// ErrOwnerUnknown means approvals are to be files archiplan's user owns (planner_group) on a
+	// system that cannot tell a file's owner as a user id (Windows): every approval is refused.
+	ErrOwnerUnknown = errors.New("this system cannot tell which user owns a file: planner_group needs Linux or macOS")
 	// ErrLinked means an approval's file has more than one name (a hard link).
 	ErrLinked = errors.New("a file with more than one link")
 	// ErrExists means a file with that name is already there.
@@ -334,15 +339,17 @@ func (b *Inbox) ReadApproval(e Entry, owner int) ([]byte, error) {
 	if err != nil {
 		return data, err
 	}
-	st, ok := fi.Sys().(*syscall.Stat_t)
+	nlink, ok := osfile.Links(fi)
 	if !ok {
-		return data, fmt.Errorf("%s: %w (its owner and links cannot be read)", e.File, ErrNotAdopted)
+		return data, fmt.Errorf("%s: %w (its links cannot be read)", e.File, ErrNotAdopted)
 	}
-	if st.Nlink != 1 {
-		return data, fmt.Errorf("%s has %d links: %w", e.File, st.Nlink, ErrLinked)
+	if nlink != 1 {
+		return data, fmt.Errorf("%s has %d links: %w", e.File, nlink, ErrLinked)
 	}
-	if owner != -1 && int(st.Uid) != owner {
-		return data, fmt.Errorf("%s is owned by user %d: %w", e.File, st.Uid, ErrNotAdopted)
+	if uid, ok := osfile.Owner(fi); owner != -1 && (!ok || owner == OwnerUnknown) {
+		return data, fmt.Errorf("%s: %w", e.File, ErrOwnerUnknown)
+	} else if owner != -1 && uid != owner {
+		return data, fmt.Errorf("%s is owned by user %d: %w", e.File, uid, ErrNotAdopted)
 	}
 	return data, nil
 }
@@ -358,7 +365,7 @@ func readFile(path string, max int64) ([]byte, fs.FileInfo, error) {
 	if fi.Size() > max {
 		return nil, nil, fmt.Errorf("%s is %d bytes: %w of %d", filepath.Base(path), fi.Size(), ErrTooLarge, max)
 	}
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
+	f, err := osfile.OpenNoFollow(path, os.O_RDONLY, 0)
 	if err != nil {
 		if errors.Is(err, syscall.ELOOP) {
 			return nil, nil, fmt.Errorf("%s is a symbolic link: %w", filepath.Base(path), ErrNotRegular)
@@ -367,7 +374,7 @@ func readFile(path string, max int64) ([]byte, fs.FileInfo, error) {
 	}
 	defer f.Close()
 	// what was opened may not be what was listed: ask the open file
-	if fi, err = f.Stat(); err != nil {
+	if fi, err = osfile.Stat(f); err != nil {
 		return nil, nil, err
 	}
 	if !fi.Mode().IsRegular() {
@@ -438,12 +445,23 @@ func (b *Inbox) FreeName(base string) (string, error) {
 	return name, nil
 }
 
+// OwnerUnknown is the owner Adopter gives where the system has no user ids: ReadApproval refuses
+// every approval then (ErrOwnerUnknown), never skipping the check.
+const OwnerUnknown = -2
+
+// Adopter is the owner an approval must have in a workspace that adopts plans: this process's
+// user id, or OwnerUnknown where the system has none (Windows).
+func Adopter() int {
+	if uid := os.Getuid(); uid >= 0 {
+		return uid
+	}
+	return OwnerUnknown
+}
+
 // Owner is the user id that owns a plan file, from its listing.
 func Owner(e Entry) int {
-	if s, ok := e.Info.Sys().(*syscall.Stat_t); ok {
-		return int(s.Uid)
-	}
-	return -1
+	uid, _ := osfile.Owner(e.Info)
+	return uid
 }
 
 // Adopt makes a plan file the daemon's own: its bytes are written again by this process's user

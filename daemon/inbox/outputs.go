@@ -12,8 +12,9 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"syscall"
 	"time"
+
+	"github.com/archiplan/archiplan/internal/osfile"
 )
 
 var (
@@ -158,32 +159,26 @@ func (b *Inbox) keepFixed(f *Fixed) error {
 // preview yet", or a new preview beside the old record: "not the one archiplan wrote". A shared
 // lock that cannot be had (a read-only workspace) is no lock: a reader then checks as before,
 // and refuses what does not match.
-func (b *Inbox) lock(how int) (unlock func(), err error) {
+func (b *Inbox) lock(how osfile.How) (unlock func(), err error) {
 	none := func() {}
 	if b.StateDir == "" {
 		return none, nil
 	}
 	// a reader makes the folder too: one that found none took no lock, and read the first
 	// preview ever written while it was being written
-	if err := os.MkdirAll(b.StateDir, 0o755); err != nil && how == syscall.LOCK_EX {
+	if err := os.MkdirAll(b.StateDir, 0o755); err != nil && how == osfile.Exclusive {
 		return nil, fmt.Errorf("preview lock: %w", err)
 	}
 	f, err := os.OpenFile(filepath.Join(b.StateDir, "previews.lock"), os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
-		if how == syscall.LOCK_SH {
+		if how == osfile.Shared {
 			return none, nil
 		}
 		return nil, fmt.Errorf("preview lock: %w", err)
 	}
-	for {
-		err = syscall.Flock(int(f.Fd()), how)
-		if !errors.Is(err, syscall.EINTR) {
-			break
-		}
-	}
-	if err != nil {
+	if err = osfile.Lock(f, how); err != nil {
 		f.Close()
-		if how == syscall.LOCK_SH {
+		if how == osfile.Shared {
 			return none, nil
 		}
 		return nil, fmt.Errorf("preview lock: %w", err)
@@ -194,7 +189,7 @@ func (b *Inbox) lock(how int) (unlock func(), err error) {
 // Steady runs fn while no preview is being written: what fn reads of records and outputs is
 // from whole previews, each record beside the files it names.
 func (b *Inbox) Steady(fn func() error) error {
-	unlock, err := b.lock(syscall.LOCK_SH)
+	unlock, err := b.lock(osfile.Shared)
 	if err != nil {
 		return err
 	}
@@ -209,7 +204,7 @@ func (b *Inbox) Publish(name string, out Outputs, rec *Record) error {
 	if err := CheckName(name); err != nil {
 		return err
 	}
-	unlock, err := b.lock(syscall.LOCK_EX)
+	unlock, err := b.lock(osfile.Exclusive)
 	if err != nil {
 		return err
 	}
@@ -517,7 +512,7 @@ func (b *Inbox) Clear(name string) {
 	if CheckName(name) != nil {
 		return
 	}
-	if unlock, err := b.lock(syscall.LOCK_EX); err == nil {
+	if unlock, err := b.lock(osfile.Exclusive); err == nil {
 		defer unlock()
 	}
 	entries, _ := os.ReadDir(b.Dir)
@@ -544,7 +539,7 @@ func (b *Inbox) RemoveOutputs(name string, files []string) bool {
 	if CheckName(name) != nil || b.HasPlan(name) {
 		return false
 	}
-	if unlock, err := b.lock(syscall.LOCK_EX); err == nil {
+	if unlock, err := b.lock(osfile.Exclusive); err == nil {
 		defer unlock()
 	}
 	for _, f := range files {

@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 )
 
@@ -27,7 +26,7 @@ var plants = []struct {
 		return func() bool { data, _ := os.ReadFile(outside); return string(data) == "outside" }
 	}},
 	{"fifo", func(t *testing.T, path string) func() bool {
-		if err := syscall.Mkfifo(path, 0o644); err != nil {
+		if err := mkfifo(path, 0o644); err != nil {
 			t.Fatal(err)
 		}
 		return func() bool { return true }

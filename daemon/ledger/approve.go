@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 
 	"github.com/archiplan/archiplan/daemon/inbox"
 	"github.com/archiplan/archiplan/store"
@@ -24,7 +23,7 @@ func (l *Ledger) Approve(ctx context.Context, e inbox.Entry) (*Result, error) {
 	b := l.cfg.Inbox
 	owner := -1
 	if l.cfg.Adopted {
-		owner = os.Getuid()
+		owner = inbox.Adopter()
 	}
 	ev, err := b.Evidence(e, owner, PolicyHash(l.Options()))
 	var res *Result

@@ -1,3 +1,7 @@
+//go:build !windows
+
+// (the benchmarks measure with getrusage(2), which Windows has not)
+
 package ledger_test
 
 import (

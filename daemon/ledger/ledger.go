@@ -15,12 +15,12 @@ import (
 	"log/slog"
 	"os"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/archiplan/archiplan/archixml"
 	"github.com/archiplan/archiplan/daemon/inbox"
 	"github.com/archiplan/archiplan/hooks"
+	"github.com/archiplan/archiplan/internal/osfile"
 	"github.com/archiplan/archiplan/plans"
 	"github.com/archiplan/archiplan/store"
 )
@@ -272,9 +272,7 @@ func (l *Ledger) stampOf(blob string) stamp {
 		return stamp{}
 	}
 	st := stamp{size: fi.Size(), mtime: fi.ModTime(), blob: blob}
-	if s, ok := fi.Sys().(*syscall.Stat_t); ok {
-		st.ino = s.Ino
-	}
+	st.ino = osfile.Ino(fi)
 	if ix, err := os.Stat(l.cfg.Workspace.GitPath("index")); err == nil {
 		st.index = ix.ModTime()
 	}

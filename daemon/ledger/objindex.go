@@ -16,12 +16,12 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"time"
 	"unicode/utf8"
 
 	"github.com/archiplan/archiplan/archixml"
 	"github.com/archiplan/archiplan/archixml/diff"
+	"github.com/archiplan/archiplan/internal/osfile"
 	"github.com/archiplan/archiplan/store"
 )
 
@@ -237,7 +237,7 @@ func validGen(g string) bool {
 
 // readCapped reads a file of the index without following a link, up to max bytes.
 func readCapped(path string, max int64) ([]byte, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	f, err := osfile.OpenNoFollow(path, os.O_RDONLY, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -288,15 +288,15 @@ func readShard(dir string, n, seq int) ([]indexedEntry, error) {
 // lockObjIndex takes the index's writer lock: an flock the kernel releases when the process dies.
 // A second writer waits for the first, then finds the index up to date.
 func lockObjIndex(root string) (func(), error) {
-	f, err := os.OpenFile(filepath.Join(root, "lock"), os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW, 0o644)
+	f, err := osfile.OpenNoFollow(filepath.Join(root, "lock"), os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrObjectIndex, err)
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+	if err := osfile.Lock(f, osfile.Exclusive); err != nil {
 		f.Close()
 		return nil, fmt.Errorf("%w: lock: %w", ErrObjectIndex, err)
 	}
-	return func() { _ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN); f.Close() }, nil
+	return func() { _ = osfile.Unlock(f); f.Close() }, nil
 }
 
 // updateObjIndex indexes the commits from the indexed tip to head, or makes a new generation

@@ -32,7 +32,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -70,7 +69,7 @@ type Gitea struct {
 	Frontend bool
 
 	bin    string
-	cred   *syscall.Credential
+	cred   *credential
 	runAs  string
 	cmd    *exec.Cmd
 	exited chan error
@@ -216,7 +215,7 @@ func Start() (g *Gitea, err error) {
 	}
 	g.cmd = g.command("web", "--port", strconv.Itoa(port))
 	g.cmd.Stdout, g.cmd.Stderr = logf, logf
-	g.cmd.SysProcAttr.Setsid = true
+	ownSession(g.cmd.SysProcAttr)
 	err = g.cmd.Start()
 	logf.Close()
 	if err != nil {
@@ -262,7 +261,7 @@ func (g *Gitea) account() error {
 		uid, _ := strconv.ParseUint(u.Uid, 10, 32)
 		gid, _ := strconv.ParseUint(u.Gid, 10, 32)
 		g.runAs = name
-		g.cred = &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid), NoSetGroups: true}
+		g.cred = &credential{Uid: uint32(uid), Gid: uint32(gid), NoSetGroups: true}
 		return nil
 	}
 	return fmt.Errorf("gitea refuses root and none of the users %v exists (useradd --system archiplan-gitea): %w", RunUsers, ErrAbsent)
@@ -293,7 +292,7 @@ func (g *Gitea) command(args ...string) *exec.Cmd {
 	cmd.Dir = g.Dir
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + filepath.Join(g.Dir, "data"), "USER=" + g.runAs,
 		"GITEA_WORK_DIR=" + g.Dir, "LANG=C.UTF-8"}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: g.cred}
+	cmd.SysProcAttr = asUser(g.cred)
 	return cmd
 }
 
@@ -367,7 +366,7 @@ func (g *Gitea) Log() string {
 func (g *Gitea) Stop() {
 	g.stop.Do(func() {
 		if g.cmd != nil && g.cmd.Process != nil {
-			_ = syscall.Kill(-g.cmd.Process.Pid, syscall.SIGKILL)
+			killSession(g.cmd)
 			<-g.exited
 		}
 		if g.Dir != "" {

@@ -21,7 +21,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -59,8 +58,7 @@ func start(t testing.TB, dir string, port int, name string, args ...string) *Ser
 	cmd := exec.Command(name, args...)
 	cmd.Dir = dir
 	cmd.Stdout, cmd.Stderr = logf, logf
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	if err := cmd.Start(); err != nil {
+	if err := startDetached(cmd); err != nil {
 		t.Fatal(err)
 	}
 	logf.Close()
@@ -69,7 +67,7 @@ func start(t testing.TB, dir string, port int, name string, args ...string) *Ser
 	go func() { exited <- cmd.Wait() }()
 	t.Cleanup(func() {
 		s.Resume()
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		killTree(cmd)
 		<-exited
 	})
 	// ready when it accepts and answers: poll the port (a state, bounded generously)
@@ -91,12 +89,6 @@ func start(t testing.TB, dir string, port int, name string, args ...string) *Ser
 		time.Sleep(20 * time.Millisecond)
 	}
 }
-
-// Pause stops the whole server (SIGSTOP): the kernel still accepts connections, nobody answers.
-func (s *Server) Pause() { _ = syscall.Kill(-s.cmd.Process.Pid, syscall.SIGSTOP) }
-
-// Resume lets a paused server go on.
-func (s *Server) Resume() { _ = syscall.Kill(-s.cmd.Process.Pid, syscall.SIGCONT) }
 
 // Log is what the server wrote (and Apache's error log).
 func (s *Server) Log() string {

@@ -23,7 +23,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync"
-	"syscall"
 	"time"
 )
 
@@ -89,7 +88,7 @@ func Run(ctx context.Context, spec Spec) (Result, error) {
 	out := &capture{max: max}
 	cmd.Stdout = out.stream()
 	cmd.Stderr = out.stream()
-	if err := cmd.Start(); err != nil {
+	if err := startGroup(cmd); err != nil {
 		return res, fmt.Errorf("start %s: %w", filepath.Base(spec.Path), err)
 	}
 	err := cmd.Wait()
@@ -126,7 +125,7 @@ func Command(ctx context.Context, env []string, name string, args ...string) (*e
 	cookie := newCookie()
 	cmd := exec.CommandContext(ctx, name, args...)
 	cmd.Env = append(append([]string(nil), env...), CookieVar+"="+cookie)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = groupAttr()
 	cmd.Cancel = func() error {
 		Kill(cmd, cookie)
 		return nil
@@ -139,10 +138,24 @@ func Command(ctx context.Context, env []string, name string, args ...string) (*e
 // than once, and after the process has exited.
 func Kill(cmd *exec.Cmd, cookie string) {
 	if cmd.Process != nil {
-		// the group's id is the leader's pid; once the leader is reaped the id may name nothing
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		killGroup(cmd)
 	}
 	killCookie(cookie)
+}
+
+// StartGroup starts cmd in a group of its own, as Command's are (set cmd's other SysProcAttr
+// fields after it, if any): KillGroup then ends it with everything it started.
+func StartGroup(cmd *exec.Cmd) error {
+	cmd.SysProcAttr = groupAttr()
+	return startGroup(cmd)
+}
+
+// KillGroup kills the group of a command StartGroup started. Safe to call more than once, and
+// after the process has exited.
+func KillGroup(cmd *exec.Cmd) {
+	if cmd.Process != nil {
+		killGroup(cmd)
+	}
 }
 
 // Survivors lists the pids of live processes (not zombies) that carry the cookie: for tests and
@@ -160,7 +173,7 @@ func killCookie(cookie string) {
 		n := 0
 		forCookie(cookie, func(pid int) {
 			n++
-			_ = syscall.Kill(pid, syscall.SIGKILL)
+			killPID(pid)
 		})
 		if n == 0 {
 			return

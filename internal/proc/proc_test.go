@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -31,7 +30,7 @@ func alive(t *testing.T, pidFile string) bool {
 	if zombie(stat) {
 		return false
 	}
-	t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGKILL) })
+	t.Cleanup(func() { killPID(pid) })
 	return true
 }
 

@@ -11,8 +11,9 @@ import (
 	"regexp"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
+
+	"github.com/archiplan/archiplan/internal/proc"
 )
 
 // codex talks to `codex app-server` over stdio: newline-delimited JSON-RPC 2.0 without the
@@ -55,7 +56,6 @@ func (c *codex) start() error {
 	cmd.Dir = c.cfg.Dir
 	c.stderr = &tailBuffer{max: 4096}
 	cmd.Stderr = c.stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		return err
@@ -64,7 +64,7 @@ func (c *codex) start() error {
 	if err != nil {
 		return err
 	}
-	if err := cmd.Start(); err != nil {
+	if err := proc.StartGroup(cmd); err != nil {
 		return fmt.Errorf("start %s: %v: %w", strings.Join(c.cfg.Command, " "), err, ErrPlanner)
 	}
 	c.cmd, c.stdin = cmd, in
@@ -386,7 +386,7 @@ func (c *codex) Close() error {
 	select {
 	case <-done:
 	case <-time.After(2 * time.Second):
-		_ = syscall.Kill(-c.cmd.Process.Pid, syscall.SIGKILL)
+		proc.KillGroup(c.cmd)
 		<-done
 	}
 	c.cmd = nil
