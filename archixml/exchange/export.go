@@ -119,7 +119,8 @@ func id(s string) string {
 // Export writes the model in the exchange format.
 func Export(m *archixml.Model, out io.Writer) error {
 	x := &writer{w: bufio.NewWriterSize(out, 64<<10)}
-	props := propertyDefs(m)
+	l := listsOf(m)
+	props := propertyDefs(m, l)
 	x.s(`<?xml version="1.0" encoding="UTF-8"?>`, "\n",
 		`<model xmlns="`, Namespace, `" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xsi:schemaLocation="`,
 		Namespace, ` `, SchemaLocation, `" identifier="`, esc(id(m.ID())), `">`, "\n")
@@ -131,7 +132,7 @@ func Export(m *archixml.Model, out io.Writer) error {
 
 	// elements, by top folder as Archi orders them
 	byTop := map[string][]archixml.Object{}
-	for _, e := range m.Elements() {
+	for _, e := range l.elements {
 		byTop[e.TopFolderType()] = append(byTop[e.TopFolderType()], e)
 	}
 	first := true
@@ -152,7 +153,7 @@ func Export(m *archixml.Model, out io.Writer) error {
 		x.s("  </elements>\n")
 	}
 
-	if rels := m.Relationships(); len(rels) > 0 {
+	if rels := l.rels; len(rels) > 0 {
 		x.s("  <relationships>\n")
 		for _, r := range rels {
 			x.s(`    <relationship identifier="`, esc(id(r.ID())), `" source="`, esc(id(r.SourceID())), `" target="`,
@@ -185,7 +186,7 @@ func Export(m *archixml.Model, out io.Writer) error {
 		x.s("  </relationships>\n")
 	}
 
-	x.organizations(m)
+	x.organizations(m, l)
 
 	if len(props.order) > 0 || props.specialization {
 		x.s("  <propertyDefinitions>\n")
@@ -199,7 +200,7 @@ func Export(m *archixml.Model, out io.Writer) error {
 	}
 
 	var views []archixml.Object
-	for _, v := range m.Views() {
+	for _, v := range l.views {
 		if written(v) {
 			views = append(views, v)
 		}
@@ -263,7 +264,15 @@ func specializations(m *archixml.Model, o archixml.Object) []string {
 	return out
 }
 
-func propertyDefs(m *archixml.Model) *propDefs {
+// lists are the model's objects an export goes through more than once, each list found once (a
+// walk of the model each time was a tenth of an export at 10,000 elements).
+type lists struct{ elements, rels, views []archixml.Object }
+
+func listsOf(m *archixml.Model) lists {
+	return lists{m.Elements(), m.Relationships(), m.Views()}
+}
+
+func propertyDefs(m *archixml.Model, l lists) *propDefs {
 	p := &propDefs{ids: map[string]string{}}
 	add := func(ps []archixml.Property) {
 		for _, pr := range ps {
@@ -274,7 +283,7 @@ func propertyDefs(m *archixml.Model) *propDefs {
 		}
 	}
 	add(m.Root().Properties())
-	for _, kind := range [][]archixml.Object{m.Elements(), m.Relationships(), m.Views()} {
+	for _, kind := range [][]archixml.Object{l.elements, l.rels, l.views} {
 		for _, o := range kind {
 			add(o.Properties())
 			p.specialization = p.specialization || o.Kind() != archixml.KindView && len(o.ProfileIDs()) > 0
@@ -326,10 +335,10 @@ func Dropped(m *archixml.Model) []archixml.Object {
 }
 
 // organizations writes the folders as nested items, with the ids of what each holds.
-func (x *writer) organizations(m *archixml.Model) {
+func (x *writer) organizations(m *archixml.Model, l lists) {
 	children := map[string][]archixml.Object{} // folder id -> its folders and concepts, in file order
 	var tops []archixml.Object
-	for _, kind := range [][]archixml.Object{m.Folders(), m.Elements(), m.Relationships(), m.Views()} {
+	for _, kind := range [][]archixml.Object{m.Folders(), l.elements, l.rels, l.views} {
 		for _, o := range kind {
 			if o.Kind() == archixml.KindView && !written(o) {
 				continue // sketch and canvas views are not written
@@ -394,10 +403,7 @@ func hasContent(f archixml.Object, children map[string][]archixml.Object) bool {
 type box struct{ x, y, w, h int }
 
 func (x *writer) view(m *archixml.Model, v archixml.Object, defs *propDefs) error {
-	root, err := diagram.Parse(v.XML())
-	if err != nil {
-		return fmt.Errorf("view %s: %w: %v", v.ID(), ErrExport, err)
-	}
+	root := v.Diagram()
 	l := layoutOf(m, root)
 	x.s(`      <view identifier="`, esc(id(v.ID())), `" xsi:type="Diagram"`)
 	if vp, ok := viewpoints[v.Attr("viewpoint")]; ok && vp != "" {

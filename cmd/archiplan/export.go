@@ -27,6 +27,7 @@ func exportCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			oneShotGC(ws) // the model read once, written out, and the process exits
 			m, err := modelAt(ws, commit)
 			if err != nil {
 				return err

@@ -15,12 +15,16 @@ import (
 // which bounds what an unusual plan could leave unreclaimed: a 100-rename apply at 100,000
 // elements then costs 0.8 s of CPU instead of 1.3 s, at a peak of 0.89x xmllint's memory.
 // A daemon keeps Go's defaults, and a GOGC or GOMEMLIMIT set in the environment is left as it is.
-func oneShotGC(ws *store.Workspace) {
+func oneShotGC(ws *store.Workspace) { oneShotGCOf(ws.ModelPath()) }
+
+// oneShotGCOf is oneShotGC for a command that reads the file at path once (an import reads its
+// exchange file): the limit and huge pages are sized from that file.
+func oneShotGCOf(path string) {
 	if !ownProcess || os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
 		return
 	}
 	size := int64(0)
-	if fi, err := os.Stat(ws.ModelPath()); err == nil {
+	if fi, err := os.Stat(path); err == nil {
 		size = fi.Size()
 	}
 	debug.SetGCPercent(oneShotPercent)

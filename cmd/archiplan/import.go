@@ -47,6 +47,7 @@ func importCmd() *cobra.Command {
 // importExchange reads an exchange file and returns the bytes of the Archi model made of it: a
 // file with problems is refused (exit 1) with every problem, coded, at its line.
 func importExchange(path string, allowForbidden bool) ([]byte, error) {
+	oneShotGCOf(path) // read once, then the process exits
 	src, unmap, err := mapFile(path)
 	if err != nil {
 		return nil, usageError{err}
