@@ -136,6 +136,26 @@ func TestCrash_KillDuringApplies(t *testing.T) {
 	if applied != written {
 		t.Fatalf("%d plans applied in the end, want %d", applied, written)
 	}
+	// and the audit says each apply once, even those a kill cut off before their events were
+	// recorded (the next run recorded them from what the apply wrote down first)
+	a, err := ledger.ReadAudit(ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	said := map[string]int{}
+	for _, e := range a.Events {
+		if e.Event == ledger.EventApplied {
+			said[e.PlanID]++
+		}
+	}
+	if len(a.Unverified) > 0 || len(said) != written {
+		t.Fatalf("the audit says %d plans applied (want %d), %d events unverified: %+v", len(said), written, len(a.Unverified), a.Unverified)
+	}
+	for id, n := range said {
+		if n != 1 {
+			t.Fatalf("the audit says %s applied %d times", id, n)
+		}
+	}
 	t.Logf("%d kills (%d with an apply in flight between commit and work tree; %d runs emptied the inbox first), %d plans applied once each", kills, killedMidway, emptied, applied)
 }
 

@@ -3,6 +3,7 @@ package daemon
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -233,6 +234,9 @@ func (d *Daemon) Open(ctx context.Context) error {
 		return fmt.Errorf("watch: %w", err)
 	}
 	d.watch(w)
+	if err := d.led.Recover(); err != nil && !errors.Is(err, store.ErrLocked) {
+		d.log.Warn("recover what a crash left", "err", err)
+	}
 	d.applyCtx, d.applyCancel = context.WithCancel(context.Background())
 	ctx, d.cancel = context.WithCancel(ctx)
 	again := d.pass(ctx)

@@ -148,6 +148,7 @@ const (
 	RevertDirty          Code = "REVERT_WORK_TREE_DIRTY"
 	RevertPolicyDeny     Code = "REVERT_POLICY_DENY"
 	RevertModelInvalid   Code = "REVERT_MODEL_INVALID"
+	RevertOfRevert       Code = "REVERT_OF_REVERT"
 	PlanNameNotAllowed   Code = "PLAN_NAME_NOT_ALLOWED"
 	PlanNotInInbox       Code = "PLAN_NOT_IN_INBOX"
 	RejectPlanGone       Code = "REJECT_PLAN_GONE"
@@ -182,6 +183,7 @@ var Refusals = []struct {
 	{InboxNotWritten, "`reject`: the rejection could not be written in the inbox or in archiplan's record under .git/ (permissions, a full disk): the message says which file; repair it, then reject again"},
 	{RejectNeedsReason, "the review page's Reject: a rejection from the page needs a reason, shown on top of the plan's preview (the command line's `reject` writes \"rejected by NAME\" when none is given): write one, then reject again"},
 	{RevertModelInvalid, "`revert`, the review page's Revert, a revert's pull request: the model the revert would write cannot be read back, or Archi could not open it (the message says why: an element removed that a later plan put on a view, say); nothing is committed: revert the later plan first, or undo it by hand"},
+	{RevertOfRevert, "`revert`, the review page's Revert: the commit given is the revert of a plan, not an apply: a revert is not reverted (applying a plan again is an apply, previewed and approved like any); the message gives the step that submits the plan again as a new plan, from its archive in the revert's parent (docs/revert.md)"},
 	{RevertPolicyDeny, "`revert`, the review page's Revert, a revert's pull request: the static policy (.archiplan.yaml's allowed element and relationship types, protected folders: the message names POLICY_TYPE_NOT_ALLOWED or POLICY_PROTECTED_FOLDER) or a deny rule of the workspace's policy (policy/*.rego) refuses what the revert puts back or changes, as it would refuse a plan making the same changes (the message names each rule and its fix; a finding the model already had before the revert does not count); nothing is committed: undo it by a plan the rules accept, or change the rule"},
 }
 

@@ -17,6 +17,15 @@ import (
 // beside the applied ones, each with the request and the planner behind it; apart, after them,
 // the events the branch does not bear out, each with why.
 func printAudit(cmd *cobra.Command, ws *store.Workspace, asJSON bool) error {
+	// an apply a crash cut off before its events were recorded is recorded first (when no other
+	// process holds the workspace, which then does it)
+	if lock, err := ws.Lock(); err == nil {
+		_, err = ledger.RecoverAudit(ws)
+		lock.Unlock()
+		if err != nil {
+			return codedError{exitNoUsable, err}
+		}
+	}
 	a, err := ledger.ReadAudit(ws)
 	if err != nil {
 		return codedError{exitNoUsable, err}

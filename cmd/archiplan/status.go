@@ -88,6 +88,9 @@ func statusCmd() *cobra.Command {
 			// finishing an interrupted apply needs the lock; if another process holds it, say so
 			if lock, err := ws.Lock(); err == nil {
 				st.Recovered, err = ws.Recover()
+				if err == nil {
+					_, err = ledger.RecoverAudit(ws)
+				}
 				lock.Unlock()
 				if err != nil {
 					return codedError{exitNoUsable, err}

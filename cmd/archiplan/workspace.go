@@ -33,7 +33,8 @@ func workspaceError(err error) error {
 		return nil
 	case errors.Is(err, ledger.ErrRefused), errors.Is(err, ledger.ErrConflict), errors.Is(err, ledger.ErrAlreadyReverted),
 		errors.Is(err, ledger.ErrNoSuchPlan), errors.Is(err, store.ErrDirty), errors.Is(err, inbox.ErrBadName),
-		errors.Is(err, ledger.ErrBadInverse), errors.Is(err, ledger.ErrRevertApprovals), errors.Is(err, ledger.ErrRevertDenied), errors.Is(err, ledger.ErrRevertModel):
+		errors.Is(err, ledger.ErrBadInverse), errors.Is(err, ledger.ErrRevertApprovals), errors.Is(err, ledger.ErrRevertDenied), errors.Is(err, ledger.ErrRevertModel),
+		errors.Is(err, ledger.ErrRevertOfRevert):
 		return codedError{exitRefused, err}
 	}
 	return codedError{exitNoUsable, err}

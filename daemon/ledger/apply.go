@@ -70,24 +70,37 @@ func (l *Ledger) Apply(ctx context.Context, req Request) (*Result, error) {
 			PlanID: PlanID(req.Name, rec.PlanSHA256), SHA256: rec.PlanSHA256, Verdict: rec.Verdict, Summary: rec.Summary, By: sig})
 	}
 	var res *Result
+	ran := false
 	err := l.locked(func() error {
+		ran = true
+		// written down before the commit, recorded before the lock is let go: a crash between
+		// the two leaves the approval to the next holder of the lock (RecoverAudit)
+		p := pendingAudit{Name: req.Name, PlanID: PlanID(req.Name, plans.SHA256(req.Raw)), By: sig}
+		if len(events) > 0 {
+			p.Approved = &events[0]
+		}
+		l.notePending(p)
+		defer l.donePending()
 		var err error
 		res, err = l.apply(ctx, req)
+		if res != nil {
+			ev := Event{Name: req.Name, PlanID: res.PlanID, Commit: res.Commit, Reason: res.Reason, By: sig}.WithOutcome(res.Outcome)
+			switch {
+			case err == nil:
+				ev.Event, ev.Verdict = EventApplied, VerdictApplied
+			case errors.Is(err, ErrRefused):
+				ev.Event, ev.Verdict = EventRejected, res.Verdict
+			}
+			if ev.Event != "" { // what came of it, said once
+				events = append(events, ev)
+			}
+		}
+		l.audit(events...)
 		return err
 	})
-	if res != nil {
-		ev := Event{Name: req.Name, PlanID: res.PlanID, Commit: res.Commit, Reason: res.Reason, By: sig}.WithOutcome(res.Outcome)
-		switch {
-		case err == nil:
-			ev.Event, ev.Verdict = EventApplied, VerdictApplied
-		case errors.Is(err, ErrRefused):
-			ev.Event, ev.Verdict = EventRejected, res.Verdict
-		}
-		if ev.Event != "" { // what came of it, said once
-			events = append(events, ev)
-		}
+	if !ran {
+		l.audit(events...) // the lock could not be taken: the approval is said all the same
 	}
-	l.audit(events...)
 	return res, err
 }
 

@@ -311,6 +311,9 @@ func (l *Ledger) locked(fn func() error) error {
 	if _, err := ws.Recover(); err != nil {
 		return fmt.Errorf("recover an interrupted apply: %w", err)
 	}
+	if _, err := RecoverAudit(ws); err != nil {
+		l.log.Warn("the audit of an interrupted apply is not recorded", "err", err)
+	}
 	return fn()
 }
 

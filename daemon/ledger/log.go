@@ -15,13 +15,16 @@ const (
 	KindApply     = "apply"
 	KindRevert    = "revert"
 	KindGitRevert = "git-revert"
+	// KindGitReapply is a plain `git revert` of a plan's revert: the plan applied again, as the
+	// models show (its archived inverse, proved on the commit, undoes exactly what it changed)
+	KindGitReapply = "git-reapply"
 )
 
 // Entry is one applied or reverted plan, read back from git.
 type Entry struct {
 	Commit  string `json:"commit"`
 	Date    string `json:"date"`
-	Kind    string `json:"kind"` // apply, revert, git-revert
+	Kind    string `json:"kind"` // apply, revert, git-revert, git-reapply
 	PlanID  string `json:"plan_id"`
 	Summary string `json:"summary"`
 	Author  string `json:"author"`
@@ -167,6 +170,8 @@ func logOf(ws *store.Workspace, hist []store.CommitInfo) ([]Entry, []Claimed) {
 				continue
 			}
 			reverted[e.PlanID] = true
+		case c.GitReverts != "" && applies[c.GitReverts] == "" && reapplies(ws, c) != "":
+			e = logEntryOf(c, KindGitReapply, reapplies(ws, c)) // (rare: proved twice)
 		case applies[c.GitReverts] != "":
 			e = logEntryOf(c, KindGitRevert, applies[c.GitReverts])
 			if why := heldRevert(ws, c, parentBlob(c), e.PlanID); why != "" {
@@ -180,6 +185,44 @@ func logOf(ws *store.Workspace, hist []store.CommitInfo) ([]Entry, []Claimed) {
 		entries = append(entries, e)
 	}
 	return entries, claims
+}
+
+// reapplies is the plan a plain `git revert` of its revert applies again ("" when c is not one):
+// the commit it reverts holds the revert of a plan (heldRevert), and c holds the plan's apply
+// again, as the models decide: it adds the plan's archive back, and the inverse archived there,
+// proved on c's model, gives back its parent's (c's change is exactly the plan's).
+func reapplies(ws *store.Workspace, c store.CommitInfo) string {
+	id := revertedIn(ws, c.GitReverts)
+	if id == "" || heldApply(ws, c, "", id, "") != "" {
+		return ""
+	}
+	a, err := ReadArchive(ws, c.Hash, id)
+	if err != nil {
+		return ""
+	}
+	if _, err := proveArchived(ws, c, a, nil); err != nil {
+		return ""
+	}
+	return id
+}
+
+// revertedIn is the plan commit holds the revert of: archiplan's (its Reverts-Plan trailer) or a
+// plain git revert of the plan's apply, borne out by the commit (heldRevert); "" when none.
+func revertedIn(ws *store.Workspace, commit string) string {
+	r, err := ws.Info(commit)
+	if err != nil || r.Hash != commit {
+		return ""
+	}
+	id := r.Trailers[store.TrailerRevertsPlan]
+	if id == "" && r.GitReverts != "" {
+		if a, err := ws.Info(r.GitReverts); err == nil && a.Hash == r.GitReverts {
+			id = a.Trailers[store.TrailerPlanID]
+		}
+	}
+	if id == "" || heldRevert(ws, r, "", id) != "" {
+		return ""
+	}
+	return id
 }
 
 // logEntryOf is the entry a commit of that kind makes, as its message says.

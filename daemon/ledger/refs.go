@@ -19,7 +19,7 @@ func AppliedRefs(ws *store.Workspace, name string) (map[string]string, bool, err
 	}
 	reverted := map[string]bool{}
 	for _, e := range entries {
-		if e.Kind != KindApply {
+		if e.Kind != KindApply && e.Kind != KindGitReapply {
 			if e.PlanID != "" {
 				reverted[e.PlanID] = true
 			}

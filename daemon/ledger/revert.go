@@ -31,6 +31,9 @@ var (
 	// ErrRevertDenied means a deny rule of the workspace's policy refuses what the revert changes,
 	// as it would refuse a plan making the same changes (REVERT_POLICY_DENY).
 	ErrRevertDenied = errors.New(string(plans.RevertPolicyDeny))
+	// ErrRevertOfRevert means the commit given is a plan's revert, not its apply
+	// (REVERT_OF_REVERT): applying the plan again is a new apply, previewed and approved.
+	ErrRevertOfRevert = errors.New(string(plans.RevertOfRevert))
 	// ErrRevertMoved means a revert bound to its preview (RevertOptions.Base, Blob) would not be
 	// the one previewed: HEAD moved, or the model it writes differs.
 	ErrRevertMoved = errors.New("the revert is not the one previewed")
@@ -163,6 +166,11 @@ func (l *Ledger) revert(target string, opt RevertOptions) (*RevertResult, error)
 // the history from it to HEAD (newest first, the apply last).
 func findApply(ws *store.Workspace, target string) (*store.CommitInfo, []store.CommitInfo, error) {
 	full, _ := ws.ResolveCommit(target)
+	if c, err := ws.Info(full); full != "" && err == nil && c.Trailers[store.TrailerPlanID] == "" {
+		if id := reapplies(ws, c); id != "" {
+			target, full = id, "" // a plain git revert of a plan's revert: the plan is reverted again
+		}
+	}
 	var apply *store.CommitInfo
 	hist, err := onBranch(ws, func(c store.CommitInfo) bool {
 		if id := c.Trailers[store.TrailerPlanID]; id == "" || c.Hash != full && id != target {
@@ -185,9 +193,33 @@ func findApply(ws *store.Workspace, target string) (*store.CommitInfo, []store.C
 		}
 	}
 	if apply == nil {
+		if full != "" {
+			if err := revertOfRevert(ws, full); err != nil {
+				return nil, nil, err
+			}
+		}
 		return nil, nil, fmt.Errorf("%w %q on this branch", ErrNoSuchPlan, target)
 	}
 	return apply, hist, nil
+}
+
+// revertOfRevert refuses a revert asked of commit, when commit holds the revert of a plan
+// (archiplan's, or a plain git revert of its apply: heldRevert), with the step that applies the
+// plan again: submitted as a new plan from the archive the revert's parent holds, it is previewed
+// against HEAD and approved by a person, as any apply. nil when commit is no such revert.
+func revertOfRevert(ws *store.Workspace, commit string) error {
+	id := revertedIn(ws, commit)
+	// the id goes into a command the person pastes: a NAME the inbox takes, and 12 hex digits
+	if name := PlanName(id); name == id || inbox.CheckName(name) != nil || strings.Trim(id[len(name)+1:], "0123456789abcdef") != "" {
+		return nil
+	}
+	r, err := ws.Info(commit) // (heldRevert found its parent)
+	if err != nil {
+		return nil
+	}
+	return fmt.Errorf("%w: commit %s is the revert of plan %s, not an apply: a revert is not reverted. To apply the plan again, "+
+		"submit it as a new plan (previewed against HEAD, then approved, as any): git show %s:%s > plans/%s-again.json",
+		ErrRevertOfRevert, short(r.Hash), id, short(r.Parent), archivePath(id, archivePlan), PlanName(id))
 }
 
 // provedHead is the model at HEAD a revert is made on, once the archived inverse a is proved
