@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/binary"
 	"os"
 	"reflect"
 	"strconv"
@@ -19,42 +20,64 @@ import (
 // it is the file's unchanged pages (no page of it written: a debugger's breakpoint, a uprobe);
 // the read-only data beside it is kept, as the runtime reads it again at once (stack maps, types):
 // dropping it cost 15% of a 1k apply's CPU in faults. Memory the process wrote is never touched.
+// The mapping is found in /proc/self/maps and its pages looked at in /proc/self/pagemap: smaps,
+// read before, had the kernel walk and describe every mapping's pages (1.7% of a 1k apply's CPU).
 func releaseStartPages() {
-	smaps, err := os.ReadFile("/proc/self/smaps")
+	maps, err := os.ReadFile("/proc/self/maps")
 	if err != nil {
 		return
 	}
-	if lo, hi, ok := codeMapping(smaps, uint64(reflect.ValueOf(releaseStartPages).Pointer())); ok {
+	if lo, hi, ok := codeMapping(maps, uint64(reflect.ValueOf(releaseStartPages).Pointer())); ok && !written(lo, hi) {
 		_, _, _ = unix.Syscall(unix.SYS_MADVISE, uintptr(lo), uintptr(hi-lo), unix.MADV_DONTNEED)
 	}
 }
 
-// codeMapping finds in smaps (the text of /proc/self/smaps) the mapping holding pc, and says
-// whether it is code that may be dropped: read and execute only, private, from a file, and none of
-// its pages anonymous (written since it was mapped).
-func codeMapping(smaps []byte, pc uint64) (lo, hi uint64, ok bool) {
-	found := false
-	for _, line := range bytes.Split(smaps, []byte("\n")) {
+// codeMapping finds in maps (the text of /proc/self/maps) the mapping holding pc, and says
+// whether it is code that may be dropped: read and execute only, private, from a file.
+func codeMapping(maps []byte, pc uint64) (lo, hi uint64, ok bool) {
+	for _, line := range bytes.Split(maps, []byte("\n")) {
 		f := bytes.Fields(line)
-		if len(f) >= 5 && len(f[1]) == 4 && bytes.IndexByte(f[0], '-') > 0 {
-			if found {
-				break // the next mapping: pc's mapping had no anonymous page
-			}
-			a, b, _ := bytes.Cut(f[0], []byte("-"))
-			l, err1 := strconv.ParseUint(string(a), 16, 64)
-			h, err2 := strconv.ParseUint(string(b), 16, 64)
-			if err1 != nil || err2 != nil || pc < l || pc >= h {
-				continue
-			}
-			if string(f[1]) != "r-xp" || len(f) < 6 {
-				return 0, 0, false
-			}
-			lo, hi, found = l, h, true
+		if len(f) < 5 || len(f[1]) != 4 || bytes.IndexByte(f[0], '-') <= 0 {
 			continue
 		}
-		if found && len(f) >= 2 && string(f[0]) == "Anonymous:" && string(f[1]) != "0" {
+		a, b, _ := bytes.Cut(f[0], []byte("-"))
+		l, err1 := strconv.ParseUint(string(a), 16, 64)
+		h, err2 := strconv.ParseUint(string(b), 16, 64)
+		if err1 != nil || err2 != nil || pc < l || pc >= h {
+			continue
+		}
+		if string(f[1]) != "r-xp" || len(f) < 6 {
 			return 0, 0, false
 		}
+		return l, h, true
 	}
-	return lo, hi, found
+	return 0, 0, false
+}
+
+// written says whether a page of [lo, hi) is no longer the file's own: a private page written
+// (copied on write, then anonymous) or swapped out (only anonymous pages are), as
+// /proc/self/pagemap tells of each page (bit 63 present, 62 swapped, 61 a page of a file). When
+// pagemap cannot be read, every page counts as written.
+func written(lo, hi uint64) bool {
+	f, err := os.Open("/proc/self/pagemap")
+	if err != nil {
+		return true
+	}
+	defer f.Close()
+	page := uint64(os.Getpagesize())
+	buf := make([]byte, 8*512)
+	for at := lo &^ (page - 1); at < hi; {
+		n := min(uint64(len(buf)/8), (hi-at+page-1)/page)
+		if _, err := f.ReadAt(buf[:8*n], int64(at/page*8)); err != nil {
+			return true
+		}
+		for i := uint64(0); i < n; i++ {
+			e := binary.LittleEndian.Uint64(buf[8*i:])
+			if e&(1<<62) != 0 || e&(1<<63) != 0 && e&(1<<61) == 0 {
+				return true
+			}
+		}
+		at += n * page
+	}
+	return false
 }

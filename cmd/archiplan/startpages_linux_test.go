@@ -4,9 +4,13 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"path/filepath"
 	"reflect"
 	"strconv"
 	"testing"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
 )
 
 var sprintf = fmt.Sprintf
@@ -61,34 +65,68 @@ func TestReleaseStartPages(t *testing.T) {
 	}
 }
 
-// TestCodeMapping: only the code mapping holding pc, executable and read-only, with no page
-// written (a debugger's breakpoint makes one anonymous), may be dropped.
+// TestCodeMapping: only the code mapping holding pc, executable and read-only, private and from a
+// file, may be dropped (whether a page of it was written, written says).
 func TestCodeMapping(t *testing.T) {
-	const code = "00400000-013de000 r-xp 00000000 fe:00 11084279   /usr/bin/archiplan\nRss:  1912 kB\nAnonymous:  %s kB\n"
-	const rodata = "013de000-0291e000 r--p 00fde000 fe:00 11084279   /usr/bin/archiplan\nRss:  9856 kB\nAnonymous:  0 kB\n"
-	const data = "0291e000-02ad1000 rw-p 0251e000 fe:00 11084279   /usr/bin/archiplan\nRss:  900 kB\nAnonymous:  188 kB\n"
-	clean, written := sprintf(code, "0"), sprintf(code, "4")
+	const code = "00400000-013de000 r-xp 00000000 fe:00 11084279   /usr/bin/archiplan\n"
+	const rodata = "013de000-0291e000 r--p 00fde000 fe:00 11084279   /usr/bin/archiplan\n"
+	const data = "0291e000-02ad1000 rw-p 0251e000 fe:00 11084279   /usr/bin/archiplan\n"
 	for _, c := range []struct {
-		name  string
-		smaps string
-		pc    uint64
-		ok    bool
+		name string
+		maps string
+		pc   uint64
+		ok   bool
 	}{
-		{"code", clean + rodata + data, 0x494320, true},
-		{"code, last mapping", rodata + data + clean, 0x494320, true},
-		{"a page written", written + rodata + data, 0x494320, false},
-		{"a page written, last mapping", rodata + written, 0x494320, false},
-		{"read-only data", clean + rodata + data, 0x13de000, false},
-		{"writable", clean + rodata + data, 0x2900000, false},
-		{"nowhere", clean + rodata + data, 0x100, false},
-		{"anonymous memory", "c000000000-c004000000 r-xp 00000000 00:00 0\nAnonymous:  0 kB\n", 0xc000001000, false},
+		{"code", code + rodata + data, 0x494320, true},
+		{"code, last mapping", rodata + data + code, 0x494320, true},
+		{"read-only data", code + rodata + data, 0x13de000, false},
+		{"writable", code + rodata + data, 0x2900000, false},
+		{"nowhere", code + rodata + data, 0x100, false},
+		{"anonymous memory", "c000000000-c004000000 r-xp 00000000 00:00 0\n", 0xc000001000, false},
 	} {
-		lo, hi, ok := codeMapping([]byte(c.smaps), c.pc)
+		lo, hi, ok := codeMapping([]byte(c.maps), c.pc)
 		if ok != c.ok {
 			t.Errorf("%s: ok %v, want %v", c.name, ok, c.ok)
 		}
 		if ok && (lo != 0x400000 || hi != 0x13de000) {
 			t.Errorf("%s: %x-%x, want 400000-13de000", c.name, lo, hi)
 		}
+	}
+}
+
+// TestWritten: a private mapping of a file whose pages were only read (or never touched) is the
+// file's; once a page of it is written (copied on write, as a debugger's breakpoint copies a page
+// of code), it is not, and releasing it would lose the write.
+func TestWritten(t *testing.T) {
+	page := os.Getpagesize()
+	path := filepath.Join(t.TempDir(), "code")
+	if err := os.WriteFile(path, bytes.Repeat([]byte{0xcc}, 4*page), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	m, err := unix.Mmap(int(f.Fd()), 0, 4*page, unix.PROT_READ, unix.MAP_PRIVATE)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Munmap(m)
+	lo := uint64(uintptr(unsafe.Pointer(&m[0])))
+	hi := lo + uint64(4*page)
+	_ = m[0] + m[2*page] // read: resident, the file's pages
+	if written(lo, hi) {
+		t.Fatal("a mapping only read counts as written")
+	}
+	if err := unix.Mprotect(m, unix.PROT_READ|unix.PROT_WRITE); err != nil {
+		t.Fatal(err)
+	}
+	m[3*page+7] = 0xcc // the same byte: the page is copied all the same
+	if !written(lo, hi) {
+		t.Error("a page written is not seen")
+	}
+	if written(lo, lo+uint64(3*page)) {
+		t.Error("the pages before the one written count as written")
 	}
 }
