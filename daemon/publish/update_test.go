@@ -48,7 +48,9 @@ func sameSite(t *testing.T, step, got, want string) {
 // commits, an element moved to an earlier folder, two elements of a folder swapped in the file, by
 // git), the site
 // updated from the previous commit's is the site of the new commit written whole, byte for byte,
-// and the update wrote fewer files than the whole site holds.
+// and the update wrote fewer files than the whole site holds. So is the site of a Publisher
+// beside, which after the ledger's applies (the first one's update aside) reads no model but
+// applies the ledger's plan to the models it keeps.
 func TestPublish_UpdateIsTheWholeSite(t *testing.T) {
 	seed, err := os.ReadFile(testenv.CorpusFile(t, "archi/Archisurance.archimate"))
 	if err != nil {
@@ -68,6 +70,13 @@ func TestPublish_UpdateIsTheWholeSite(t *testing.T) {
 	if err != nil || first.Incremental {
 		t.Fatalf("first publish: %+v, %v", first, err)
 	}
+	// and a Publisher beside, as the daemon's, which applies the ledger's plans to its models
+	pub := NewPublisher(ws, filepath.Join(t.TempDir(), "replayed"))
+	pub.Replays(led.Replay)
+	if _, err := pub.Publish(head); err != nil {
+		t.Fatal(err)
+	}
+	replayedOnce := false // the first apply's update reads the model: the Publisher's copy is made then
 
 	// the model's objects the plans name: the elements with the most relationships, drawn on views
 	var busy []archixml.Object
@@ -209,6 +218,15 @@ func TestPublish_UpdateIsTheWholeSite(t *testing.T) {
 			t.Fatalf("%s: updated %v, whole %v", p.name, got.Incremental, want.Incremental)
 		}
 		sameSite(t, p.name, site, whole)
+		read, played := modelsRead.Load(), replays.Load()
+		if got, err := pub.Publish(head); err != nil || !got.Incremental {
+			t.Fatalf("%s: the Publisher: %+v, %v", p.name, got, err)
+		}
+		sameSite(t, p.name+" (replayed)", pub.dir, whole)
+		if p.actions != "" && replayedOnce && (modelsRead.Load() != read || replays.Load() != played+2) {
+			t.Errorf("%s: the Publisher read %d models and replayed %d plans, not the ledger's plan on its two models", p.name, modelsRead.Load()-read, replays.Load()-played)
+		}
+		replayedOnce = replayedOnce || p.actions != ""
 		if bound := want.Files / 2; got.Files >= bound && p.name != "folder" || got.Files >= want.Files {
 			// a folder holding every view: its rename changes every page naming a view
 			t.Errorf("%s: the update wrote %d files of the %d of the site", p.name, got.Files, want.Files)
