@@ -16,6 +16,7 @@ import (
 	"github.com/archiplan/archiplan/daemon/ledger"
 	"github.com/archiplan/archiplan/daemon/ledger/ledgertest"
 	"github.com/archiplan/archiplan/internal/testenv"
+	"github.com/archiplan/archiplan/plans"
 	"github.com/archiplan/archiplan/store"
 )
 
@@ -461,4 +462,98 @@ func TestPublisher_ReadsEachModelOnce(t *testing.T) {
 		}
 		sameSite(t, name, site, whole)
 	}
+}
+
+// A Publisher applies the ledger's plan to its models only when that gives the commit's model:
+// what made a commit said otherwise than it was (another plan, or other bytes with that plan's
+// model, or a commit on another parent) has the Publisher read the model from git, and its site
+// is the commit's written whole. Said as it was, the next update reads no model.
+func TestPublisher_ReplaysOnlyTheCommitsModel(t *testing.T) {
+	e := newEnv(t)
+	led := ledger.New(ledger.Config{Workspace: e.ws, Inbox: ledgertest.Inbox(e.ws), ApprovedBy: ledgertest.Signature})
+	site := filepath.Join(t.TempDir(), "site")
+	p := NewPublisher(e.ws, site)
+	var forge func(r ledger.Replay) ledger.Replay
+	p.Replays(func(commit string) (ledger.Replay, bool) {
+		r, ok := led.Replay(commit)
+		if ok && forge != nil {
+			r = forge(r)
+		}
+		return r, ok
+	})
+	// another plan, and the model it makes of the parent's
+	other := func(r ledger.Replay) ledger.Replay {
+		m, err := archixml.Load(must(e.ws.ModelAt(r.Parent)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Plan = []byte(renamePlan("forged", customer, "Forged"))
+		if _, _, err := plans.Apply(r.Plan, m, r.Options); err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	cases := []struct {
+		name  string
+		forge func(r ledger.Replay) ledger.Replay
+	}{
+		{"first", nil}, // the update reads the model; the Publisher's copy is made
+		{"bytes", func(r ledger.Replay) ledger.Replay {
+			r = other(r)
+			m, _ := archixml.Load(must(e.ws.ModelAt(r.Parent)))
+			_, _, _ = plans.Apply(r.Plan, m, r.Options)
+			r.Data, _ = m.Save()
+			return r
+		}},
+		{"again", nil}, // each forged one drops the copy: read, and made again
+		{"plan", func(r ledger.Replay) ledger.Replay { return other(r) }},
+		{"again", nil},
+		{"parent", func(r ledger.Replay) ledger.Replay { r.Parent = r.Commit; return r }},
+		{"again", nil},
+		{"replayed", nil},
+	}
+	head, err := e.ws.Head()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Publish(head); err != nil {
+		t.Fatal(err)
+	}
+	for i, c := range cases {
+		name := fmt.Sprint("p", i)
+		ledgertest.Preview(t, led, name, []byte(renamePlan(name, customer, fmt.Sprint("Client ", i))))
+		if _, err := ledgertest.Approve(t, led, name); err != nil {
+			t.Fatal(err)
+		}
+		head, err := e.ws.Head()
+		if err != nil {
+			t.Fatal(err)
+		}
+		forge = c.forge
+		read := modelsRead.Load()
+		got, err := p.Publish(head)
+		if err != nil || !got.Incremental {
+			t.Fatalf("%s: %+v, %v", c.name, got, err)
+		}
+		whole := filepath.Join(t.TempDir(), "whole")
+		if _, err := PublishWhole(e.ws, head, whole); err != nil {
+			t.Fatal(err)
+		}
+		sameSite(t, c.name, site, whole)
+		want := int64(1) // read from git
+		if c.name == "replayed" {
+			want = 0
+		}
+		if n := modelsRead.Load() - read; n != want {
+			t.Errorf("%s: the update read %d models, not %d", c.name, n, want)
+		}
+	}
+}
+
+// must is v, when err is nil.
+func must(v []byte, _ bool, err error) []byte {
+	if err != nil {
+		panic(err)
+	}
+	return v
 }
