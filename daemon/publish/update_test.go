@@ -290,7 +290,8 @@ func TestPublish_UpdateOnlyWhenSure(t *testing.T) {
 // byte for byte. The edits are of every kind an update tells apart: names of elements,
 // relationships, views and folders, properties and documentation, objects created, deleted and
 // moved to other folders, views created, copied and deleted, objects added to, taken off and
-// moved on views.
+// moved on views. And so is the site of the daemon's Publisher after rounds of random plans the
+// ledger applies (it replays the plan when one was applied since its last publish).
 func TestPublish_UpdateOfRandomEdits(t *testing.T) {
 	seed, err := os.ReadFile(testenv.CorpusFile(t, "archi/Archisurance.archimate"))
 	if err != nil {
@@ -424,6 +425,90 @@ func TestPublish_UpdateOfRandomEdits(t *testing.T) {
 			}
 		})
 	}
+	// and plans of random ops applied by the ledger, one to three between two publishes, published
+	// by the daemon's Publisher: replayed when one was applied since the last publish
+	t.Run("ledger", func(t *testing.T) {
+		ws, head, err := store.Init(t.TempDir(), store.InitOptions{Model: "model.archimate", Inbox: "plans", Seed: seed, Author: ledgertest.Signature})
+		if err != nil {
+			t.Fatal(err)
+		}
+		led := ledger.New(ledger.Config{Workspace: ws, Inbox: ledgertest.Inbox(ws), ApprovedBy: ledgertest.Signature})
+		p := NewPublisher(ws, filepath.Join(t.TempDir(), "site"))
+		p.Replays(led.Replay)
+		if _, err := p.Publish(head); err != nil {
+			t.Fatal(err)
+		}
+		r := rand.New(rand.NewSource(3))
+		q := func(s string) string { b, _ := json.Marshal(s); return string(b) }
+		pick := func(list []archixml.Object) string { return q(list[r.Intn(len(list))].ID()) }
+		op := func(m *archixml.Model) string {
+			els := m.Elements()
+			switch r.Intn(8) {
+			case 0:
+				return fmt.Sprintf(`{"op":"rename_element","element_id":%s,"new_name":"Element %d"}`, pick(els), r.Intn(1000))
+			case 1:
+				return fmt.Sprintf(`{"op":"set_property","element_id":%s,"key":"owner","value":"%d"}`, pick(els), r.Intn(5))
+			case 2:
+				return fmt.Sprintf(`{"op":"delete_element","element_id":%s}`, pick(els))
+			case 3:
+				return fmt.Sprintf(`{"op":"create_relationship","source_id":%s,"target_id":%s,"relationship_type":"Association","name":"link %d"}`, pick(els), pick(els), r.Intn(1000))
+			case 4:
+				return fmt.Sprintf(`{"op":"add_to_view","view_id":%s,"element_id":%s}`, pick(m.Views()), pick(els))
+			case 5:
+				o := els[r.Intn(len(els))]
+				return fmt.Sprintf(`{"op":"move_to_folder","element_id":%s,"folder_path":%s}`, q(o.ID()), q(strings.Split(o.FolderPath(), "/")[0]+fmt.Sprint("/Moved ", r.Intn(3))))
+			case 6:
+				return fmt.Sprintf(`{"op":"rename_element","element_id":%s,"new_name":"View %d"}`, pick(m.Views()), r.Intn(1000))
+			default:
+				v := m.Views()[r.Intn(len(m.Views()))]
+				if len(v.DiagramObjects()) == 0 {
+					return fmt.Sprintf(`{"op":"rename_element","element_id":%s,"new_name":"View %d"}`, q(v.ID()), r.Intn(1000))
+				}
+				return fmt.Sprintf(`{"op":"move_view_object","object_id":%s,"x":%d,"y":%d}`, pick(v.DiagramObjects()), r.Intn(800), r.Intn(800))
+			}
+		}
+		n, replayedRounds := 0, 0
+		for round := 0; round < 8; round++ {
+			applied := 0
+			for c := 1 + r.Intn(3)*r.Intn(2); c > 0; c-- {
+				m, err := archixml.Load(ledgertest.Model(t, ws))
+				if err != nil {
+					t.Fatal(err)
+				}
+				var actions []string
+				for k := 1 + r.Intn(3); k > 0; k-- {
+					actions = append(actions, op(m))
+				}
+				n++
+				name := fmt.Sprint("p", n)
+				raw := `{"schema_version":"3.1","status":"ready","summary":"` + name + `","actions":[` + strings.Join(actions, ",") + `]}`
+				ledgertest.Preview(t, led, name, []byte(raw))
+				if _, err := ledgertest.Approve(t, led, name); err == nil {
+					applied++
+				} // a plan refused (an element deleted twice) is no commit
+			}
+			head, err := ws.Head()
+			if err != nil {
+				t.Fatal(err)
+			}
+			read := modelsRead.Load()
+			if _, err := p.Publish(head); err != nil {
+				t.Fatalf("round %d: %v", round, err)
+			}
+			whole := filepath.Join(t.TempDir(), "whole")
+			if _, err := PublishWhole(ws, head, whole); err != nil {
+				t.Fatal(err)
+			}
+			sameSite(t, fmt.Sprint("round ", round), p.dir, whole)
+			t.Logf("round %d: %d plans applied, %d models read", round, applied, modelsRead.Load()-read)
+			if modelsRead.Load() == read {
+				replayedRounds++
+			}
+		}
+		if replayedRounds == 0 {
+			t.Error("no update replayed the ledger's plan")
+		}
+	})
 }
 
 // A Publisher keeps the model of the commit it published: the update after the next apply reads
