@@ -161,7 +161,7 @@ func newDaemon(cmd *cobra.Command, cfg *config, ws *store.Workspace, logger *slo
 		return nil, nil, err
 	}
 	d := daemon.New(daemon.Config{Ledger: led, Reload: reload, ConfigFile: configFile, PolicyDir: filepath.Join(ws.Root, policy.Dir), Logger: logger, Rescan: rescan, Adopt: cfg.adopt(),
-		Remote: cfg.remoteOf(), FetchInterval: cfg.v.GetDuration("fetch_interval"), Publish: publisherOf(cfg, ws), Deliver: deliver})
+		Remote: cfg.remoteOf(), FetchInterval: cfg.v.GetDuration("fetch_interval"), Publish: publisherOf(cfg, ws, led), Deliver: deliver})
 	if flow != nil {
 		flow.Between = d.Exclusive // its inbox writes between the passes
 	}

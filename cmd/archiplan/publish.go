@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/archiplan/archiplan/daemon/ledger"
 	"github.com/archiplan/archiplan/daemon/publish"
 	"github.com/archiplan/archiplan/internal/osfile"
 	"github.com/archiplan/archiplan/store"
@@ -77,13 +78,15 @@ func publishDir(cfg *config, ws *store.Workspace) string {
 	return filepath.Join(ws.Root, dir)
 }
 
-// publisherOf is the daemon's publish step when the configuration has publish: DIR (nil without).
-func publisherOf(cfg *config, ws *store.Workspace) func(commit string) error {
+// publisherOf is the daemon's publish step when the configuration has publish: DIR (nil without):
+// after an apply of led's, it applies the same plan to the model it keeps (publish.Publisher).
+func publisherOf(cfg *config, ws *store.Workspace, led *ledger.Ledger) func(commit string) error {
 	dir := publishDir(cfg, ws)
 	if dir == "" {
 		return nil
 	}
 	p := publish.NewPublisher(ws, dir) // the daemon publishes one commit at a time
+	p.Replays(led.Replay)
 	return func(commit string) error {
 		return publishLocked(ws, nil, func() error {
 			_, err := p.Publish(commit)

@@ -200,6 +200,7 @@ func (l *Ledger) apply(ctx context.Context, req Request) (*Result, error) {
 		return nil, err
 	}
 	l.applied(ctx, commit, m, data, kept, inv.Touched, env, res)
+	l.last.Store(&Replay{Commit: commit, Parent: head.Commit, Plan: req.Raw, Options: opts, Data: data})
 	return res, err
 }
 

@@ -15,6 +15,7 @@ import (
 	"log/slog"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/archiplan/archiplan/archixml"
@@ -88,6 +89,29 @@ type Ledger struct {
 	// says (computed here, not read back from the commit): a batch of approvals asks what the
 	// commits since a preview touched without parsing each one's model
 	made map[string][]string
+	// last is what made the last commit this ledger applied a plan in (Replay); read apart from
+	// mu, by a publisher while the next apply runs
+	last atomic.Pointer[Replay]
+}
+
+// Replay is what the ledger did to make one commit: the plan it applied to the model of Parent,
+// under these options, and the model's bytes it committed (read only). Applying the plan again
+// to another copy of Parent's model is a way to that commit's model without parsing its tens of
+// megabytes (publish's update); whoever does so checks the bytes it gets against Data, and Data
+// against the commit's blob.
+type Replay struct {
+	Commit, Parent string
+	Plan           []byte
+	Options        plans.Options
+	Data           []byte
+}
+
+// Replay is what made commit, when it is the last commit this ledger applied a plan in.
+func (l *Ledger) Replay(commit string) (Replay, bool) {
+	if r := l.last.Load(); r != nil && r.Commit == commit {
+		return *r, true
+	}
+	return Replay{}, false
 }
 
 // maxMade bounds the commits the ledger remembers it made (a daemon runs for months).

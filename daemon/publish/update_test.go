@@ -16,6 +16,7 @@ import (
 	"github.com/archiplan/archiplan/daemon/ledger"
 	"github.com/archiplan/archiplan/daemon/ledger/ledgertest"
 	"github.com/archiplan/archiplan/internal/testenv"
+	"github.com/archiplan/archiplan/plans"
 	"github.com/archiplan/archiplan/store"
 )
 
@@ -48,7 +49,9 @@ func sameSite(t *testing.T, step, got, want string) {
 // commits, an element moved to an earlier folder, two elements of a folder swapped in the file, by
 // git), the site
 // updated from the previous commit's is the site of the new commit written whole, byte for byte,
-// and the update wrote fewer files than the whole site holds.
+// and the update wrote fewer files than the whole site holds. So is the site of a Publisher
+// beside, which after the ledger's applies (the first one's update aside) reads no model but
+// applies the ledger's plan to the models it keeps.
 func TestPublish_UpdateIsTheWholeSite(t *testing.T) {
 	seed, err := os.ReadFile(testenv.CorpusFile(t, "archi/Archisurance.archimate"))
 	if err != nil {
@@ -68,6 +71,13 @@ func TestPublish_UpdateIsTheWholeSite(t *testing.T) {
 	if err != nil || first.Incremental {
 		t.Fatalf("first publish: %+v, %v", first, err)
 	}
+	// and a Publisher beside, as the daemon's, which applies the ledger's plans to its models
+	pub := NewPublisher(ws, filepath.Join(t.TempDir(), "replayed"))
+	pub.Replays(led.Replay)
+	if _, err := pub.Publish(head); err != nil {
+		t.Fatal(err)
+	}
+	replayedOnce := false // the first apply's update reads the model: the Publisher's copy is made then
 
 	// the model's objects the plans name: the elements with the most relationships, drawn on views
 	var busy []archixml.Object
@@ -209,6 +219,15 @@ func TestPublish_UpdateIsTheWholeSite(t *testing.T) {
 			t.Fatalf("%s: updated %v, whole %v", p.name, got.Incremental, want.Incremental)
 		}
 		sameSite(t, p.name, site, whole)
+		read, played := modelsRead.Load(), replays.Load()
+		if got, err := pub.Publish(head); err != nil || !got.Incremental {
+			t.Fatalf("%s: the Publisher: %+v, %v", p.name, got, err)
+		}
+		sameSite(t, p.name+" (replayed)", pub.dir, whole)
+		if p.actions != "" && replayedOnce && (modelsRead.Load() != read || replays.Load() != played+2) {
+			t.Errorf("%s: the Publisher read %d models and replayed %d plans, not the ledger's plan on its two models", p.name, modelsRead.Load()-read, replays.Load()-played)
+		}
+		replayedOnce = replayedOnce || p.actions != ""
 		if bound := want.Files / 2; got.Files >= bound && p.name != "folder" || got.Files >= want.Files {
 			// a folder holding every view: its rename changes every page naming a view
 			t.Errorf("%s: the update wrote %d files of the %d of the site", p.name, got.Files, want.Files)
@@ -271,7 +290,8 @@ func TestPublish_UpdateOnlyWhenSure(t *testing.T) {
 // byte for byte. The edits are of every kind an update tells apart: names of elements,
 // relationships, views and folders, properties and documentation, objects created, deleted and
 // moved to other folders, views created, copied and deleted, objects added to, taken off and
-// moved on views.
+// moved on views. And so is the site of the daemon's Publisher after rounds of random plans the
+// ledger applies (it replays the plan when one was applied since its last publish).
 func TestPublish_UpdateOfRandomEdits(t *testing.T) {
 	seed, err := os.ReadFile(testenv.CorpusFile(t, "archi/Archisurance.archimate"))
 	if err != nil {
@@ -405,6 +425,90 @@ func TestPublish_UpdateOfRandomEdits(t *testing.T) {
 			}
 		})
 	}
+	// and plans of random ops applied by the ledger, one to three between two publishes, published
+	// by the daemon's Publisher: replayed when one was applied since the last publish
+	t.Run("ledger", func(t *testing.T) {
+		ws, head, err := store.Init(t.TempDir(), store.InitOptions{Model: "model.archimate", Inbox: "plans", Seed: seed, Author: ledgertest.Signature})
+		if err != nil {
+			t.Fatal(err)
+		}
+		led := ledger.New(ledger.Config{Workspace: ws, Inbox: ledgertest.Inbox(ws), ApprovedBy: ledgertest.Signature})
+		p := NewPublisher(ws, filepath.Join(t.TempDir(), "site"))
+		p.Replays(led.Replay)
+		if _, err := p.Publish(head); err != nil {
+			t.Fatal(err)
+		}
+		r := rand.New(rand.NewSource(3))
+		q := func(s string) string { b, _ := json.Marshal(s); return string(b) }
+		pick := func(list []archixml.Object) string { return q(list[r.Intn(len(list))].ID()) }
+		op := func(m *archixml.Model) string {
+			els := m.Elements()
+			switch r.Intn(8) {
+			case 0:
+				return fmt.Sprintf(`{"op":"rename_element","element_id":%s,"new_name":"Element %d"}`, pick(els), r.Intn(1000))
+			case 1:
+				return fmt.Sprintf(`{"op":"set_property","element_id":%s,"key":"owner","value":"%d"}`, pick(els), r.Intn(5))
+			case 2:
+				return fmt.Sprintf(`{"op":"delete_element","element_id":%s}`, pick(els))
+			case 3:
+				return fmt.Sprintf(`{"op":"create_relationship","source_id":%s,"target_id":%s,"relationship_type":"Association","name":"link %d"}`, pick(els), pick(els), r.Intn(1000))
+			case 4:
+				return fmt.Sprintf(`{"op":"add_to_view","view_id":%s,"element_id":%s}`, pick(m.Views()), pick(els))
+			case 5:
+				o := els[r.Intn(len(els))]
+				return fmt.Sprintf(`{"op":"move_to_folder","element_id":%s,"folder_path":%s}`, q(o.ID()), q(strings.Split(o.FolderPath(), "/")[0]+fmt.Sprint("/Moved ", r.Intn(3))))
+			case 6:
+				return fmt.Sprintf(`{"op":"rename_element","element_id":%s,"new_name":"View %d"}`, pick(m.Views()), r.Intn(1000))
+			default:
+				v := m.Views()[r.Intn(len(m.Views()))]
+				if len(v.DiagramObjects()) == 0 {
+					return fmt.Sprintf(`{"op":"rename_element","element_id":%s,"new_name":"View %d"}`, q(v.ID()), r.Intn(1000))
+				}
+				return fmt.Sprintf(`{"op":"move_view_object","object_id":%s,"x":%d,"y":%d}`, pick(v.DiagramObjects()), r.Intn(800), r.Intn(800))
+			}
+		}
+		n, replayedRounds := 0, 0
+		for round := 0; round < 8; round++ {
+			applied := 0
+			for c := 1 + r.Intn(3)*r.Intn(2); c > 0; c-- {
+				m, err := archixml.Load(ledgertest.Model(t, ws))
+				if err != nil {
+					t.Fatal(err)
+				}
+				var actions []string
+				for k := 1 + r.Intn(3); k > 0; k-- {
+					actions = append(actions, op(m))
+				}
+				n++
+				name := fmt.Sprint("p", n)
+				raw := `{"schema_version":"3.1","status":"ready","summary":"` + name + `","actions":[` + strings.Join(actions, ",") + `]}`
+				ledgertest.Preview(t, led, name, []byte(raw))
+				if _, err := ledgertest.Approve(t, led, name); err == nil {
+					applied++
+				} // a plan refused (an element deleted twice) is no commit
+			}
+			head, err := ws.Head()
+			if err != nil {
+				t.Fatal(err)
+			}
+			read := modelsRead.Load()
+			if _, err := p.Publish(head); err != nil {
+				t.Fatalf("round %d: %v", round, err)
+			}
+			whole := filepath.Join(t.TempDir(), "whole")
+			if _, err := PublishWhole(ws, head, whole); err != nil {
+				t.Fatal(err)
+			}
+			sameSite(t, fmt.Sprint("round ", round), p.dir, whole)
+			t.Logf("round %d: %d plans applied, %d models read", round, applied, modelsRead.Load()-read)
+			if modelsRead.Load() == read {
+				replayedRounds++
+			}
+		}
+		if replayedRounds == 0 {
+			t.Error("no update replayed the ledger's plan")
+		}
+	})
 }
 
 // A Publisher keeps the model of the commit it published: the update after the next apply reads
@@ -443,4 +547,98 @@ func TestPublisher_ReadsEachModelOnce(t *testing.T) {
 		}
 		sameSite(t, name, site, whole)
 	}
+}
+
+// A Publisher applies the ledger's plan to its models only when that gives the commit's model:
+// what made a commit said otherwise than it was (another plan, or other bytes with that plan's
+// model, or a commit on another parent) has the Publisher read the model from git, and its site
+// is the commit's written whole. Said as it was, the next update reads no model.
+func TestPublisher_ReplaysOnlyTheCommitsModel(t *testing.T) {
+	e := newEnv(t)
+	led := ledger.New(ledger.Config{Workspace: e.ws, Inbox: ledgertest.Inbox(e.ws), ApprovedBy: ledgertest.Signature})
+	site := filepath.Join(t.TempDir(), "site")
+	p := NewPublisher(e.ws, site)
+	var forge func(r ledger.Replay) ledger.Replay
+	p.Replays(func(commit string) (ledger.Replay, bool) {
+		r, ok := led.Replay(commit)
+		if ok && forge != nil {
+			r = forge(r)
+		}
+		return r, ok
+	})
+	// another plan, and the model it makes of the parent's
+	other := func(r ledger.Replay) ledger.Replay {
+		m, err := archixml.Load(must(e.ws.ModelAt(r.Parent)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Plan = []byte(renamePlan("forged", customer, "Forged"))
+		if _, _, err := plans.Apply(r.Plan, m, r.Options); err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	cases := []struct {
+		name  string
+		forge func(r ledger.Replay) ledger.Replay
+	}{
+		{"first", nil}, // the update reads the model; the Publisher's copy is made
+		{"bytes", func(r ledger.Replay) ledger.Replay {
+			r = other(r)
+			m, _ := archixml.Load(must(e.ws.ModelAt(r.Parent)))
+			_, _, _ = plans.Apply(r.Plan, m, r.Options)
+			r.Data, _ = m.Save()
+			return r
+		}},
+		{"again", nil}, // each forged one drops the copy: read, and made again
+		{"plan", func(r ledger.Replay) ledger.Replay { return other(r) }},
+		{"again", nil},
+		{"parent", func(r ledger.Replay) ledger.Replay { r.Parent = r.Commit; return r }},
+		{"again", nil},
+		{"replayed", nil},
+	}
+	head, err := e.ws.Head()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Publish(head); err != nil {
+		t.Fatal(err)
+	}
+	for i, c := range cases {
+		name := fmt.Sprint("p", i)
+		ledgertest.Preview(t, led, name, []byte(renamePlan(name, customer, fmt.Sprint("Client ", i))))
+		if _, err := ledgertest.Approve(t, led, name); err != nil {
+			t.Fatal(err)
+		}
+		head, err := e.ws.Head()
+		if err != nil {
+			t.Fatal(err)
+		}
+		forge = c.forge
+		read := modelsRead.Load()
+		got, err := p.Publish(head)
+		if err != nil || !got.Incremental {
+			t.Fatalf("%s: %+v, %v", c.name, got, err)
+		}
+		whole := filepath.Join(t.TempDir(), "whole")
+		if _, err := PublishWhole(e.ws, head, whole); err != nil {
+			t.Fatal(err)
+		}
+		sameSite(t, c.name, site, whole)
+		want := int64(1) // read from git
+		if c.name == "replayed" {
+			want = 0
+		}
+		if n := modelsRead.Load() - read; n != want {
+			t.Errorf("%s: the update read %d models, not %d", c.name, n, want)
+		}
+	}
+}
+
+// must is v, when err is nil.
+func must(v []byte, _ bool, err error) []byte {
+	if err != nil {
+		panic(err)
+	}
+	return v
 }
