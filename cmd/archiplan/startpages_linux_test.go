@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -12,8 +11,6 @@ import (
 
 	"golang.org/x/sys/unix"
 )
-
-var sprintf = fmt.Sprintf
 
 // smapsField is the value of key (a "Name:" of smaps, in kB) for the mapping that starts at lo.
 func smapsField(t *testing.T, smaps []byte, lo uint64, key string) int {
