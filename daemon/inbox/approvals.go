@@ -220,6 +220,11 @@ func (b *Inbox) Evidence(e Entry, owner int, policy string) (*Evidence, error) {
 		return nil, &Refusal{Err: err, Raw: raw,
 			Reason: "the preview on disk is not the one archiplan wrote, so what was read may have been a forgery (" + err.Error() + "): read the new preview before you approve"}
 	}
+	if rec.Stale != "" {
+		// previewed valid, then again as changing otherwise: the person read a valid preview, and
+		// the plan went stale since (not "invalid", which would say they approved a refusal)
+		return nil, &Refusal{Err: ErrStale, Raw: raw, Reason: rec.Stale}
+	}
 	if rec.Verdict != "valid" && rec.Verdict != "not_ready" { // plans.VerdictValid, plans.VerdictNotReady
 		// the person was shown a plan that would not apply: what they approved is that refusal
 		return nil, &Refusal{Err: ErrNotValid, Raw: raw, Reason: "its preview said " + rec.Verdict + ": only a plan previewed as valid is applied"}

@@ -62,6 +62,10 @@ type Record struct {
 	// Fixed is what the NAME's first valid preview fixed; every record of the NAME carries it
 	// on, and it outlives the record (see Fixed)
 	Fixed *Fixed `json:"fixed,omitempty"`
+	// Stale, when set, says why this preview, valid once, went stale: previewed again on another
+	// HEAD, the plan would make changes that read otherwise than the NAME's first valid preview
+	// (PLAN_WORDS_CHANGED). Its verdict is invalid; an approval of it is refused as stale.
+	Stale string `json:"stale,omitempty"`
 }
 
 // Outputs are the files of a preview.
@@ -455,6 +459,10 @@ func taken(from, to string) error {
 
 // ErrPreviewChanged means the preview was written again since the reviewer's page was drawn.
 var ErrPreviewChanged = errors.New("the preview changed since it was shown")
+
+// ErrStale means the plan was previewed valid and went stale before its approval was taken: on
+// today's HEAD it would make changes that read otherwise than that preview said.
+var ErrStale = errors.New("the approval is stale")
 
 // ErrNotValid means the preview shown did not say valid: only a plan previewed valid is approved.
 var ErrNotValid = errors.New("only a plan previewed valid is approved")

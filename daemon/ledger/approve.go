@@ -67,6 +67,11 @@ func (l *Ledger) refuseApproval(e inbox.Entry, err error) (*Result, error) {
 	if r.Unread {
 		unread = r.Err
 	}
+	if errors.Is(r.Err, inbox.ErrStale) {
+		// the reason is the stale preview's own, its next step in it
+		res := l.rejected(e.Name, l.outcomeRead(r.Raw, nil), VerdictStale, r.Reason)
+		return res, fmt.Errorf("%w: %s", ErrRefused, r.Reason)
+	}
 	res := l.refused(e.Name, l.outcomeRead(r.Raw, unread), VerdictRejected, r.Reason)
 	return res, fmt.Errorf("%w: %s", ErrRefused, r.Reason)
 }

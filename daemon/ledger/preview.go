@@ -26,6 +26,9 @@ type Checked struct {
 	// why this check breaks that binding: it is published as a rejection, never as a preview
 	fixed   *inbox.Fixed
 	refused *refusal
+	// stale, when set, is why this check went stale against the NAME's first valid preview
+	// (PLAN_WORDS_CHANGED): kept in the record, so an approval arriving later is refused as stale
+	stale string
 }
 
 // refusal is a check's verdict that the plan is rejected at once.
@@ -119,9 +122,10 @@ func (c *Checked) bind() {
 		// stays in the inbox, not approvable: valid again only if HEAD comes back to words
 		// identical to those first read
 		if !o.Bound().Same(plans.Bound{Created: fx.Created, Words: fx.Changes, Objects: fx.Objects}) {
-			finding(plans.PlanWordsChanged, fmt.Sprintf(
-				"stale: on HEAD %s the plan would make changes that read otherwise than its first valid preview of %s said, so an approval of %s could apply what nobody read. Next: %s",
-				short(c.Head.Commit), fx.At.UTC().Format("2006-01-02 15:04:05 UTC"), name, step))
+			c.stale = withStep(fmt.Sprintf(
+				"stale: on HEAD %s the plan would make changes that read otherwise than its first valid preview of %s said, so an approval of %s could apply what nobody read",
+				short(c.Head.Commit), fx.At.UTC().Format("2006-01-02 15:04:05 UTC"), name), step)
+			finding(plans.PlanWordsChanged, c.stale)
 		}
 	}
 }
@@ -207,6 +211,7 @@ func recordOf(c *Checked, file string) *inbox.Record {
 	rec.Created, rec.Changes, rec.Objects, rec.Reads = b.Created, b.Words, b.Objects, c.Outcome.Reads()
 	rec.Summary = summaryOf(c.Outcome)
 	rec.Needs = needsOf(c.Outcome)
+	rec.Stale = c.stale
 	return rec
 }
 
