@@ -243,6 +243,13 @@ func applyCmd() *cobra.Command {
 			}
 			oneShotGC(ws)
 			path := args[0]
+			if _, err := os.Lstat(path); err != nil && inbox.CheckName(path) == nil {
+				// a NAME, as validate and preview take it: its pending plan or its approval
+				box := cfg.inbox(ws)
+				if e, ferr := box.Find(path); ferr == nil && (e.State == inbox.Pending || e.State == inbox.Approved) {
+					path = box.Path(e.File)
+				}
+			}
 			raw, err := inbox.ReadFile(path, inbox.MaxPlanBytes)
 			if errors.Is(err, inbox.ErrNotRegular) || errors.Is(err, inbox.ErrTooLarge) {
 				return codedError{exitRefused, err}
