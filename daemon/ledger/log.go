@@ -85,7 +85,8 @@ func LogChecked(ws *store.Workspace) (*Logged, error) {
 
 // onBranch walks the branch's history until match: the first-parent line, then the commits its
 // merges brought from their other sides (ws.SideCommits). It gives the history walked with the
-// commit matched last, or, when none matched, without one.
+// commit matched last, or, when none matched, without one. A match on a side comes after the
+// commits of its side that are newer (those its merge brought with it).
 func onBranch(ws *store.Workspace, match func(store.CommitInfo) bool) ([]store.CommitInfo, error) {
 	hist, err := ws.History(match)
 	if err != nil || len(hist) > 0 && match(hist[len(hist)-1]) {
@@ -95,8 +96,15 @@ func onBranch(ws *store.Workspace, match func(store.CommitInfo) bool) ([]store.C
 	if err != nil {
 		return nil, err
 	}
-	for _, c := range side {
+	for i, c := range side {
 		if match(c) {
+			// the commits its side made after it come with it, newest first: what the side did
+			// to it (a revert, a record removed) before the merge brought both
+			for _, d := range side[:i] {
+				if d.Via == c.Via {
+					hist = append(hist, d)
+				}
+			}
 			return append(hist, c), nil
 		}
 	}
