@@ -5,12 +5,18 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
+	"unicode"
 
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/plumbing/storer"
 )
 
 var (
@@ -140,9 +146,35 @@ func (w *Workspace) headBlob() (commit, blob string, err error) {
 	}
 	entry, err := tree.FindEntry(w.Model)
 	if err != nil {
-		return "", "", fmt.Errorf("%s at %s: %w", w.Model, ref.Hash().String()[:12], ErrModelNotCommitted)
+		return "", "", w.notCommitted(tree, ref.Hash())
 	}
 	return ref.Hash().String(), entry.Hash.String(), nil
+}
+
+// notCommitted is the error of a HEAD (its tree) without the model at the configured path: with
+// the models it holds elsewhere, when it holds some (the model moved: git mv), and the setting
+// that names the model.
+func (w *Workspace) notCommitted(tree *object.Tree, head plumbing.Hash) error {
+	var found []string
+	_ = tree.Files().ForEach(func(f *object.File) error {
+		if strings.EqualFold(path.Ext(f.Name), ".archimate") {
+			name := f.Name
+			if strings.ContainsFunc(name, func(r rune) bool { return !unicode.IsPrint(r) }) {
+				name = strconv.Quote(name) // a committed name is shown on one line, as it is
+			}
+			found = append(found, name)
+		}
+		if len(found) > 3 {
+			return storer.ErrStop
+		}
+		return nil
+	})
+	err := fmt.Errorf("%s at %s: %w", w.Model, head.String()[:12], ErrModelNotCommitted)
+	if len(found) > 0 {
+		err = fmt.Errorf("%w; HEAD holds %s: if the model moved there (git mv), name it in the workspace's configuration (model: PATH in .archiplan.yaml)",
+			err, strings.Join(found, ", "))
+	}
+	return err
 }
 
 // WorkTreeModel reads the model file of the work tree, and gives with its bytes same, which hashes
@@ -193,7 +225,7 @@ func (w *Workspace) readModel() (*ModelAtHead, error) {
 	}
 	entry, err := tree.FindEntry(w.Model)
 	if err != nil {
-		return nil, fmt.Errorf("%s at %s: %w", w.Model, ref.Hash().String()[:12], ErrModelNotCommitted)
+		return nil, w.notCommitted(tree, ref.Hash())
 	}
 	head := &ModelAtHead{Blob: entry.Hash.String(), Commit: ref.Hash().String()}
 	if data, ok := w.readProven(head.Blob); ok {
