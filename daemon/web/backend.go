@@ -94,7 +94,9 @@ const (
 	KindApply     EntryKind = "apply"
 	KindRevert    EntryKind = "revert"
 	KindGitRevert EntryKind = "git-revert"
-	KindOutside   EntryKind = "outside" // a commit made outside archiplan that changed the model
+	// KindGitReapply is a plain git revert of a plan's revert: the plan applied again
+	KindGitReapply EntryKind = "git-reapply"
+	KindOutside    EntryKind = "outside" // a commit made outside archiplan that changed the model
 )
 
 // Entry is one line of the history, newest first.

@@ -188,3 +188,54 @@ func TestLocal_LogMergedBranch(t *testing.T) {
 		t.Fatalf("the apply merged from a branch listed %d times; the page lists %v", found, kinds)
 	}
 }
+
+// A plan applied again by a plain git revert of its revert shows as such on the history page,
+// with a Revert button while it stands; the plan's next revert (which names the first apply)
+// counts as reverting it, and the button goes.
+func TestLocal_GitReapplyOnThePage(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	ws, led, m := exampleLedger(t)
+	res, err := led.Apply(context.Background(), ledger.Request{Name: "a", File: "a.json",
+		Raw: []byte(renamePlan("rename a", m.Elements()[0].ID(), "Renamed a"))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := led.Revert(context.Background(), res.PlanID); err != nil {
+		t.Fatal(err)
+	}
+	lt.Git(t, ws.Root, "revert", "--no-edit", "HEAD")
+	reapply, _ := ws.Head()
+	s, err := New(Config{Backend: NewLocal(LocalConfig{Ledger: led})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := func() string {
+		req := httptest.NewRequest(http.MethodGet, "http://127.0.0.1:8765"+s.Base()+"/history", nil)
+		rec := httptest.NewRecorder()
+		s.Handler().ServeHTTP(rec, req)
+		return rec.Body.String()
+	}
+	p := page()
+	if !strings.Contains(p, `badge k-git-reapply`) || !strings.Contains(p, "applies the plan again") ||
+		!strings.Contains(p, `data-revert="`+res.PlanID+`"`) {
+		t.Fatalf("the reapply is not shown as one, revertable:\n%s", p)
+	}
+	if _, err := led.Revert(context.Background(), res.PlanID); err != nil {
+		t.Fatal(err)
+	}
+	again, _ := ws.Head()
+	lp, err := NewLocal(LocalConfig{Ledger: led}).Log(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range lp.Entries {
+		if e.Commit == reapply && e.RevertedBy != again {
+			t.Fatalf("the reapply is reverted by %q, want %s", e.RevertedBy, again)
+		}
+	}
+	if p := page(); strings.Contains(p, `data-revert="`+res.PlanID+`"`) {
+		t.Fatalf("a Revert button for a plan reverted again:\n%s", p)
+	}
+}

@@ -606,6 +606,21 @@ func (l *Local) readLog(head string, n int) ([]Entry, []store.CommitInfo, bool, 
 			add(s, pb)
 		}
 	}
+	// a plan applied again by a git revert of its revert is reverted by a later revert of the
+	// plan, which names the first apply (entries newest first)
+	later := map[string]string{}
+	for i := range out {
+		switch e := &out[i]; e.Kind {
+		case KindRevert, KindGitRevert:
+			if e.PlanID != "" && later[e.PlanID] == "" {
+				later[e.PlanID] = e.Commit
+			}
+		case KindGitReapply:
+			if e.RevertedBy == "" {
+				e.RevertedBy = later[e.PlanID]
+			}
+		}
+	}
 	return out, append(hist, side...), whole, nil
 }
 
