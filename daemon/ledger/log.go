@@ -305,7 +305,18 @@ func UndoneOnSide(ws *store.Workspace, line, side []store.CommitInfo, se, all []
 		if se[i].Kind != KindApply || !ok || !merged || revertedAfter(all, se[i]) {
 			continue
 		}
-		se[i].UndoneBy = undoneBy(ws, line[:k+1], c)
+		// the commits after it: its side's newer ones (a hand edit there undid it before the
+		// merge), then the merge and the line above it, newest first
+		later := append([]store.CommitInfo(nil), line[:k+1]...)
+		for _, d := range side {
+			if d.Hash == c.Hash {
+				break
+			}
+			if d.Via == c.Via {
+				later = append(later, d)
+			}
+		}
+		se[i].UndoneBy = undoneBy(ws, later, c)
 	}
 }
 
