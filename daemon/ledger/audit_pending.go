@@ -63,23 +63,23 @@ func RecoverAudit(ws *store.Workspace) (bool, error) {
 	if json.Unmarshal(data, &p) != nil || inbox.CheckName(p.Name) != nil || PlanName(p.PlanID) != p.Name {
 		return false, nil // written atomically: a file that does not read is not ours
 	}
+	hist, err := onBranch(ws, func(c store.CommitInfo) bool { return c.Trailers[store.TrailerPlanID] == p.PlanID })
+	if err != nil || len(hist) == 0 {
+		return false, err
+	}
+	c := hist[len(hist)-1] // the newest apply of the plan: the same plan applied again after its revert is another
+	if c.Trailers[store.TrailerPlanID] != p.PlanID || heldApply(ws, c, "", p.PlanID, c.Trailers[store.TrailerPlanSHA256]) != "" {
+		return false, nil // not applied: the approval is recorded when it is
+	}
 	records, err := ws.AuditRecords()
 	if err != nil {
 		return false, err
 	}
 	for _, r := range records {
 		var e Event
-		if r.Data != nil && json.Unmarshal(r.Data, &e) == nil && e.Event == EventApplied && e.PlanID == p.PlanID {
+		if r.Data != nil && json.Unmarshal(r.Data, &e) == nil && e.Event == EventApplied && e.PlanID == p.PlanID && e.Commit == c.Hash {
 			return false, nil // recorded before the crash
 		}
-	}
-	hist, err := onBranch(ws, func(c store.CommitInfo) bool { return c.Trailers[store.TrailerPlanID] == p.PlanID })
-	if err != nil || len(hist) == 0 {
-		return false, err
-	}
-	c := hist[len(hist)-1]
-	if c.Trailers[store.TrailerPlanID] != p.PlanID || heldApply(ws, c, "", p.PlanID, c.Trailers[store.TrailerPlanSHA256]) != "" {
-		return false, nil // not applied: the approval is recorded when it is
 	}
 	when := c.When.UTC().Format(time.RFC3339Nano)
 	if p.Approved != nil && p.Approved.Time > when {

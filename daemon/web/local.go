@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/archiplan/archiplan/archixml"
 	"github.com/archiplan/archiplan/archixml/diff"
@@ -428,7 +429,11 @@ func (l *Local) Reject(name, reason, reviewer string) error {
 		return &Refusal{plans.RejectNeedsReason, ErrNoReason}
 	}
 	if len(reason) > 2000 {
-		reason = reason[:2000]
+		cut := 2000 // at a character's start: a letter cut in two would show as another (U+FFFD)
+		for cut > 0 && !utf8.RuneStart(reason[cut]) {
+			cut--
+		}
+		reason = reason[:cut]
 	}
 	e, err := l.find(name)
 	if err != nil {
