@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -56,7 +57,7 @@ func checkPlan(cmd *cobra.Command, path string) (o *plans.Outcome, info plans.Mo
 }
 
 // pendingPath is where PLAN is: the path itself when a file is there, else, for the NAME of a
-// pending plan of the workspace's inbox, that plan's file.
+// pending or approved plan of the workspace's inbox, that plan's file (as apply takes it).
 func pendingPath(cmd *cobra.Command, path string) string {
 	if _, err := os.Lstat(path); err == nil || inbox.CheckName(path) != nil {
 		return path
@@ -69,8 +70,17 @@ func pendingPath(cmd *cobra.Command, path string) string {
 	if err != nil {
 		return path
 	}
-	box := cfg.inbox(ws)
-	if e, err := box.Find(path); err == nil && e.State == inbox.Pending {
+	return inboxPath(cfg.inbox(ws), path, inbox.Pending, inbox.Approved)
+}
+
+// inboxPath is where PLAN is: the path itself when a file is there, else, for the NAME of a plan
+// of the inbox in one of states, that plan's file. Every command that takes a PLAN takes both
+// forms (a NAME as status lists it, or a file's path).
+func inboxPath(box *inbox.Inbox, path string, states ...inbox.State) string {
+	if _, err := os.Lstat(path); err == nil || inbox.CheckName(path) != nil {
+		return path
+	}
+	if e, err := box.Find(path); err == nil && slices.Contains(states, e.State) {
 		return box.Path(e.File)
 	}
 	return path

@@ -10,6 +10,7 @@ import (
 	"os/signal"
 	"os/user"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -242,14 +243,7 @@ func applyCmd() *cobra.Command {
 				return err
 			}
 			oneShotGC(ws)
-			path := args[0]
-			if _, err := os.Lstat(path); err != nil && inbox.CheckName(path) == nil {
-				// a NAME, as validate and preview take it: its pending plan or its approval
-				box := cfg.inbox(ws)
-				if e, ferr := box.Find(path); ferr == nil && (e.State == inbox.Pending || e.State == inbox.Approved) {
-					path = box.Path(e.File)
-				}
-			}
+			path := inboxPath(cfg.inbox(ws), args[0], inbox.Pending, inbox.Approved)
 			raw, err := inbox.ReadFile(path, inbox.MaxPlanBytes)
 			if errors.Is(err, inbox.ErrNotRegular) || errors.Is(err, inbox.ErrTooLarge) {
 				return codedError{exitRefused, err}
@@ -259,7 +253,7 @@ func applyCmd() *cobra.Command {
 				if e, ferr := cfg.inbox(ws).Find(inbox.NameOf(path)); ferr == nil {
 					err = fmt.Errorf("%s: no such file; the inbox holds %s, %s: archiplan status says what to do with it", path, e.File, e.State)
 				} else {
-					err = fmt.Errorf("%s: no such file (archiplan status lists the inbox's plans)", path)
+					err = fmt.Errorf("%s: no such file, and no plan of the inbox has that NAME: apply takes a pending or approved plan's NAME or a plan file's path (archiplan status lists the inbox's plans)", path)
 				}
 			}
 			if err != nil {
@@ -400,6 +394,9 @@ func revertCmd() *cobra.Command {
 				return openRevert(cmd.Context(), cmd.OutOrStdout(), flow, args[0])
 			}
 			res, err := led.Revert(context.Background(), args[0])
+			if errors.Is(err, ledger.ErrNoSuchPlan) {
+				err = appliedUnder(ws, args[0], err)
+			}
 			if err != nil {
 				return workspaceError(err) // its refusal starts with its code (the ledger's)
 			}
@@ -407,6 +404,28 @@ func revertCmd() *cobra.Command {
 			return pushAfter(cmd, led)
 		},
 	}
+}
+
+// appliedUnder adds to revert's refusal of target the PLAN-IDs applied under the NAME target (a
+// NAME, as apply and status take, is not a PLAN-ID: the id is NAME and the hash of its plan).
+func appliedUnder(ws *store.Workspace, target string, err error) error {
+	if inbox.CheckName(target) != nil {
+		return err
+	}
+	entries, lerr := ledger.Log(ws)
+	if lerr != nil {
+		return err
+	}
+	var ids []string
+	for _, e := range entries {
+		if e.Kind == ledger.KindApply && ledger.PlanName(e.PlanID) == target && e.PlanID != target && !slices.Contains(ids, e.PlanID) {
+			ids = append(ids, e.PlanID)
+		}
+	}
+	if len(ids) == 0 {
+		return fmt.Errorf("%w (revert takes a PLAN-ID or a COMMIT, as archiplan log lists them)", err)
+	}
+	return fmt.Errorf("%w: %s is a plan's NAME; revert takes its PLAN-ID (archiplan revert %s), as archiplan log lists it", err, target, strings.Join(ids, " or "))
 }
 
 func logCmd() *cobra.Command {

@@ -115,19 +115,23 @@ func (l *Ledger) apply(ctx context.Context, req Request) (*Result, error) {
 	digest := plans.SHA256(req.Raw)
 	res := &Result{PlanID: PlanID(req.Name, digest)}
 	info := head.Info(ws.Model)
+	step := "" // the step after a refusal, when NextStep's does not fit
 	refuse := func(o *plans.Outcome, verdict, reason string) (*Result, error) {
 		if o == nil {
 			o = plans.Check(req.Raw, head.Model, l.cfg.Options)
 		}
 		if req.Record != nil {
 			// an approval: the plan becomes NAME.rejected, and the reason says how to go on
-			reason = withStep(reason, NextStep(req.Name, o))
+			if step == "" {
+				step = NextStep(req.Name, o)
+			}
+			reason = withStep(reason, step)
 		}
 		res.Outcome, res.Verdict, res.Reason = o, verdict, reason
 		res.Outputs = rejection(o, inbox.RejectedFile(req.Name), verdict, reason, info)
 		return res, fmt.Errorf("%w: %s", ErrRefused, reason)
 	}
-	opts, no, err := l.precheck(req, head, res)
+	opts, no, err := l.precheck(req, head, res, &step)
 	switch {
 	case errors.Is(err, ErrAlreadyApplied):
 		return res, err
@@ -206,10 +210,10 @@ func (l *Ledger) apply(ctx context.Context, req Request) (*Result, error) {
 
 // precheck is what an apply checks before it applies anything, in this order: a plan applied before
 // (ErrAlreadyApplied, its commit in res; refused when a commit removed its record without undoing
-// it: recordRemoved), a dirty model, a model Archi cannot open, a commit since
+// it: recordRemoved, with the step after that refusal in step), a dirty model, a model Archi cannot open, a commit since
 // the preview that changed what the plan reads or changes, a context that cannot be read. It
 // gives the options the plan is applied under, or why it is refused.
-func (l *Ledger) precheck(req Request, head *Head, res *Result) (plans.Options, *refusal, error) {
+func (l *Ledger) precheck(req Request, head *Head, res *Result, step *string) (plans.Options, *refusal, error) {
 	opts := l.cfg.Options
 	// a plan already applied is recognised before anything else: an apply cut off after its
 	// commit is finished, not refused as stale
@@ -222,7 +226,7 @@ func (l *Ledger) precheck(req Request, head *Head, res *Result) (plans.Options, 
 		return opts, nil, err
 	} else if apply != nil {
 		// its record gone at HEAD, but not its changes: refused, naming both commits
-		res.Commit = apply.Hash
+		res.Commit, *step = apply.Hash, removedStep(apply)
 		return opts, &refusal{VerdictRejected, removedWords(apply, removal)}, nil
 	}
 	if dirty, err := l.dirty(head.Blob); err != nil {

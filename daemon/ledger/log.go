@@ -285,10 +285,10 @@ func heldRevert(ws *store.Workspace, c store.CommitInfo, _, id string) string {
 
 // UndoneOnSide sets, on each apply of se (the entries LogOf made of side, the commits the merges
 // of line brought from their other sides), the later commit that undid it, unless a revert of the
-// plan came after it (all: every entry of the branch). The later commits are the merge that
-// brought the apply, compared with the apply itself (a merge that kept its first parent's model,
-// git merge -s ours, brings the commit and drops its change), and line's commits after that
-// merge; LogOf's own answer for them compared commits of different sides: dropped.
+// plan came after it (all: every entry of the branch). The later commits are the side's own
+// after the apply, the merge that brought the apply, compared with the side's tip (a merge that
+// kept its first parent's model, git merge -s ours, brings the commit and drops its change), and
+// line's commits after that merge; LogOf's own answer for them compared commits of different sides: dropped.
 func UndoneOnSide(ws *store.Workspace, line, side []store.CommitInfo, se, all []Entry) {
 	info := make(map[string]store.CommitInfo, len(side))
 	for _, c := range side {
@@ -305,19 +305,32 @@ func UndoneOnSide(ws *store.Workspace, line, side []store.CommitInfo, se, all []
 		if se[i].Kind != KindApply || !ok || !merged || revertedAfter(all, se[i]) {
 			continue
 		}
-		// the commits after it: its side's newer ones (a hand edit there undid it before the
-		// merge), then the merge and the line above it, newest first
-		later := append([]store.CommitInfo(nil), line[:k+1]...)
-		for _, d := range side {
-			if d.Hash == c.Hash {
-				break
-			}
-			if d.Via == c.Via {
-				later = append(later, d)
-			}
-		}
-		se[i].UndoneBy = undoneBy(ws, later, c)
+		// the side's own commits after the apply come before the merge: the one that undid it
+		// there is named, not the merge that brought both
+		se[i].UndoneBy = undoneBy(ws, append(line[:k+1:k+1], sideAfter(side, info, c)...), c)
 	}
+}
+
+// sideAfter is the first-parent line of apply's side from the tip its merge brought down to
+// apply, newest first, apply left out; nil when apply is not on that line.
+func sideAfter(side []store.CommitInfo, info map[string]store.CommitInfo, apply store.CommitInfo) []store.CommitInfo {
+	var out []store.CommitInfo
+	for _, t := range side {
+		if t.Via != apply.Via {
+			continue
+		}
+		for h := t.Hash; h != ""; h = info[h].Parent {
+			if h == apply.Hash {
+				return out
+			}
+			if _, ok := info[h]; !ok {
+				return nil
+			}
+			out = append(out, info[h])
+		}
+		return nil
+	}
+	return nil
 }
 
 // revertedAfter says whether a revert of e's plan (archiplan's or git's) is among all, dated from

@@ -48,8 +48,15 @@ func (l *Ledger) recordRemoved(raw []byte) (apply, removal *store.CommitInfo, er
 		return nil, nil, err
 	}
 	// the commits without the record, walking back from HEAD to the newest that has it (the
-	// apply itself, or a merge that brought it): the oldest of them removed it
+	// apply itself, or a merge that brought it): the oldest of them removed it. An apply a merge
+	// brought is walked to on its side: the line down to that merge, then the side's own commits
+	// after the apply (a revert there undid it before the merge)
 	id := proved.Trailers[store.TrailerPlanID]
+	if proved.Via != "" {
+		if hist, err = sideWalk(ws, hist[:len(hist)-1], *proved); err != nil {
+			return nil, nil, err
+		}
+	}
 	var without []store.CommitInfo
 	for _, c := range hist {
 		_, has, err := ws.FileAt(c.Hash, archivePath(id, archivePlan))
@@ -80,6 +87,29 @@ func (l *Ledger) recordRemoved(raw []byte) (apply, removal *store.CommitInfo, er
 	return proved, &without[len(without)-1], nil
 }
 
+// sideWalk is the history from HEAD to apply, a commit a merge of line brought from its side:
+// line down to that merge, the side's first-parent commits after apply, apply; line and apply
+// when apply is not on its side's first-parent line.
+func sideWalk(ws *store.Workspace, line []store.CommitInfo, apply store.CommitInfo) ([]store.CommitInfo, error) {
+	side, err := ws.SideCommits(line)
+	if err != nil {
+		return nil, err
+	}
+	info := make(map[string]store.CommitInfo, len(side))
+	for _, c := range side {
+		info[c.Hash] = c
+	}
+	for k, c := range line {
+		if c.Hash == apply.Via {
+			if after := sideAfter(side, info, apply); after != nil {
+				line = append(line[:k+1:k+1], after...)
+			}
+			break
+		}
+	}
+	return append(line[:len(line):len(line)], apply), nil
+}
+
 // undid says whether commit removal undid the plan applied in apply (its inverse inv): its model
 // is its first parent's with inv undone, as archiplan's revert makes it there.
 func undid(ws *store.Workspace, apply, removal store.CommitInfo, inv *plans.Inverse) bool {
@@ -105,4 +135,12 @@ func removedWords(apply, removal *store.CommitInfo) string {
 	return fmt.Sprintf("%s: %s was applied in commit %s, and commit %s (%s) removed its record %s/ without undoing its changes, "+
 		"as a revert would: it is not applied twice; archiplan log lists the apply, archiplan revert %s undoes it",
 		plans.PlanAlreadyApplied, id, short(apply.Hash), short(removal.Hash), oneLine(removal.Subject), ArchiveDir+"/"+id, id)
+}
+
+// removedStep is the step after that refusal: its changes stand, so nothing waits to be applied;
+// the same bytes under another name are the same plan, refused again (resubmit does not fit).
+func removedStep(apply *store.CommitInfo) string {
+	id := apply.Trailers[store.TrailerPlanID]
+	return "nothing to apply: its changes are in the model already. To apply it again, revert it first (archiplan revert " + id +
+		"), then submit it again (archiplan resubmit " + PlanName(id) + ")"
 }
