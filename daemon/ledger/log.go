@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/archiplan/archiplan/archixml"
 	"github.com/archiplan/archiplan/plans"
@@ -241,9 +242,11 @@ func logEntryOf(c store.CommitInfo, kind, id string) Entry {
 
 // heldApply says why commit c does not hold the apply of plan id its trailers claim ("" when it
 // does): archiplan's apply adds the plan's archive, of the bytes whose digest it names (when
-// digest is given). A trailer on a hand-made commit, or one naming a plan an earlier commit
-// archived, holds none of that. The parent's model blob is not asked: a plan whose actions undo
-// each other changes no byte of the model and is still an apply.
+// digest is given), and its model is the archived plan applied to its parent's (the models
+// decide: an apply commit amended after it was made keeps its message and archive, not its
+// change). A trailer on a hand-made commit, or one naming a plan an earlier commit archived,
+// holds none of that. The parent's model blob is not asked: a plan whose actions undo each other
+// changes no byte of the model and is still an apply.
 func heldApply(ws *store.Workspace, c store.CommitInfo, _, id, digest string) string {
 	raw, ok, err := ws.FileAt(c.Hash, archivePath(id, archivePlan))
 	if err != nil || !ok {
@@ -256,6 +259,9 @@ func heldApply(ws *store.Workspace, c store.CommitInfo, _, id, digest string) st
 		if _, had, _ := ws.FileAt(c.Parent, archivePath(id, archivePlan)); had {
 			return fmt.Sprintf("commit %s names a plan archived before it, by an earlier commit", short(c.Hash))
 		}
+	}
+	if !modelHoldsApply(ws, c, id, raw) {
+		return fmt.Sprintf("commit %s archives the plan, but its model is not the plan applied to its parent's", short(c.Hash))
 	}
 	return ""
 }
@@ -371,4 +377,33 @@ func modelAt(ws *store.Workspace, commit string) (*archixml.Model, error) {
 		return nil, err
 	}
 	return archixml.Load(data)
+}
+
+// heldModels remembers, per commit and plan, whether the commit's model is the plan applied to
+// its parent's: a commit never changes, and the proof parses a model.
+var heldModels sync.Map
+
+// modelHoldsApply says whether c's model is raw, plan id, applied to c's parent's: the bytes the
+// applied model saves as are the commit's (a zipped model compared as its archive is, SavesAs).
+func modelHoldsApply(ws *store.Workspace, c store.CommitInfo, id string, raw []byte) bool {
+	key := ws.Root + "\x00" + c.Hash + "\x00" + id + "\x00" + plans.SHA256(raw)
+	if ok, seen := heldModels.Load(key); seen {
+		return ok.(bool)
+	}
+	before, ok, err := ws.ModelAt(c.Parent)
+	if err != nil || !ok || c.Parent == "" {
+		return false
+	}
+	after, ok, err := ws.ModelAt(c.Hash)
+	if err != nil || !ok {
+		return false
+	}
+	held := false
+	if m, err := archixml.Load(before); err == nil {
+		if _, _, err := plans.Apply(raw, m, plans.Options{}); err == nil {
+			held = m.SavesAs(after)
+		}
+	}
+	heldModels.Store(key, held)
+	return held
 }
