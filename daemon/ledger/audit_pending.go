@@ -81,6 +81,12 @@ func RecoverAudit(ws *store.Workspace) (bool, error) {
 			return false, nil // recorded before the crash
 		}
 	}
+	// the models decide: an apply commit amended before this recovery (the change undone, the
+	// message and archive kept) is not recorded as the plan's apply (one model proof, on a
+	// recovery only)
+	if raw, ok, err := ws.FileAt(c.Hash, archivePath(p.PlanID, archivePlan)); err != nil || !ok || !modelHoldsApply(ws, c, p.PlanID, raw) {
+		return false, err
+	}
 	when := c.When.UTC().Format(time.RFC3339Nano)
 	if p.Approved != nil && p.Approved.Time > when {
 		when = p.Approved.Time // git keeps whole seconds: the apply is not said before its approval

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/archiplan/archiplan/archixml"
 	"github.com/archiplan/archiplan/plans"
@@ -403,4 +404,33 @@ func modelAt(ws *store.Workspace, commit string) (*archixml.Model, error) {
 		return nil, err
 	}
 	return archixml.Load(data)
+}
+
+// heldModels remembers, per commit and plan, whether the commit's model is the plan applied to
+// its parent's: a commit never changes, and the proof parses a model.
+var heldModels sync.Map
+
+// modelHoldsApply says whether c's model is raw, plan id, applied to c's parent's: the bytes the
+// applied model saves as are the commit's (a zipped model compared as its archive is, SavesAs).
+func modelHoldsApply(ws *store.Workspace, c store.CommitInfo, id string, raw []byte) bool {
+	key := ws.Root + "\x00" + c.Hash + "\x00" + id + "\x00" + plans.SHA256(raw)
+	if ok, seen := heldModels.Load(key); seen {
+		return ok.(bool)
+	}
+	before, ok, err := ws.ModelAt(c.Parent)
+	if err != nil || !ok || c.Parent == "" {
+		return false
+	}
+	after, ok, err := ws.ModelAt(c.Hash)
+	if err != nil || !ok {
+		return false
+	}
+	held := false
+	if m, err := archixml.Load(before); err == nil {
+		if _, _, err := plans.Apply(raw, m, plans.Options{}); err == nil {
+			held = m.SavesAs(after)
+		}
+	}
+	heldModels.Store(key, held)
+	return held
 }
