@@ -536,10 +536,20 @@ func splitName(name string) (space, local string) {
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
-// decode resolves references and normalizes line ends (and, in attributes, whitespace) as XML
-// 1.0 says a parser must. It returns s itself when there is nothing to change, and whether the
-// text is all whitespace.
+// decode is Decode, its error at the reader's line.
 func (r *reader) decode(s string, attr bool) (string, bool, error) {
+	d, blank, err := Decode(s, attr)
+	if err != nil {
+		return "", false, r.errorf("%v", err)
+	}
+	return d, blank, nil
+}
+
+// Decode resolves references and normalizes line ends (and, in attributes, whitespace) as XML
+// 1.0 says a parser must. It returns s itself when there is nothing to change, and whether the
+// text is all whitespace. The exchange importer's lexer decodes with it too, so that both
+// formats read text and attribute values alike.
+func Decode(s string, attr bool) (string, bool, error) {
 	blank := true
 	clean := true
 	for i := 0; i < len(s); i++ {
@@ -555,7 +565,7 @@ func (r *reader) decode(s string, attr bool) (string, bool, error) {
 		case byteCR:
 			clean = false
 		default:
-			return "", false, r.errorf("control character %#x", c)
+			return "", false, fmt.Errorf("control character %#x", c)
 		}
 	}
 	if clean {
@@ -584,7 +594,7 @@ func (r *reader) decode(s string, attr bool) (string, bool, error) {
 		case '&':
 			end := strings.IndexByte(s[i:], ';')
 			if end < 0 {
-				return "", false, r.errorf("'&' without ';'")
+				return "", false, fmt.Errorf("'&' without ';'")
 			}
 			ref := s[i+1 : i+end]
 			switch ref {
@@ -601,7 +611,7 @@ func (r *reader) decode(s string, attr bool) (string, bool, error) {
 			default:
 				cr, err := charRef(ref)
 				if err != nil {
-					return "", false, r.errorf("%v", err)
+					return "", false, err
 				}
 				b.WriteRune(cr)
 			}

@@ -5,7 +5,6 @@ import (
 	"encoding/xml"
 	"fmt"
 	"io"
-	"strconv"
 	"unicode/utf8"
 	"unsafe"
 
@@ -265,64 +264,15 @@ func (l *lexer) text(t *token) error {
 	return err
 }
 
-// unescape replaces XML's five entities and character references; in attributes, line ends and
-// tabs become spaces.
+// unescape replaces XML's five entities and character references and reads line ends as XML
+// does; in attributes, line ends and tabs become spaces. It is archixml's Decode, which reads
+// .archimate files, so that both formats read text alike.
 func (l *lexer) unescape(b []byte, attr bool) ([]byte, error) {
-	out := make([]byte, 0, len(b))
-	for i := 0; i < len(b); i++ {
-		c := b[i]
-		switch {
-		case c == '&':
-			j := bytes.IndexByte(b[i:], ';')
-			if j < 0 {
-				return nil, l.errorf("an & that starts no entity")
-			}
-			ent := b[i+1 : i+j]
-			switch string(ent) {
-			case "lt":
-				out = append(out, '<')
-			case "gt":
-				out = append(out, '>')
-			case "amp":
-				out = append(out, '&')
-			case "quot":
-				out = append(out, '"')
-			case "apos":
-				out = append(out, '\'')
-			default:
-				if len(ent) < 2 || ent[0] != '#' {
-					return nil, l.errorf("unknown entity &%s;", ent)
-				}
-				var v uint64
-				var err error
-				if ent[1] == 'x' {
-					v, err = strconv.ParseUint(string(ent[2:]), 16, 32)
-				} else {
-					v, err = strconv.ParseUint(string(ent[1:]), 10, 32)
-				}
-				r := rune(v)
-				if err != nil || !(r == '\t' || r == '\n' || r == '\r' || r >= 0x20 && r <= 0xD7FF || r >= 0xE000 && r <= 0xFFFD || r >= 0x10000 && r <= 0x10FFFF) {
-					return nil, l.errorf("invalid character reference &%s;", ent)
-				}
-				out = utf8.AppendRune(out, r)
-			}
-			i += j
-		case c == '\r':
-			if i+1 < len(b) && b[i+1] == '\n' {
-				i++
-			}
-			if attr {
-				out = append(out, ' ')
-			} else {
-				out = append(out, '\n')
-			}
-		case attr && (c == '\n' || c == '\t'):
-			out = append(out, ' ')
-		default:
-			out = append(out, c)
-		}
+	s, _, err := archixml.Decode(unsafe.String(unsafe.SliceData(b), len(b)), attr)
+	if err != nil {
+		return nil, l.errorf("%v", err)
 	}
-	return out, nil
+	return []byte(s), nil
 }
 
 func isNameByte(c byte, first bool) bool {
