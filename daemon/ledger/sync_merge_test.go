@@ -7,34 +7,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/archiplan/archiplan/archixml"
 	"github.com/archiplan/archiplan/daemon/ledger"
 	lt "github.com/archiplan/archiplan/daemon/ledger/ledgertest"
 	"github.com/archiplan/archiplan/store"
 )
-
-// renameIn renames an object in a model file as Archi saves it (archixml writes what Archi writes).
-func renameIn(t *testing.T, path, id, name string) {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := archixml.Load(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := m.Rename(id, name); err != nil {
-		t.Fatal(err)
-	}
-	out, err := m.Save()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, out, 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
 
 // handCommit commits the work tree as a person does after saving in Archi.
 func handCommit(t *testing.T, dir, msg string) string {
@@ -54,11 +30,11 @@ func TestSync_HandMadeLocalCommitIsMerged(t *testing.T) {
 	l := lt.Ledger(w[0])
 	els := lt.Elements(t, w[0])
 	dir := colleagueClone(t, bare)
-	renameIn(t, dir+"/model.archimate", els[0], "Renamed by Bob")
+	lt.RenameIn(t, dir+"/model.archimate", els[0], "Renamed by Bob")
 	os.WriteFile(dir+"/notes.txt", []byte("notes\n"), 0o644)
 	colleaguePush(t, dir, "Bob's edit in Archi")
 
-	renameIn(t, w[0].ModelPath(), els[1], "Renamed by Ada")
+	lt.RenameIn(t, w[0].ModelPath(), els[1], "Renamed by Ada")
 	handCommit(t, w[0].Root, "Ada's edit in Archi")
 	if _, err := l.Apply(context.Background(), ledger.Request{Name: "plan", File: "plan.json", Raw: lt.Rename(els[2], "Renamed by a plan")}); err != nil {
 		t.Fatal(err)
@@ -96,9 +72,9 @@ func TestSync_HandMadeLocalCommitConflicts(t *testing.T) {
 	l := lt.Ledger(w[0])
 	els := lt.Elements(t, w[0])
 	dir := colleagueClone(t, bare)
-	renameIn(t, dir+"/model.archimate", els[0], "Bob's name")
+	lt.RenameIn(t, dir+"/model.archimate", els[0], "Bob's name")
 	theirs := colleaguePush(t, dir, "Bob's edit in Archi")
-	renameIn(t, w[0].ModelPath(), els[0], "Ada's name")
+	lt.RenameIn(t, w[0].ModelPath(), els[0], "Ada's name")
 	mine := handCommit(t, w[0].Root, "Ada's edit in Archi")
 	before, _ := os.ReadFile(w[0].ModelPath())
 
@@ -138,10 +114,10 @@ func TestPull_HandMadeLocalCommitIsMerged(t *testing.T) {
 	l := pullOnly(w[0])
 	els := lt.Elements(t, w[0])
 	dir := colleagueClone(t, bare)
-	renameIn(t, dir+"/model.archimate", els[0], "Renamed by Bob")
+	lt.RenameIn(t, dir+"/model.archimate", els[0], "Renamed by Bob")
 	os.WriteFile(dir+"/notes.txt", []byte("notes\n"), 0o644)
 	theirs := colleaguePush(t, dir, "Bob's edit in Archi")
-	renameIn(t, w[0].ModelPath(), els[1], "Renamed by Ada")
+	lt.RenameIn(t, w[0].ModelPath(), els[1], "Renamed by Ada")
 	mine := handCommit(t, w[0].Root, "Ada's edit in Archi")
 
 	if err := l.Pull(context.Background()); err != nil {
@@ -188,9 +164,9 @@ func TestPull_HandMadeLocalCommitConflicts(t *testing.T) {
 	l := pullOnly(w[0])
 	els := lt.Elements(t, w[0])
 	dir := colleagueClone(t, bare)
-	renameIn(t, dir+"/model.archimate", els[0], "Bob's name")
+	lt.RenameIn(t, dir+"/model.archimate", els[0], "Bob's name")
 	colleaguePush(t, dir, "Bob's edit in Archi")
-	renameIn(t, w[0].ModelPath(), els[0], "Ada's name")
+	lt.RenameIn(t, w[0].ModelPath(), els[0], "Ada's name")
 	mine := handCommit(t, w[0].Root, "Ada's edit in Archi")
 	before, _ := os.ReadFile(w[0].ModelPath())
 

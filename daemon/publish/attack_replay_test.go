@@ -2,13 +2,11 @@ package publish
 
 import (
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/archiplan/archiplan/archixml"
 	"github.com/archiplan/archiplan/daemon/ledger"
 	"github.com/archiplan/archiplan/daemon/ledger/ledgertest"
 )
@@ -49,24 +47,7 @@ func TestAttack_ReplayAfterTheBranchMoved(t *testing.T) {
 	// editModel renames the desk in the work tree's model, as the person would in Archi
 	editModel := func(name string) {
 		t.Helper()
-		path := filepath.Join(e.ws.Root, e.ws.Model)
-		data, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		m, err := archixml.Load(data)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := m.Rename(desk, name); err != nil {
-			t.Fatal(err)
-		}
-		if data, err = m.Save(); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		ledgertest.RenameIn(t, filepath.Join(e.ws.Root, e.ws.Model), desk, name)
 	}
 	check := func(step string, replayWanted bool) {
 		t.Helper()

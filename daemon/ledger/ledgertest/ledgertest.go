@@ -95,6 +95,30 @@ func Rename(id, to string) []byte {
 	return []byte(fmt.Sprintf(`{"schema_version":"2.0","status":"ready","summary":"rename to %s","actions":[{"op":"rename_element","element_id":%q,"new_name":%q}]}`, to, id, to))
 }
 
+// RenameIn renames an object in a model file as Archi saves it (archixml writes what Archi
+// writes): a person's edit in Archi, in tests.
+func RenameIn(t testing.TB, path, id, name string) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := archixml.Load(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Rename(id, name); err != nil {
+		t.Fatal(err)
+	}
+	out, err := m.Save()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, out, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // Model is the model at HEAD's bytes.
 func Model(t testing.TB, ws *store.Workspace) []byte {
 	t.Helper()
