@@ -119,3 +119,33 @@ func TestRelationships_CorpusAgrees(t *testing.T) {
 		}
 	}
 }
+
+// TestClassKind_EveryClass: the one lookup of a class's kind knows every class of the catalogue,
+// the view types and Archi 2.x's legacy names (as the names Archi converts them to).
+func TestClassKind_EveryClass(t *testing.T) {
+	for cls := range elementByClass {
+		if k := classKind(cls); k != KindElement {
+			t.Errorf("%s: %v, want an element", cls, k)
+		}
+	}
+	for cls := range relationshipByClass {
+		if k := classKind(cls); k != KindRelationship {
+			t.Errorf("%s: %v, want a relationship", cls, k)
+		}
+	}
+	for _, cls := range ViewTypes {
+		if k := classKind(cls); k != KindView {
+			t.Errorf("%s: %v, want a view", cls, k)
+		}
+	}
+	for old, cls := range legacyClasses {
+		if classKind(old) != classKind(cls) {
+			t.Errorf("legacy %s: %v, but %s is %v", old, classKind(old), cls, classKind(cls))
+		}
+	}
+	for _, cls := range []string{"DiagramModelNote", "Folder", "", "BusinessActorX"} {
+		if k := classKind(cls); k != KindOther {
+			t.Errorf("%q: %v, want other", cls, k)
+		}
+	}
+}
