@@ -147,7 +147,9 @@ func Walk(dir, pkg, root string, depth int) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	cfg := &packages.Config{Mode: packages.LoadAllSyntax, Dir: abs}
+	// the module's packages from source, what they import from export data: only the module's
+	// functions are walked
+	cfg := &packages.Config{Mode: packages.LoadSyntax | packages.NeedModule, Dir: abs}
 	pkgs, err := packages.Load(cfg, "./...")
 	if err != nil {
 		return nil, fmt.Errorf("load: %w", err)
@@ -160,7 +162,7 @@ func Walk(dir, pkg, root string, depth int) (*Result, error) {
 		return nil, fmt.Errorf("%s: not one package of a module", pkg)
 	}
 	mod := rootPkgs[0].Module
-	prog, _ := ssautil.AllPackages(pkgs, ssa.InstantiateGenerics)
+	prog, _ := ssautil.Packages(pkgs, ssa.InstantiateGenerics)
 	prog.Build()
 
 	w := &walker{prog: prog, modDir: mod.Dir, modPath: mod.Path, above: importers(pkgs, mod.Path)}
@@ -188,11 +190,16 @@ type walker struct {
 // importers maps each package of the module to every package of the module above it (importing
 // it, directly or through others).
 func importers(pkgs []*packages.Package, mod string) map[string]map[string]bool {
+	byPath := map[string]*packages.Package{}
+	for _, p := range pkgs {
+		byPath[p.PkgPath] = p
+	}
 	above := map[string]map[string]bool{}
 	var up func(top string, p *packages.Package, seen map[string]bool)
 	up = func(top string, p *packages.Package, seen map[string]bool) {
-		for path, imp := range p.Imports {
-			if !inModule(path, mod) || seen[path] {
+		for path := range p.Imports {
+			imp := byPath[path]
+			if imp == nil || !inModule(path, mod) || seen[path] {
 				continue
 			}
 			seen[path] = true

@@ -42,3 +42,21 @@ func TestWalk(t *testing.T) {
 		t.Errorf("depth 3: %d stops, want 7 (deeper)", len(r.Stops))
 	}
 }
+
+// TestApprove_OneDecision holds issue 41's measure of (*Ledger).Approve: following it two calls
+// deep takes at most 30 stops, and no file is visited more than twice (the inbox is asked once,
+// for one value, and the approval decided from it).
+func TestApprove_OneDecision(t *testing.T) {
+	if testing.Short() {
+		t.Skip("loads the whole module")
+	}
+	r, err := Walk("../..", "./daemon/ledger", "Ledger.Approve", 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, f := r.MaxVisits(); len(r.Stops) > 30 || v > 2 {
+		var out bytes.Buffer
+		r.Print(&out)
+		t.Errorf("Approve walks %d stops (at most 30), %s visited %d times (at most 2):\n%s", len(r.Stops), f, v, out.String())
+	}
+}
