@@ -130,7 +130,35 @@ func Export(m *archixml.Model, out io.Writer) error {
 	}
 	x.properties("  ", m.Root().Properties(), props)
 
-	// elements, by top folder as Archi orders them
+	x.elements(m, l, props)
+	x.relationships(m, l, props)
+	x.organizations(m, l)
+	x.propertyDefinitions(props)
+
+	var views []archixml.Object
+	for _, v := range l.views {
+		if written(v) {
+			views = append(views, v)
+		}
+	}
+	if len(views) > 0 {
+		x.s("  <views>\n    <diagrams>\n")
+		for _, v := range views {
+			if err := x.view(m, v, props); err != nil {
+				return err
+			}
+		}
+		x.s("    </diagrams>\n  </views>\n")
+	}
+	x.s("</model>\n")
+	if x.err != nil {
+		return x.err
+	}
+	return x.w.Flush()
+}
+
+// elements writes the model's elements, by top folder as Archi orders them.
+func (x *writer) elements(m *archixml.Model, l lists, props *propDefs) {
 	byTop := map[string][]archixml.Object{}
 	for _, e := range l.elements {
 		byTop[e.TopFolderType()] = append(byTop[e.TopFolderType()], e)
@@ -152,7 +180,10 @@ func Export(m *archixml.Model, out io.Writer) error {
 	if !first {
 		x.s("  </elements>\n")
 	}
+}
 
+// relationships writes the model's relationships, each with the attributes of its kind.
+func (x *writer) relationships(m *archixml.Model, l lists, props *propDefs) {
 	if rels := l.rels; len(rels) > 0 {
 		x.s("  <relationships>\n")
 		for _, r := range rels {
@@ -185,9 +216,11 @@ func Export(m *archixml.Model, out io.Writer) error {
 		}
 		x.s("  </relationships>\n")
 	}
+}
 
-	x.organizations(m, l)
-
+// propertyDefinitions writes the definitions of the property keys used (and of Specialization,
+// when a concept has one).
+func (x *writer) propertyDefinitions(props *propDefs) {
 	if len(props.order) > 0 || props.specialization {
 		x.s("  <propertyDefinitions>\n")
 		for _, k := range props.order {
@@ -198,27 +231,6 @@ func Export(m *archixml.Model, out io.Writer) error {
 		}
 		x.s("  </propertyDefinitions>\n")
 	}
-
-	var views []archixml.Object
-	for _, v := range l.views {
-		if written(v) {
-			views = append(views, v)
-		}
-	}
-	if len(views) > 0 {
-		x.s("  <views>\n    <diagrams>\n")
-		for _, v := range views {
-			if err := x.view(m, v, props); err != nil {
-				return err
-			}
-		}
-		x.s("    </diagrams>\n  </views>\n")
-	}
-	x.s("</model>\n")
-	if x.err != nil {
-		return x.err
-	}
-	return x.w.Flush()
 }
 
 // accessType is the format's word for Archi's accessType attribute (absent: write, Archi's

@@ -186,6 +186,40 @@ func (r *Refusal) Unwrap() error { return r.Err }
 func (b *Inbox) Evidence(e Entry, owner int, policy string) (*Evidence, error) {
 	unlock, _ := b.lock(osfile.Shared) // a shared lock that cannot be had is none (see lock)
 	defer unlock()
+	a, err := b.gather(e, owner)
+	if err != nil {
+		return nil, err
+	}
+	ev, r := a.judge(policy)
+	if r == nil {
+		return ev, nil
+	}
+	if r.Withdraw != "" && b.Withdraw(e) != nil {
+		r.Withdraw = "" // not withdrawn (a NAME.json is beside it): refused like any other
+	}
+	return nil, r
+}
+
+// approval is what the inbox and archiplan's records hold of one approval, read at once: the
+// plan's bytes, its context (or why it cannot be read), the record of its preview, what its NAME's
+// first valid preview fixed and the preview's files as verified (or why not). judge decides from
+// it alone.
+type approval struct {
+	name     string
+	raw, cx  []byte
+	cxErr    error
+	rec      *Record
+	recErr   error
+	fixed    *Fixed
+	fixedErr error
+	files    map[string][]byte
+	filesErr error
+}
+
+// gather reads the approval e: the plan first (a plan that cannot be read, or is not taken for an
+// approval, is refused at once: nothing else is read of it), then the inbox's context file, then
+// what archiplan recorded under .git and the preview's files it names.
+func (b *Inbox) gather(e Entry, owner int) (*approval, error) {
 	raw, err := b.ReadApproval(e, owner)
 	if err != nil {
 		r := &Refusal{Reason: err.Error(), Err: err, Unread: true}
@@ -198,25 +232,36 @@ func (b *Inbox) Evidence(e Entry, owner int, policy string) (*Evidence, error) {
 		}
 		return nil, r
 	}
-	// the inbox's two files first (the context judged in its turn below), then what archiplan
-	// recorded under .git
-	cf := ContextFile(e.Name)
-	cx, cxErr := b.ReadContext(e.Name)
-	rec, err := b.Record(e.Name)
-	if err != nil {
-		return nil, &Refusal{Err: err, Raw: raw, Reason: "approved before archiplan previewed it: only a plan whose preview was read is applied"}
+	a := &approval{name: e.Name, raw: raw}
+	a.cx, a.cxErr = b.ReadContext(e.Name)
+	if a.rec, a.recErr = b.Record(e.Name); a.recErr == nil {
+		a.fixed, a.fixedErr = b.fixedOf(a.rec)
+		a.files, a.filesErr = b.Verify(a.rec)
+	}
+	return a, nil
+}
+
+// judge decides an approval from what gather read, in the order a person's questions come: was
+// it previewed, is it the very bytes previewed and those its NAME's first valid preview fixed, is
+// the preview on disk archiplan's, did it say valid, can its scope be read, are policy and scope
+// those it was previewed under, are its owners' approvals given. The answer is the Evidence or one
+// Refusal; a Refusal with Withdraw set is for the approval to go back to be previewed again.
+func (a *approval) judge(policy string) (*Evidence, *Refusal) {
+	raw, rec := a.raw, a.rec
+	cf := ContextFile(a.name)
+	if a.recErr != nil {
+		return nil, &Refusal{Err: a.recErr, Raw: raw, Reason: "approved before archiplan previewed it: only a plan whose preview was read is applied"}
 	}
 	if Hash(raw) != rec.PlanSHA256 {
 		return nil, &Refusal{Err: ErrPlanChanged, Raw: raw, Reason: "the plan changed after its preview: only what was previewed is applied"}
 	}
-	if fx, err := b.fixedOf(rec); err != nil || fx != nil && fx.PlanSHA256 != rec.PlanSHA256 {
+	if fx := a.fixed; a.fixedErr != nil || fx != nil && fx.PlanSHA256 != rec.PlanSHA256 {
 		// the record is of other bytes than the NAME's first valid preview showed (the code is
 		// plans.PlanChangedAfterPreview: the inbox imports nothing of plans)
 		return nil, &Refusal{Err: ErrPlanChanged, Raw: raw,
-			Reason: "the plan changed after " + e.Name + " was previewed valid (PLAN_CHANGED_AFTER_PREVIEW): it is never applied under that name"}
+			Reason: "the plan changed after " + a.name + " was previewed valid (PLAN_CHANGED_AFTER_PREVIEW): it is never applied under that name"}
 	}
-	files, err := b.Verify(rec)
-	if err != nil {
+	if err := a.filesErr; err != nil {
 		return nil, &Refusal{Err: err, Raw: raw,
 			Reason: "the preview on disk is not the one archiplan wrote, so what was read may have been a forgery (" + err.Error() + "): read the new preview before you approve"}
 	}
@@ -229,33 +274,28 @@ func (b *Inbox) Evidence(e Entry, owner int, policy string) (*Evidence, error) {
 		// the person was shown a plan that would not apply: what they approved is that refusal
 		return nil, &Refusal{Err: ErrNotValid, Raw: raw, Reason: "its preview said " + rec.Verdict + ": only a plan previewed as valid is applied"}
 	}
-	if cxErr != nil {
+	if a.cxErr != nil {
 		// a scope that cannot be read is never taken for no scope
-		return nil, &Refusal{Err: cxErr, Raw: raw, Reason: "its context " + cf + " cannot be read (" + cxErr.Error() + "): a scoped plan is never applied unscoped"}
+		return nil, &Refusal{Err: a.cxErr, Raw: raw, Reason: "its context " + cf + " cannot be read (" + a.cxErr.Error() + "): a scoped plan is never applied unscoped"}
 	}
 	scope := ""
-	if cx != nil {
-		scope = Hash(cx)
+	if a.cx != nil {
+		scope = Hash(a.cx)
 	}
-	var r *Refusal
 	if policy != rec.Policy || scope != rec.Scope {
 		what := "the policy"
 		if scope != rec.Scope {
 			what = "its context (" + cf + ")"
 		}
-		r = &Refusal{Err: ErrPreviewAgain, Raw: raw, Reason: what + " changed since the preview: it is previewed again before an approval",
-			Withdraw: what + " changed since the preview of " + e.Name}
-	} else if missing := rec.StillMissing(); missing != "" {
+		return nil, &Refusal{Err: ErrPreviewAgain, Raw: raw, Reason: what + " changed since the preview: it is previewed again before an approval",
+			Withdraw: what + " changed since the preview of " + a.name}
+	}
+	if missing := rec.StillMissing(); missing != "" {
 		// renamed by hand: whose approval it was cannot be told; the owners approve with archiplan approve
-		r = &Refusal{Err: ErrApprovalsMissing, Raw: raw, Reason: "approvals missing: " + missing,
-			Withdraw: e.Name + " needs more approvals (archiplan approve " + e.Name + "): " + missing}
-	} else {
-		return &Evidence{Raw: raw, Record: rec, Files: files, Context: cx}, nil
+		return nil, &Refusal{Err: ErrApprovalsMissing, Raw: raw, Reason: "approvals missing: " + missing,
+			Withdraw: a.name + " needs more approvals (archiplan approve " + a.name + "): " + missing}
 	}
-	if b.Withdraw(e) != nil {
-		r.Withdraw = "" // not withdrawn (a NAME.json is beside it): refused like any other
-	}
-	return nil, r
+	return &Evidence{Raw: raw, Record: rec, Files: a.files, Context: a.cx}, nil
 }
 
 // Withdraw renames an approved plan back to NAME.json, so that it is previewed again: for an

@@ -53,21 +53,23 @@ type Result struct {
 // changes than its preview did), a plan that is not valid and ready, or a pre-apply veto;
 // otherwise it commits the new model and the plan's archive as one commit, and runs post-apply.
 func (l *Ledger) Apply(ctx context.Context, req Request) (*Result, error) {
-	if err := inbox.CheckName(req.Name); err != nil {
-		return nil, err
-	}
-	go plans.Warm(req.Raw) // the plan's schema is compiled while the model is read
 	if req.ApprovedBy == nil {
 		by := l.cfg.ApprovedBy
 		req.ApprovedBy = &by // who approves is settled once: the events say it, the commit is signed so
 	}
 	sig := signature(*req.ApprovedBy)
+	if err := inbox.CheckName(req.Name); err != nil {
+		return nil, err
+	}
+	go plans.Warm(req.Raw) // the plan's schema is compiled while the model is read
+	id := PlanID(req.Name, plans.SHA256(req.Raw))
 	var events []Event
 	if rec := req.Record; rec != nil {
 		// an approval: said before what came of it (at its time, in the same move of the audit's
-		// ref as the outcome: one lock of the ref per approval, not two)
+		// ref as the outcome: one lock of the ref per approval, not two); its record is of these
+		// very bytes (the inbox's Evidence checked it), so the plan's id is the record's
 		events = append(events, Event{Event: EventApproved, Time: time.Now().UTC().Format(time.RFC3339Nano), Name: req.Name,
-			PlanID: PlanID(req.Name, rec.PlanSHA256), SHA256: rec.PlanSHA256, Verdict: rec.Verdict, Summary: rec.Summary, By: sig})
+			PlanID: id, SHA256: rec.PlanSHA256, Verdict: rec.Verdict, Summary: rec.Summary, By: sig})
 	}
 	var res *Result
 	ran := false
@@ -75,7 +77,7 @@ func (l *Ledger) Apply(ctx context.Context, req Request) (*Result, error) {
 		ran = true
 		// written down before the commit, recorded before the lock is let go: a crash between
 		// the two leaves the approval to the next holder of the lock (RecoverAudit)
-		p := pendingAudit{Name: req.Name, PlanID: PlanID(req.Name, plans.SHA256(req.Raw)), By: sig}
+		p := pendingAudit{Name: req.Name, PlanID: id, By: sig}
 		if len(events) > 0 {
 			p.Approved = &events[0]
 		}
@@ -115,55 +117,40 @@ func (l *Ledger) apply(ctx context.Context, req Request) (*Result, error) {
 	digest := plans.SHA256(req.Raw)
 	res := &Result{PlanID: PlanID(req.Name, digest)}
 	info := head.Info(ws.Model)
-	step := "" // the step after a refusal, when NextStep's does not fit
-	refuse := func(o *plans.Outcome, verdict, reason string) (*Result, error) {
-		if o == nil {
-			o = plans.Check(req.Raw, head.Model, l.cfg.Options)
-		}
-		if req.Record != nil {
-			// an approval: the plan becomes NAME.rejected, and the reason says how to go on
-			if step == "" {
-				step = NextStep(req.Name, o)
-			}
-			reason = withStep(reason, step)
-		}
-		res.Outcome, res.Verdict, res.Reason = o, verdict, reason
-		res.Outputs = rejection(o, inbox.RejectedFile(req.Name), verdict, reason, info)
-		return res, fmt.Errorf("%w: %s", ErrRefused, reason)
-	}
-	opts, no, err := l.precheck(req, head, res, &step)
+	a := &applying{l: l, req: req, head: head, info: info, res: res}
+	opts, no, err := l.precheck(req, head, res, &a.step)
 	switch {
 	case errors.Is(err, ErrAlreadyApplied):
 		return res, err
 	case err != nil:
 		return nil, err
 	case no != nil:
-		return refuse(nil, no.verdict, no.reason)
+		return a.refuse(nil, no.verdict, no.reason)
 	}
 	rec := req.Record
 	m := head.Model
 	o, inv, err := plans.Apply(req.Raw, m, opts)
 	if err != nil {
 		// the refusal is said once: ErrRefused wraps the reason
-		return refuse(o, o.Verdict, strings.TrimPrefix(err.Error(), plans.ErrRefused.Error()+": "))
+		return a.refuse(o, o.Verdict, strings.TrimPrefix(err.Error(), plans.ErrRefused.Error()+": "))
 	}
 	res.Outcome = o
 	var kept func() bool // set by the proof: whether m is left the model the apply made
 	undo := func() { l.undo(m, inv, kept) }
 	if rec != nil && !sameChanges(rec, o) {
 		undo()
-		return refuse(nil, VerdictStale, fmt.Sprintf("stale: on HEAD %s the plan would make other changes than its preview (made at %s) shows",
+		return a.refuse(nil, VerdictStale, fmt.Sprintf("stale: on HEAD %s the plan would make other changes than its preview (made at %s) shows",
 			short(head.Commit), short(rec.Commit)))
 	}
 	if reason := missingApprovals(rec, o); reason != "" {
 		undo()
-		return refuse(o, VerdictRejected, reason)
+		return a.refuse(o, VerdictRejected, reason)
 	}
 	env := map[string]string{"ARCHIPLAN_PLAN": req.File, "ARCHIPLAN_PLAN_ID": res.PlanID, "ARCHIPLAN_PLAN_SHA256": digest,
 		"ARCHIPLAN_MODEL": ws.Model, "ARCHIPLAN_BASE_COMMIT": head.Commit}
 	if veto := l.preApply(ctx, env, res); veto != "" {
 		undo()
-		return refuse(o, VerdictRejected, veto)
+		return a.refuse(o, VerdictRejected, veto)
 	}
 	data, err := m.Save()
 	if err != nil {
@@ -173,7 +160,7 @@ func (l *Ledger) apply(ctx context.Context, req Request) (*Result, error) {
 	// never commit a model archiplan could not read back
 	if err := archixml.CheckSize(data); err != nil {
 		undo()
-		return refuse(o, VerdictRejected, err.Error())
+		return a.refuse(o, VerdictRejected, err.Error())
 	}
 	// the model's blob is compressed and written while the inverse is proved and the preview made
 	// (an apply refused from here on leaves an object no commit names, which git gc removes);
@@ -185,7 +172,7 @@ func (l *Ledger) apply(ctx context.Context, req Request) (*Result, error) {
 	invJSON := inverseJSON(inv)
 	if kept, err = proveApplied(req.Raw, invJSON, res.PlanID, m, head.Data, data); err != nil {
 		l.forget() // m is the model of no commit now
-		return refuse(o, VerdictRejected, "the plan's inverse would not undo it exactly, so it could not be reverted ("+err.Error()+"): not applied")
+		return a.refuse(o, VerdictRejected, "the plan's inverse would not undo it exactly, so it could not be reverted ("+err.Error()+"): not applied")
 	}
 	files := l.commitFiles(req, res.PlanID, o, info, invJSON, data)
 	by := *req.ApprovedBy
@@ -197,7 +184,7 @@ func (l *Ledger) apply(ctx context.Context, req Request) (*Result, error) {
 	commit, no, err := l.makeCommit(store.Change{Base: head.Commit, Files: files, Message: msg, Author: by, When: l.cfg.Now()}, res)
 	if no != nil {
 		undo()
-		return refuse(o, no.verdict, no.reason)
+		return a.refuse(o, no.verdict, no.reason)
 	}
 	if err != nil && commit == "" {
 		undo()
@@ -206,6 +193,35 @@ func (l *Ledger) apply(ctx context.Context, req Request) (*Result, error) {
 	l.applied(ctx, commit, m, data, kept, inv.Touched, env, res)
 	l.last.Store(&Replay{Commit: commit, Parent: head.Commit, Plan: req.Raw, Options: opts, Data: data})
 	return res, err
+}
+
+// applying is an apply under way, as far as its refusal needs it.
+type applying struct {
+	l    *Ledger
+	req  Request
+	head *Head
+	info plans.ModelInfo
+	res  *Result
+	step string // the step after a refusal, when NextStep's does not fit
+}
+
+// refuse is the apply's refusal with verdict and reason: its result holds the outcome (o, or the
+// plan checked again on HEAD when nil) and the rejection's outputs; an approval's reason says how
+// to go on (the plan becomes NAME.rejected).
+func (a *applying) refuse(o *plans.Outcome, verdict, reason string) (*Result, error) {
+	req, res := a.req, a.res
+	if o == nil {
+		o = plans.Check(req.Raw, a.head.Model, a.l.cfg.Options)
+	}
+	if req.Record != nil {
+		if a.step == "" {
+			a.step = NextStep(req.Name, o)
+		}
+		reason = withStep(reason, a.step)
+	}
+	res.Outcome, res.Verdict, res.Reason = o, verdict, reason
+	res.Outputs = rejection(o, inbox.RejectedFile(req.Name), verdict, reason, a.info)
+	return res, fmt.Errorf("%w: %s", ErrRefused, reason)
 }
 
 // precheck is what an apply checks before it applies anything, in this order: a plan applied before

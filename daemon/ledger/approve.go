@@ -63,15 +63,15 @@ func (l *Ledger) refuseApproval(e inbox.Entry, err error) (*Result, error) {
 		l.log.Info("approval withdrawn: "+r.Err.Error(), "plan", e.File, "why", r.Withdraw)
 		return &Result{}, fmt.Errorf("%w: %s", ErrRepreview, r.Withdraw)
 	}
+	stale := errors.Is(r.Err, inbox.ErrStale)
 	var unread error
-	if r.Unread {
+	if r.Unread && !stale {
 		unread = r.Err
 	}
-	if errors.Is(r.Err, inbox.ErrStale) {
+	o := l.outcomeRead(r.Raw, unread)
+	if stale {
 		// the reason is the stale preview's own, its next step in it
-		res := l.rejected(e.Name, l.outcomeRead(r.Raw, nil), VerdictStale, r.Reason)
-		return res, fmt.Errorf("%w: %s", ErrRefused, r.Reason)
+		return l.rejected(e.Name, o, VerdictStale, r.Reason), fmt.Errorf("%w: %s", ErrRefused, r.Reason)
 	}
-	res := l.refused(e.Name, l.outcomeRead(r.Raw, unread), VerdictRejected, r.Reason)
-	return res, fmt.Errorf("%w: %s", ErrRefused, r.Reason)
+	return l.refused(e.Name, o, VerdictRejected, r.Reason), fmt.Errorf("%w: %s", ErrRefused, r.Reason)
 }

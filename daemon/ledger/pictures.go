@@ -334,35 +334,7 @@ func (p *pictures) frame(id string) *render.Box {
 // whose picture changed, the change before and after in one frame, with some context, a legend
 // naming each change, and a link to the whole view.
 func (p *pictures) files() (map[string][]byte, string) {
-	var shown, same []string
-	more := p.more
-	cropped := map[string][2][]byte{}
-	for _, id := range p.views {
-		b, hasB := p.before[id]
-		a, hasA := p.after[id]
-		if !hasA && !hasB {
-			continue
-		}
-		fr := p.frame(id)
-		opts := render.Options{Marks: p.marks, Frame: fr}
-		var sides [2][]byte
-		if hasB {
-			sides[0] = b.Write(opts)
-		}
-		if hasA {
-			sides[1] = a.Write(opts)
-		}
-		if hasA && hasB && bytes.Equal(sides[0], sides[1]) && !p.direct[id] {
-			same = append(same, p.titles[id]) // it only shows what changes, drawn the same before and after: nothing to see
-			continue
-		}
-		if len(shown) >= MaxPictures {
-			more = append(more, p.titles[id])
-			continue
-		}
-		cropped[id] = sides
-		shown = append(shown, id)
-	}
+	shown, cropped, same, more := p.drawChanges()
 	if len(shown) == 0 {
 		return nil, ""
 	}
@@ -394,24 +366,7 @@ func (p *pictures) files() (map[string][]byte, string) {
 		if x, y := cropped[id][0], cropped[id][1]; x != nil && bytes.Equal(x, y) {
 			b.WriteString("- before and after look alike here: archiplan's drawing does not show this change (Archi's may)\n")
 		}
-		for _, l := range p.legend[id] {
-			what := "the view"
-			if l.object != "" {
-				what = p.labels[l.object]
-				if what == "" {
-					what = "an object"
-				}
-			}
-			acts := make([]string, len(l.actions))
-			for k, a := range l.actions {
-				acts[k] = fmt.Sprint(a)
-			}
-			n := p.unit
-			if len(acts) > 1 {
-				n += "s"
-			}
-			fmt.Fprintf(&b, "- %s: %s (%s %s)\n", what, strings.Join(l.words, ", "), n, strings.Join(acts, ", "))
-		}
+		p.writeLegend(&b, id)
 		b.WriteString(qualityWords(p.quality[id]))
 		whole, hasWhole := p.after[id]
 		if !hasWhole {
@@ -433,6 +388,64 @@ func (p *pictures) files() (map[string][]byte, string) {
 		b.WriteString(r)
 	}
 	return files, b.String()
+}
+
+// drawChanges draws each view that changes before and after, in its frame: the views shown (at most
+// MaxPictures, in order) with their two sides (nil for a side the view is not on), the titles of
+// those drawn the same before and after (nothing to see), and of those left out past the limit.
+func (p *pictures) drawChanges() (shown []string, cropped map[string][2][]byte, same, more []string) {
+	more = p.more
+	cropped = map[string][2][]byte{}
+	for _, id := range p.views {
+		b, hasB := p.before[id]
+		a, hasA := p.after[id]
+		if !hasA && !hasB {
+			continue
+		}
+		fr := p.frame(id)
+		opts := render.Options{Marks: p.marks, Frame: fr}
+		var sides [2][]byte
+		if hasB {
+			sides[0] = b.Write(opts)
+		}
+		if hasA {
+			sides[1] = a.Write(opts)
+		}
+		if hasA && hasB && bytes.Equal(sides[0], sides[1]) && !p.direct[id] {
+			same = append(same, p.titles[id]) // it only shows what changes, drawn the same before and after: nothing to see
+			continue
+		}
+		if len(shown) >= MaxPictures {
+			more = append(more, p.titles[id])
+			continue
+		}
+		cropped[id] = sides
+		shown = append(shown, id)
+	}
+	return shown, cropped, same, more
+}
+
+// writeLegend writes the legend of view id's picture: a line for each object (or the view itself)
+// that changes, with what changes and the plan's actions (or changes) that change it.
+func (p *pictures) writeLegend(b *strings.Builder, id string) {
+	for _, l := range p.legend[id] {
+		what := "the view"
+		if l.object != "" {
+			what = p.labels[l.object]
+			if what == "" {
+				what = "an object"
+			}
+		}
+		acts := make([]string, len(l.actions))
+		for k, a := range l.actions {
+			acts[k] = fmt.Sprint(a)
+		}
+		n := p.unit
+		if len(acts) > 1 {
+			n += "s"
+		}
+		fmt.Fprintf(b, "- %s: %s (%s %s)\n", what, strings.Join(l.words, ", "), n, strings.Join(acts, ", "))
+	}
 }
 
 // maxNamed bounds the views a preview names in a sentence.

@@ -12,17 +12,20 @@ import (
 // audited before, see rejected: the one way every rejection reaches the inbox); an applied plan's
 // files (or those of one applied before) are cleared. Nothing else touches the inbox.
 func (l *Ledger) settle(e inbox.Entry, res *Result, err error) error {
+	refused := errors.Is(err, ErrRefused)
 	switch {
-	case errors.Is(err, ErrRefused):
+	case refused:
 		if err := l.cfg.Inbox.Reject(e, res.Outputs, rejectRecord(e, nil, res)); err != nil {
 			return err
 		}
+	case err == nil, errors.Is(err, ErrAlreadyApplied):
+		l.cfg.Inbox.Clear(e.Name)
+	}
+	if refused {
 		if res.rejection != nil { // said once it is written: a rejection not written did not happen
 			l.audit(*res.rejection)
 		}
 		l.log.Info("rejected", "plan", e.File, "verdict", res.Verdict, "reason", res.Reason)
-	case err == nil, errors.Is(err, ErrAlreadyApplied):
-		l.cfg.Inbox.Clear(e.Name)
 	}
 	return nil
 }

@@ -1,0 +1,3 @@
+module example.com/walkdemo
+
+go 1.22
