@@ -760,7 +760,6 @@ func splitName(name string) (space, local string) {
 	return "", name
 }
 
-
 // decode resolves references and normalizes line ends (and, in attributes, whitespace) as XML
 // 1.0 says a parser must, after checking that every character is one XML allows. It returns s
 // itself when there is nothing to change, and whether the text is all whitespace.
