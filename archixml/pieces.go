@@ -125,8 +125,8 @@ func readEachPiece(src string, starts []int, n int) []piece {
 				body := src[starts[i]:limit]
 				parent := &etree.Element{}
 				t := &tree{cur: parent, list: make([]spanOf, 0, strings.Count(body, "<")-strings.Count(body, "</")+1)}
-				r := &reader{src: src, pos: starts[i], sink: t, depth: 1}
-				if r.element() != nil || r.pos > limit || len(parent.Child) != 1 {
+				r := &Reader{src: src, pos: starts[i], opts: ReaderOptions{MaxDepth: maxDepth}, depth: 1, line: 1}
+				if r.push(t, true) != nil || r.pos > limit || len(parent.Child) != 1 {
 					continue
 				}
 				if i+1 < len(starts) && strings.TrimLeft(src[r.pos:limit], " \t\r\n") != "" {

@@ -86,6 +86,13 @@ func TestRead_Refuses(t *testing.T) {
 		"invalid utf-8":       "<a>\xff</a>",
 		"no space":            `<a b="1"c="2"/>`,
 		"empty":               ``,
+		// as encoding/xml and the exchange importer refuse them (one reader, issue 41)
+		"-- in a comment":         `<a><!-- x -- y --></a>`,
+		"control in a comment":    "<a><!--\x01--></a>",
+		"noncharacter":            "<a>\uFFFE</a>",
+		"cdata outside the root":  `<![CDATA[x]]><a/>`,
+		"target-less instruction": `<??><a/>`,
+		"invalid utf-8 in a name": "<a\xff/>",
 	}
 	for name, in := range cases {
 		t.Run(name, func(t *testing.T) {

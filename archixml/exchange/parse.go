@@ -10,6 +10,9 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+	"unsafe"
+
+	"github.com/archiplan/archiplan/archixml"
 )
 
 // This file reads an exchange file as a stream of tokens (encoding/xml) into the few records an
@@ -131,8 +134,16 @@ type idref struct {
 	line        int
 }
 
-// tokens is what the parser reads: the lexer, or (in tests) encoding/xml's Decoder, which reads
-// the same tokens.
+// The bounds of an import, so that any file costs time and memory in proportion to its bytes and
+// gives a model archiplan can load (its reader nests at most 1,000 levels; what the exchange
+// format nests, organizations and nodes, becomes as many levels of folders and diagram objects).
+const (
+	MaxDepth    = 500
+	MaxElements = 2_000_000
+)
+
+// tokens is what the parser reads: archixml's Reader (xmlReader), or (in tests) encoding/xml's
+// Decoder, which reads the same tokens.
 type tokens interface {
 	next(t *token) error // the next token into t, or io.EOF
 	Skip() error
@@ -144,7 +155,7 @@ type tokens interface {
 type token struct {
 	kind  tokKind
 	start xml.StartElement // tokStart
-	text  []byte           // tokText and tokDirective
+	text  string           // tokText and tokDirective
 }
 
 type tokKind uint8
@@ -157,6 +168,78 @@ const (
 	tokDirective
 	tokOther // a comment or processing instruction, which the parser passes over
 )
+
+// xmlReader gives the parser the tokens of archixml's Reader, the .archimate reader's own: with
+// namespaces resolved, a DOCTYPE returned (for the parser to refuse in its words) and the
+// import's bounds. Filled in place, a token costs no allocation (boxed in an xml.Token
+// interface, each start, end and run of text was one, 40% of an import's allocations), and
+// values and text are the file's bytes, not copies.
+type xmlReader struct {
+	r     *archixml.Reader
+	block []xml.Attr // the rest of the block start tags' attributes are cut from
+}
+
+func newReader(src []byte) *xmlReader {
+	// src outlives what is read of it: ImportData keeps nothing of src past its return, and
+	// prepare's buffer is kept by the strings themselves
+	s := unsafe.String(unsafe.SliceData(src), len(src))
+	return &xmlReader{r: archixml.NewReader(s, archixml.ReaderOptions{Namespaces: true, Directives: true, MaxDepth: MaxDepth, MaxElements: MaxElements})}
+}
+
+// attrBlock is how many attributes the reader allocates at once for the start tags it returns.
+const attrBlock = 1024
+
+func (x *xmlReader) next(t *token) error {
+	for {
+		tk, err := x.r.Next()
+		if err != nil {
+			return err
+		}
+		switch tk.Kind {
+		case archixml.TokStart:
+			t.kind, t.start = tokStart, xml.StartElement{Name: xml.Name{Space: tk.Space, Local: tk.Local}}
+			if n := len(tk.Attrs); n > 0 {
+				// cut from a block: one allocation a start tag was a tenth of the reading's time
+				if len(x.block) < n {
+					x.block = make([]xml.Attr, max(attrBlock, n))
+				}
+				t.start.Attr, x.block = x.block[:n:n], x.block[n:]
+				for i, a := range tk.Attrs {
+					t.start.Attr[i] = xml.Attr{Name: xml.Name{Space: a.Space, Local: a.Local}, Value: a.Value}
+				}
+			}
+		case archixml.TokEnd:
+			t.kind = tokEnd
+		case archixml.TokText:
+			t.kind, t.text = tokText, tk.Text
+		case archixml.TokDirective:
+			t.kind, t.text = tokDirective, tk.Text
+		default:
+			continue // comments and processing instructions
+		}
+		return nil
+	}
+}
+
+// Skip reads up to the end of the element whose start was read last.
+func (x *xmlReader) Skip() error {
+	for depth := 1; depth > 0; {
+		tk, err := x.r.Next()
+		if err != nil {
+			return err
+		}
+		switch tk.Kind {
+		case archixml.TokStart:
+			depth++
+		case archixml.TokEnd:
+			depth--
+		}
+	}
+	return nil
+}
+
+// InputPos is the line of the position reached.
+func (x *xmlReader) InputPos() (int, int) { return x.r.Line(), 0 }
 
 type parser struct {
 	dec    tokens
@@ -181,9 +264,13 @@ func (p *parser) fail(err error) {
 		return
 	}
 	p.fatal = true
-	var le *limitError
-	if errors.As(err, &le) {
-		p.add(CodeLimit, le.line, "%s", le.msg)
+	var re *archixml.SyntaxError
+	if errors.As(err, &re) {
+		code := CodeMalformed
+		if re.Limit {
+			code = CodeLimit
+		}
+		p.add(code, re.Line, "%s", re.Msg)
 		return
 	}
 	var se *xml.SyntaxError
@@ -231,7 +318,7 @@ func (p *parser) text(se xml.StartElement) string {
 			return s
 		case tokText:
 			if s == "" && b == nil {
-				s = string(t.text)
+				s = t.text
 			} else {
 				if b == nil {
 					b = []byte(s)
@@ -255,7 +342,7 @@ func (p *parser) each(parent xml.StartElement, order []string, anyOrder bool, fn
 		case tokNone, tokEnd:
 			return
 		case tokText:
-			if len(bytes.TrimSpace(t.text)) > 0 {
+			if strings.TrimSpace(t.text) != "" {
 				p.add(CodeSchema, p.line(), "text in <%s>, which holds elements only", parent.Name.Local)
 			}
 		case tokStart:
@@ -407,7 +494,7 @@ func normalize(s string) string {
 func parse(src []byte) (*file, []Problem) {
 	// the identifiers' map made at its size: grown from nothing, it was rehashed a score of times
 	ids := min(bytes.Count(src, []byte("identifier=")), MaxElements)
-	return parseTokens(newLexer(src), ids)
+	return parseTokens(newReader(src), ids)
 }
 
 // parseTokens parses what dec reads; ids is about how many identifiers the file holds.
@@ -444,7 +531,7 @@ func parseTokens(dec tokens, ids int) (*file, []Problem) {
 			}
 			p.model(t)
 		case tokText:
-			if len(bytes.TrimSpace(p.t.text)) > 0 {
+			if strings.TrimSpace(p.t.text) != "" {
 				p.fail(errors.New("text outside the root element"))
 			}
 		}
