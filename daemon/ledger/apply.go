@@ -152,8 +152,11 @@ func (l *Ledger) apply(ctx context.Context, req Request) (*Result, error) {
 	undo := func() { l.undo(m, inv, kept) }
 	if rec != nil && !sameChanges(rec, o) {
 		undo()
-		return refuse(nil, VerdictStale, fmt.Sprintf("stale: on HEAD %s the plan would make other changes than its preview (made at %s) shows",
-			short(head.Commit), short(rec.Commit)))
+		reason := fmt.Sprintf("stale: on HEAD %s the plan would make other changes than its preview (made at %s) shows", short(head.Commit), short(rec.Commit))
+		if moved := l.since(rec.Commit, head.Commit); moved != "" {
+			reason = fmt.Sprintf("stale: the plan would make other changes than its preview (made at %s) shows, since %s", short(rec.Commit), moved)
+		}
+		return refuse(nil, VerdictStale, reason)
 	}
 	if reason := missingApprovals(rec, o); reason != "" {
 		undo()
@@ -459,6 +462,24 @@ func (l *Ledger) movedOver(rec *inbox.Record, head string) (*store.CommitInfo, e
 	}
 	later.made = l.made
 	return later.touching(rec.Reads)
+}
+
+// since names the commits from a preview's HEAD to now, for a refusal that cannot tell which of
+// them changed what the plan would make (a plan approved with another that changes what it
+// cascades to): the person sees what moved, not only two hashes.
+func (l *Ledger) since(preview, head string) string {
+	if preview == head {
+		return ""
+	}
+	later, err := l.cfg.Workspace.CommitsBetween(preview, head)
+	if err != nil || len(later) == 0 {
+		return ""
+	}
+	newest := later[len(later)-1]
+	if len(later) == 1 {
+		return fmt.Sprintf("commit %s (%s)", short(newest.Hash), oneLine(newest.Subject))
+	}
+	return fmt.Sprintf("%d commits, the newest %s (%s)", len(later), short(newest.Hash), oneLine(newest.Subject))
 }
 
 // applyMessage is an apply commit's message. Nothing of the plan can add a line of its own: the
