@@ -387,6 +387,11 @@ func (m *Model) writeArchive(modelXML []byte) ([]byte, error) {
 		if i == m.archive.modelAt && string(modelXML) != m.src {
 			h := f.FileHeader
 			h.Method = zip.Deflate
+			// the writer adds its extended timestamp (from Modified, kept); one read back from an
+			// earlier save goes, or each save would add one more and the same model would save
+			// to other bytes after each reload (a commit's proof replays a plan on the reloaded
+			// parent; a daemon keeps the model in memory)
+			h.Extra = withoutExtTime(h.Extra)
 			w, err := zw.CreateHeader(&h)
 			if err != nil {
 				return nil, fmt.Errorf("write model.xml: %w", err)
@@ -413,6 +418,27 @@ func (m *Model) writeArchive(modelXML []byte) ([]byte, error) {
 		return nil, fmt.Errorf("close archive: %w", err)
 	}
 	return out.Bytes(), nil
+}
+
+// withoutExtTime is a zip entry's extra fields without its extended timestamps (id 0x5455);
+// fields that do not parse are kept as they are.
+func withoutExtTime(extra []byte) []byte {
+	const extTime = 0x5455
+	var out []byte
+	for rest := extra; len(rest) > 0; {
+		if len(rest) < 4 {
+			return append(out, rest...)
+		}
+		id, size := int(rest[0])|int(rest[1])<<8, int(rest[2])|int(rest[3])<<8
+		if len(rest) < 4+size {
+			return append(out, rest...)
+		}
+		if id != extTime {
+			out = append(out, rest[:4+size]...)
+		}
+		rest = rest[4+size:]
+	}
+	return out
 }
 
 // archiveSavesAs is SavesAs for the zipped form.

@@ -124,8 +124,10 @@ const (
 	// a step the command line refuses, for it would not do what the person wants
 	ModelUncommitted     Code = "MODEL_UNCOMMITTED"
 	PlanAlreadyApplied   Code = "PLAN_ALREADY_APPLIED"
+	PlanAppliedBefore    Code = "PLAN_APPLIED_BEFORE"
 	ResubmitNotNeeded    Code = "RESUBMIT_NOT_NEEDED"
 	InitInsideRepository Code = "INIT_INSIDE_REPOSITORY"
+	InitCoArchi1         Code = "INIT_COARCHI1_MODEL"
 )
 
 // The codes of what the command line and the review page refuse to do with a plan of the inbox
@@ -267,8 +269,10 @@ var Codes = []struct {
 	{RevertByPullRequest, Error, "the review page's Revert, where the workspace delivers by pull request (deliver: pull-request): a revert is a pull request too, reviewed and approved on the forge as an apply is; archiplan revert PLAN-ID opens it"},
 	{SelectionTooLarge, Error, "create_view's selection (with its neighbours) holds more than 300 elements: select fewer, or a smaller depth"},
 	{PlanAlreadyApplied, Error, "an apply or approval: these very plan bytes were applied in a commit on the branch, and a later commit removed their record under .archiplan/applied/ without undoing their changes (a revert, archiplan's or git's, undoes them; the models decide, not what the commit says): the plan is refused, not applied twice; the message names both commits"},
+	{PlanAppliedBefore, Warning, "a preview: these very plan bytes were applied in a commit on the branch and not reverted since (the models decide): approving them applies nothing (the apply says so, exit 0, and clears the inbox); the message names the commit and the plan id; to make its changes again, revert it first (archiplan revert PLAN-ID)"},
 	{ModelUncommitted, Error, "the model file has changes not committed (a save from Archi): an apply would reject the plan, so approve (and the review page's Approve) refuses, status says so, and an apply rejects it; commit the save (git commit -am MESSAGE) or discard it (git checkout -- MODEL), then approve (a rejected plan: archiplan resubmit NAME first)"},
 	{ResubmitNotNeeded, Error, "archiplan resubmit NAME of a plan previewed valid against HEAD and waiting for approval: resubmit is for rejected or stale plans; archiplan approve NAME approves it as it is"},
+	{InitCoArchi1, Error, "archiplan init in a folder that keeps its model in coArchi 1's form (model/folder.xml, a file for each object, as coArchi 1 commits it) and has no .archimate file: archiplan reads one .archimate file (coArchi 2's model.archimate, or any Archi saved); save the model from Archi as one file (File > Save As), then archiplan init --model FILE; nothing is written (exit 3)"},
 	{InitInsideRepository, Error, "archiplan init without DIR in a folder inside a git repository: a workspace is a whole repository; run archiplan init at the repository's root to make it the workspace (it finds the model in a folder), or archiplan init NEWDIR for a repository of its own"},
 }
 

@@ -195,8 +195,8 @@ func initModelPath(dir string, given bool) (initPaths, error) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "model", "folder.xml")); err == nil {
 		// coArchi 1 (Grafico): one XML file per object, no .archimate; the example would sit beside it
-		return p, codedError{exitNoUsable, fmt.Errorf("%s keeps its model in coArchi 1's form (model/folder.xml, a file for each object), which archiplan does not read: save the model from Archi as one .archimate file (File > Save As, or coArchi 2), then archiplan init --model FILE",
-			dir)}
+		return p, codedError{exitNoUsable, fmt.Errorf("%s: %s keeps its model in coArchi 1's form (model/folder.xml, a file for each object), which archiplan does not read: save the model from Archi as one .archimate file (File > Save As, or coArchi 2), then archiplan init --model FILE",
+			plans.InitCoArchi1, dir)}
 	}
 	var found []string
 	root := filepath.Clean(dir)

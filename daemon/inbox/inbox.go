@@ -500,6 +500,20 @@ func (b *Inbox) recorded(name string) bool {
 	return err == nil
 }
 
+// firstSubmitted is the NAME a chain of resubmits started from (NAME itself when it was not
+// resubmitted): a plan stale twice is submitted again as client-3, after client-2, not as
+// client-2-2 (and client-2-2-2 the time after).
+func (b *Inbox) firstSubmitted(name string) string {
+	for range 100 { // a chain is short; a record looping back on itself must not hang a resubmit
+		conv, err := b.Conversation(name)
+		if err != nil || conv == nil || conv.ResubmittedFrom == "" || CheckName(conv.ResubmittedFrom) != nil {
+			return name
+		}
+		name = conv.ResubmittedFrom
+	}
+	return name
+}
+
 // ErrNotResubmittable means a plan cannot be submitted again: it is approved (it is applied, or
 // rejected with the step that follows).
 var ErrNotResubmittable = errors.New("cannot be submitted again")
@@ -526,7 +540,7 @@ func (b *Inbox) Resubmit(name string) (Entry, error) {
 	if err != nil {
 		return Entry{}, fmt.Errorf("%s: %w: its context cannot be read (%v), and a scoped plan is never submitted unscoped", e.File, ErrNotResubmittable, err)
 	}
-	next, err := b.FreeName(name)
+	next, err := b.FreeName(b.firstSubmitted(name))
 	if err != nil {
 		return Entry{}, err
 	}

@@ -139,8 +139,11 @@ func (l *Ledger) apply(ctx context.Context, req Request) (*Result, error) {
 	undo := func() { l.undo(m, inv, kept) }
 	if rec != nil && !sameChanges(rec, o) {
 		undo()
-		return a.refuse(nil, VerdictStale, fmt.Sprintf("stale: on HEAD %s the plan would make other changes than its preview (made at %s) shows",
-			short(head.Commit), short(rec.Commit)))
+		reason := fmt.Sprintf("stale: on HEAD %s the plan would make other changes than its preview (made at %s) shows", short(head.Commit), short(rec.Commit))
+		if moved := l.since(rec.Commit, head.Commit); moved != "" {
+			reason = fmt.Sprintf("stale: the plan would make other changes than its preview (made at %s) shows, since %s", short(rec.Commit), moved)
+		}
+		return a.refuse(nil, VerdictStale, reason)
 	}
 	if reason := missingApprovals(rec, o); reason != "" {
 		undo()
@@ -233,10 +236,11 @@ func (l *Ledger) precheck(req Request, head *Head, res *Result, step *string) (p
 	opts := l.cfg.Options
 	// a plan already applied is recognised before anything else: an apply cut off after its
 	// commit is finished, not refused as stale
-	if prior, err := l.appliedBefore(head.Commit, req.Raw); err != nil {
+	if prior, id, err := l.appliedBefore(head.Commit, req.Raw); err != nil {
 		return opts, nil, err
 	} else if prior != "" {
-		res.Commit = prior
+		// the id it was applied as (its NAME then), the one log lists and revert takes
+		res.Commit, res.PlanID = prior, id
 		return opts, nil, fmt.Errorf("%w: %s in commit %s", ErrAlreadyApplied, res.PlanID, short(prior))
 	} else if apply, removal, err := l.recordRemoved(req.Raw); err != nil {
 		return opts, nil, err
@@ -409,18 +413,19 @@ func withVerdict(report []byte, verdict string) []byte {
 	return r.JSON()
 }
 
-// appliedBefore finds the commit that applied these plan bytes: the archive at HEAD and the
+// appliedBefore finds the commit that applied these plan bytes, and the plan id they were applied
+// as (their archive's name, their NAME then): the archive at HEAD and the
 // commits' Plan-Id trailers only say where to look; the commit counts only when its model is the
 // plan applied to its parent's (a folder or a trailer a colleague pushed proves nothing). The
 // walk is stopped by a proved apply only, as findApply's is: a later commit that merely names
 // the plan (a trailer copied) is passed over, never hiding the apply under it (archiplan log
 // lists it as unverified).
-func (l *Ledger) appliedBefore(head string, raw []byte) (string, error) {
+func (l *Ledger) appliedBefore(head string, raw []byte) (commit, id string, err error) {
 	ws := l.cfg.Workspace
 	digest := plans.SHA256(raw)
 	names, err := ws.DirAt(head, ArchiveDir)
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	for _, n := range names {
 		if !strings.HasSuffix(n, "-"+digest[:12]) {
@@ -446,13 +451,13 @@ func (l *Ledger) appliedBefore(head string, raw []byte) (string, error) {
 			err = perr
 		}
 		if err != nil {
-			return "", err
+			return "", "", err
 		}
 		if len(hist) > 0 && hist[len(hist)-1].Hash == proved {
-			return proved, nil
+			return proved, n, nil
 		}
 	}
-	return "", nil
+	return "", "", nil
 }
 
 // movedOver finds, among the commits from a preview's HEAD to now, the first that changed an
@@ -473,6 +478,24 @@ func (l *Ledger) movedOver(rec *inbox.Record, head string) (*store.CommitInfo, e
 	}
 	later.made = l.made
 	return later.touching(rec.Reads)
+}
+
+// since names the commits from a preview's HEAD to now, for a refusal that cannot tell which of
+// them changed what the plan would make (a plan approved with another that changes what it
+// cascades to): the person sees what moved, not only two hashes.
+func (l *Ledger) since(preview, head string) string {
+	if preview == head {
+		return ""
+	}
+	later, err := l.cfg.Workspace.CommitsBetween(preview, head)
+	if err != nil || len(later) == 0 {
+		return ""
+	}
+	newest := later[len(later)-1]
+	if len(later) == 1 {
+		return fmt.Sprintf("commit %s (%s)", short(newest.Hash), oneLine(newest.Subject))
+	}
+	return fmt.Sprintf("%d commits, the newest %s (%s)", len(later), short(newest.Hash), oneLine(newest.Subject))
 }
 
 // applyMessage is an apply commit's message. Nothing of the plan can add a line of its own: the

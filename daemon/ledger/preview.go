@@ -95,7 +95,27 @@ func (l *Ledger) Check(e inbox.Entry) (*Checked, error) {
 	}
 	c.fixed = fx
 	c.bind()
+	if err := l.appliedNote(c); err != nil {
+		return nil, err
+	}
 	return c, nil
+}
+
+// appliedNote warns on a check of plan bytes applied before on the branch (and not reverted):
+// the preview would otherwise say "ready to apply" of a plan whose approval applies nothing.
+// The apply decides it the same way (appliedBefore, the models proving the commit).
+func (l *Ledger) appliedNote(c *Checked) error {
+	if c.Raw == nil || c.refused != nil {
+		return nil
+	}
+	prior, id, err := l.appliedBefore(c.Head.Commit, c.Raw)
+	if err != nil || prior == "" {
+		return err
+	}
+	c.Outcome.Findings = append(c.Outcome.Findings, plans.Finding{Severity: plans.Warning, Code: plans.PlanAppliedBefore,
+		Message: fmt.Sprintf("these very plan bytes were applied as %s in commit %s and stand in the model: approving them applies nothing. "+
+			"To make its changes again, revert it first (archiplan revert %s), then submit it again", id, short(prior), id)})
+	return nil
 }
 
 // bind holds a check to what its NAME's first valid preview fixed: other plan bytes are never
@@ -171,6 +191,12 @@ func (l *Ledger) PublishOutputs(c *Checked) (*inbox.Record, inbox.Outputs, error
 	preview := c.Outcome.Preview(file, info)
 	if c.Outcome.Verdict == plans.VerdictValid {
 		preview = withNote(preview, ApproveNote(c.Entry.Name))
+	}
+	for _, f := range c.Outcome.Findings {
+		if f.Code == plans.PlanAppliedBefore {
+			// said on top: the verdict below says "ready to apply" of what is applied already
+			preview = withNote(preview, "**Applied before** ("+string(f.Code)+"): "+plans.MDEscape(f.Message))
+		}
 	}
 	conv, _ := l.cfg.Inbox.Conversation(c.Entry.Name)
 	if conv.Wrote(c.Outcome.SHA256) != "" {

@@ -197,10 +197,31 @@ func findApply(ws *store.Workspace, target string) (*store.CommitInfo, []store.C
 			if err := revertOfRevert(ws, full); err != nil {
 				return nil, nil, err
 			}
+			if c, err := ws.Info(full); err == nil && namedID(c.Trailers[store.TrailerPlanID]) {
+				// the hash an apply printed, its commit since made again by a sync (or another
+				// branch's): the plan is named by its id, as log lists it
+				id := c.Trailers[store.TrailerPlanID]
+				return nil, nil, fmt.Errorf("%w %q on this branch: commit %s names plan %s but is not on this branch (a sync makes a local apply again on top of the remote's commits, with a new hash; or it is another branch's): archiplan log lists the plans applied here; by its id: archiplan revert %s",
+					ErrNoSuchPlan, target, short(c.Hash), id, id)
+			}
 		}
 		return nil, nil, fmt.Errorf("%w %q on this branch", ErrNoSuchPlan, target)
 	}
 	return apply, hist, nil
+}
+
+// namedID says whether a trailer's plan id reads as one archiplan makes (a NAME, '-', 12 hex
+// digits), safe to print in a refusal's step.
+func namedID(id string) bool {
+	if len(id) <= 13 || inbox.CheckName(PlanName(id)) != nil {
+		return false
+	}
+	for _, r := range id[len(id)-12:] {
+		if !strings.ContainsRune("0123456789abcdef", r) {
+			return false
+		}
+	}
+	return true
 }
 
 // revertOfRevert refuses a revert asked of commit, when commit holds the revert of a plan
