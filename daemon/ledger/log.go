@@ -32,9 +32,10 @@ type Entry struct {
 	// ApprovedBy, for an apply, is the person its commit names as the one who approved it
 	ApprovedBy string `json:"approved_by,omitempty"`
 	Reverts    string `json:"reverts,omitempty"` // the commit a revert undoes
-	// UndoneBy, for an apply, is a later commit not made by archiplan that put back what the plan
-	// changed (Archi saving its in-memory model over the apply, say): the plan is no longer in
-	// the model although no revert says so.
+	// UndoneBy, for an apply, is a later commit not made by archiplan (not an apply or revert the
+	// log lists, whatever its trailers claim) that put back what the plan changed (Archi saving
+	// its in-memory model over the apply, say): the plan is no longer in the model although no
+	// revert says so.
 	UndoneBy string `json:"undone_by,omitempty"`
 }
 
@@ -170,7 +171,7 @@ func logOf(ws *store.Workspace, hist []store.CommitInfo) ([]Entry, []Claimed) {
 				continue
 			}
 			if !reverted[e.PlanID] {
-				e.UndoneBy = undoneBy(ws, hist[:i], c)
+				e.UndoneBy = undoneBy(ws, hist[:i], c, borneOut(entries))
 			}
 		case c.Trailers[store.TrailerRevertsPlan] != "":
 			e = logEntryOf(c, KindRevert, c.Trailers[store.TrailerRevertsPlan])
@@ -299,6 +300,7 @@ func UndoneOnSide(ws *store.Workspace, line, side []store.CommitInfo, se, all []
 	for k, c := range line {
 		at[c.Hash] = k
 	}
+	held := borneOut(all)
 	for i := range se {
 		se[i].UndoneBy = ""
 		c, ok := info[se[i].Commit]
@@ -308,7 +310,7 @@ func UndoneOnSide(ws *store.Workspace, line, side []store.CommitInfo, se, all []
 		}
 		// the side's own commits after the apply come before the merge: the one that undid it
 		// there is named, not the merge that brought both
-		se[i].UndoneBy = undoneBy(ws, append(line[:k+1:k+1], sideAfter(side, info, c)...), c)
+		se[i].UndoneBy = undoneBy(ws, append(line[:k+1:k+1], sideAfter(side, info, c)...), c, held)
 	}
 }
 
@@ -345,14 +347,26 @@ func revertedAfter(all []Entry, e Entry) bool {
 	return false
 }
 
+// borneOut is the set of commits of entries, the applies and reverts their commits hold (logOf
+// lists no other): what undoneBy takes for archiplan's own.
+func borneOut(entries []Entry) map[string]bool {
+	held := make(map[string]bool, len(entries))
+	for _, e := range entries {
+		held[e.Commit] = true
+	}
+	return held
+}
+
 // undoneBy finds the oldest later commit, not archiplan's, after which every object the plan
 // changed is again as it was before the plan: the plan silently undone. later is newest first.
-func undoneBy(ws *store.Workspace, later []store.CommitInfo, apply store.CommitInfo) string {
+// archiplan's are the commits of held, the applies and reverts the log lists (their commits hold
+// what they say): a commit whose trailers or git revert line claim what it does not hold is
+// asked like any other (the words pick where to look; the models decide).
+func undoneBy(ws *store.Workspace, later []store.CommitInfo, apply store.CommitInfo, held map[string]bool) string {
 	var suspects []store.CommitInfo
 	for i := len(later) - 1; i >= 0; i-- {
 		c := later[i]
-		if c.Trailers[store.TrailerPlanID] == "" && c.Trailers[store.TrailerRevertsPlan] == "" && c.GitReverts == "" &&
-			c.ModelBlob != "" && c.ModelBlob != parentBlob(later, i, apply) {
+		if !held[c.Hash] && c.ModelBlob != "" && c.ModelBlob != parentBlob(later, i, apply) {
 			suspects = append(suspects, c)
 		}
 	}
