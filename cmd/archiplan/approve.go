@@ -197,7 +197,7 @@ func rejectCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if reason = strings.TrimSpace(reason); reason == "" { // blanks say nothing (as on the page)
+			if reason = ledger.PersonsReason(reason); reason == "" { // blanks say nothing (as on the page)
 				reason = "rejected by " + ws.Identity().Name
 			}
 			rejectFound(e)

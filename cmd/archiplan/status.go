@@ -225,7 +225,7 @@ func printPlanState(out io.Writer, p PlanState) {
 		line += "  " + hidden.Quote(p.Summary)
 	}
 	if p.Note != "" {
-		line += "  (" + p.Note + ")"
+		line += "  (" + hidden.Show(p.Note) + ")" // a reason's escapes are shown, never obeyed by the terminal
 	}
 	fmt.Fprintln(out, line)
 	if w := inbox.WaitingWords(p.ApprovedBy, p.Missing); w != "" {

@@ -193,6 +193,9 @@ func (l *Ledger) apply(ctx context.Context, req Request) (*Result, error) {
 		undo()
 		return nil, err
 	}
+	// the commit holds the plan applied to its parent's model, as just made: noted once, so that
+	// log need not prove it again (a reader proves a commit it did not make)
+	noteProof(l.cfg.Workspace, commit, res.PlanID, req.Raw, true)
 	l.applied(ctx, commit, m, data, kept, inv.Touched, env, res)
 	l.last.Store(&Replay{Commit: commit, Parent: head.Commit, Plan: req.Raw, Options: opts, Data: data})
 	return res, err
@@ -304,6 +307,7 @@ func (l *Ledger) applied(ctx context.Context, commit string, m *archixml.Model, 
 	// applies one plan and exits never compares them)
 	l.model, l.data, l.blob, l.commit, l.unproved = m, data, ws.BlobOf(data), commit, kept
 	l.remember(commit, touched)
+
 	ws.MarkClean(l.blob)
 	l.clean = l.stampOf(l.blob)
 	res.Commit = commit

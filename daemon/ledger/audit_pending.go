@@ -68,6 +68,8 @@ func RecoverAudit(ws *store.Workspace) (bool, error) {
 		return false, err
 	}
 	c := hist[len(hist)-1] // the newest apply of the plan: the same plan applied again after its revert is another
+	// the models decide (heldApply): an apply commit amended before this recovery (the change
+	// undone, the message and archive kept) is not recorded as the plan's apply
 	if c.Trailers[store.TrailerPlanID] != p.PlanID || heldApply(ws, c, "", p.PlanID, c.Trailers[store.TrailerPlanSHA256]) != "" {
 		return false, nil // not applied: the approval is recorded when it is
 	}
@@ -80,12 +82,6 @@ func RecoverAudit(ws *store.Workspace) (bool, error) {
 		if r.Data != nil && json.Unmarshal(r.Data, &e) == nil && e.Event == EventApplied && e.PlanID == p.PlanID && e.Commit == c.Hash {
 			return false, nil // recorded before the crash
 		}
-	}
-	// the models decide: an apply commit amended before this recovery (the change undone, the
-	// message and archive kept) is not recorded as the plan's apply (one model proof, on a
-	// recovery only)
-	if raw, ok, err := ws.FileAt(c.Hash, archivePath(p.PlanID, archivePlan)); err != nil || !ok || !modelHoldsApply(ws, c, p.PlanID, raw) {
-		return false, err
 	}
 	when := c.When.UTC().Format(time.RFC3339Nano)
 	if p.Approved != nil && p.Approved.Time > when {

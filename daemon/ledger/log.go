@@ -2,6 +2,8 @@ package ledger
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
@@ -32,9 +34,10 @@ type Entry struct {
 	// ApprovedBy, for an apply, is the person its commit names as the one who approved it
 	ApprovedBy string `json:"approved_by,omitempty"`
 	Reverts    string `json:"reverts,omitempty"` // the commit a revert undoes
-	// UndoneBy, for an apply, is a later commit not made by archiplan that put back what the plan
-	// changed (Archi saving its in-memory model over the apply, say): the plan is no longer in
-	// the model although no revert says so.
+	// UndoneBy, for an apply, is a later commit not made by archiplan (not an apply or revert the
+	// log lists, whatever its trailers claim) that put back what the plan changed (Archi saving
+	// its in-memory model over the apply, say): the plan is no longer in the model although no
+	// revert says so.
 	UndoneBy string `json:"undone_by,omitempty"`
 }
 
@@ -170,7 +173,7 @@ func logOf(ws *store.Workspace, hist []store.CommitInfo) ([]Entry, []Claimed) {
 				continue
 			}
 			if !reverted[e.PlanID] {
-				e.UndoneBy = undoneBy(ws, hist[:i], c)
+				e.UndoneBy = undoneBy(ws, hist[:i], c, borneOut(entries))
 			}
 		case c.Trailers[store.TrailerRevertsPlan] != "":
 			e = logEntryOf(c, KindRevert, c.Trailers[store.TrailerRevertsPlan])
@@ -202,7 +205,7 @@ func logOf(ws *store.Workspace, hist []store.CommitInfo) ([]Entry, []Claimed) {
 // proved on c's model, gives back its parent's (c's change is exactly the plan's).
 func reapplies(ws *store.Workspace, c store.CommitInfo) string {
 	id := revertedIn(ws, c.GitReverts)
-	if id == "" || heldApply(ws, c, "", id, "") != "" {
+	if id == "" || archivedIn(ws, c, id, "") != "" {
 		return ""
 	}
 	a, err := ReadArchive(ws, c.Hash, id)
@@ -250,10 +253,27 @@ func logEntryOf(c store.CommitInfo, kind, id string) Entry {
 
 // heldApply says why commit c does not hold the apply of plan id its trailers claim ("" when it
 // does): archiplan's apply adds the plan's archive, of the bytes whose digest it names (when
-// digest is given). A trailer on a hand-made commit, or one naming a plan an earlier commit
-// archived, holds none of that. The parent's model blob is not asked: a plan whose actions undo
-// each other changes no byte of the model and is still an apply.
+// digest is given), and its model is the archived plan applied to its parent's (the models
+// decide: an apply amended with its change undone, or a colleague's commit that archives a plan
+// of their own beside another change, holds no apply). The proof is made once per commit and
+// kept under .git (modelHoldsApply), where neither a planner nor a colleague writes.
 func heldApply(ws *store.Workspace, c store.CommitInfo, _, id, digest string) string {
+	if why := archivedIn(ws, c, id, digest); why != "" {
+		return why
+	}
+	raw, ok, err := ws.FileAt(c.Hash, archivePath(id, archivePlan))
+	if err != nil || !ok || !modelHoldsApply(ws, c, id, raw) {
+		return fmt.Sprintf("commit %s archives the plan, but its model is not the plan applied to its parent's", short(c.Hash))
+	}
+	return ""
+}
+
+// archivedIn says why commit c does not add the archive of plan id ("" when it does), of the
+// bytes whose digest it names (when digest is given): what heldApply asks before the models.
+// A trailer on a hand-made commit, or one naming a plan an earlier commit archived, holds none
+// of that. A plan whose actions undo each other changes no byte of the model and is still an
+// apply.
+func archivedIn(ws *store.Workspace, c store.CommitInfo, id, digest string) string {
 	raw, ok, err := ws.FileAt(c.Hash, archivePath(id, archivePlan))
 	if err != nil || !ok {
 		return fmt.Sprintf("commit %s names the plan but does not archive it", short(c.Hash))
@@ -299,6 +319,7 @@ func UndoneOnSide(ws *store.Workspace, line, side []store.CommitInfo, se, all []
 	for k, c := range line {
 		at[c.Hash] = k
 	}
+	held := borneOut(all)
 	for i := range se {
 		se[i].UndoneBy = ""
 		c, ok := info[se[i].Commit]
@@ -308,7 +329,7 @@ func UndoneOnSide(ws *store.Workspace, line, side []store.CommitInfo, se, all []
 		}
 		// the side's own commits after the apply come before the merge: the one that undid it
 		// there is named, not the merge that brought both
-		se[i].UndoneBy = undoneBy(ws, append(line[:k+1:k+1], sideAfter(side, info, c)...), c)
+		se[i].UndoneBy = undoneBy(ws, append(line[:k+1:k+1], sideAfter(side, info, c)...), c, held)
 	}
 }
 
@@ -345,14 +366,26 @@ func revertedAfter(all []Entry, e Entry) bool {
 	return false
 }
 
+// borneOut is the set of commits of entries, the applies and reverts their commits hold (logOf
+// lists no other): what undoneBy takes for archiplan's own.
+func borneOut(entries []Entry) map[string]bool {
+	held := make(map[string]bool, len(entries))
+	for _, e := range entries {
+		held[e.Commit] = true
+	}
+	return held
+}
+
 // undoneBy finds the oldest later commit, not archiplan's, after which every object the plan
 // changed is again as it was before the plan: the plan silently undone. later is newest first.
-func undoneBy(ws *store.Workspace, later []store.CommitInfo, apply store.CommitInfo) string {
+// archiplan's are the commits of held, the applies and reverts the log lists (their commits hold
+// what they say): a commit whose trailers or git revert line claim what it does not hold is
+// asked like any other (the words pick where to look; the models decide).
+func undoneBy(ws *store.Workspace, later []store.CommitInfo, apply store.CommitInfo, held map[string]bool) string {
 	var suspects []store.CommitInfo
 	for i := len(later) - 1; i >= 0; i-- {
 		c := later[i]
-		if c.Trailers[store.TrailerPlanID] == "" && c.Trailers[store.TrailerRevertsPlan] == "" && c.GitReverts == "" &&
-			c.ModelBlob != "" && c.ModelBlob != parentBlob(later, i, apply) {
+		if !held[c.Hash] && c.ModelBlob != "" && c.ModelBlob != parentBlob(later, i, apply) {
 			suspects = append(suspects, c)
 		}
 	}
@@ -412,25 +445,90 @@ var heldModels sync.Map
 
 // modelHoldsApply says whether c's model is raw, plan id, applied to c's parent's: the bytes the
 // applied model saves as are the commit's (a zipped model compared as its archive is, SavesAs).
+// The answer is kept under .git (noteProof): an apply notes its own commit as it makes it, and a
+// commit pulled from a team's remote is proved once, by the first reader that asks.
 func modelHoldsApply(ws *store.Workspace, c store.CommitInfo, id string, raw []byte) bool {
 	key := ws.Root + "\x00" + c.Hash + "\x00" + id + "\x00" + plans.SHA256(raw)
 	if ok, seen := heldModels.Load(key); seen {
 		return ok.(bool)
 	}
-	before, ok, err := ws.ModelAt(c.Parent)
-	if err != nil || !ok || c.Parent == "" {
-		return false
-	}
-	after, ok, err := ws.ModelAt(c.Hash)
-	if err != nil || !ok {
-		return false
+	if held, known := knownProof(ws, c.Hash, id, raw); known {
+		heldModels.Store(key, held)
+		return held
 	}
 	held := false
-	if m, err := archixml.Load(before); err == nil {
-		if _, _, err := plans.Apply(raw, m, plans.Options{}); err == nil {
-			held = m.SavesAs(after)
+	if before, ok, err := ws.ModelAt(c.Parent); err == nil && ok && c.Parent != "" {
+		after, ok, err := ws.ModelAt(c.Hash)
+		if err != nil || !ok {
+			return false
 		}
+		if m, err := archixml.Load(before); err == nil {
+			if _, _, err := plans.Apply(raw, m, plans.Options{}); err == nil {
+				held = m.SavesAs(after)
+			}
+		}
+	} else if err != nil {
+		return false // not known: asked again
 	}
 	heldModels.Store(key, held)
+	noteProof(ws, c.Hash, id, raw, held)
 	return held
+}
+
+// proofsDir holds the proofs of applies, one file per commit: under .git, where a planner (who
+// writes the inbox) and a colleague (who pushes commits) cannot write; the person can, as they
+// can run any git command.
+const proofsDir = "archiplan/proofs"
+
+// proofLine is what a proof file holds of plan id, raw, in commit: held or not.
+func proofLine(id string, raw []byte, held bool) string {
+	word := "not"
+	if held {
+		word = "held"
+	}
+	return word + " " + id + " " + plans.SHA256(raw) + "\n"
+}
+
+// knownProof reads the proof of commit's apply of plan id, raw, kept by noteProof (known: one is).
+// A file that is a link, not a file, too large or about another plan is no proof.
+func knownProof(ws *store.Workspace, commit, id string, raw []byte) (held, known bool) {
+	if !commitName(commit) {
+		return false, false
+	}
+	data, err := readCapped(ws.GitPath(filepath.Join(filepath.FromSlash(proofsDir), commit)), 512)
+	if err != nil {
+		return false, false
+	}
+	switch string(data) {
+	case proofLine(id, raw, true):
+		return true, true
+	case proofLine(id, raw, false):
+		return false, true
+	}
+	return false, false
+}
+
+// commitName says whether s is a commit's full hash (SHA-1 or SHA-256), so a file name.
+func commitName(s string) bool {
+	if len(s) != 40 && len(s) != 64 {
+		return false
+	}
+	for _, r := range s {
+		if !(r >= '0' && r <= '9' || r >= 'a' && r <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// noteProof keeps the proof of commit's apply of plan id, raw (whether its model is the plan
+// applied to its parent's); a failure only costs the proof again.
+func noteProof(ws *store.Workspace, commit, id string, raw []byte, held bool) {
+	if !commitName(commit) {
+		return
+	}
+	dir := ws.GitPath(filepath.FromSlash(proofsDir))
+	if os.MkdirAll(dir, 0o755) == nil {
+		_ = store.WriteFileAtomic(filepath.Join(dir, commit), []byte(proofLine(id, raw, held)), 0o644)
+	}
 }

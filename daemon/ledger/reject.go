@@ -2,6 +2,8 @@ package ledger
 
 import (
 	"errors"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/archiplan/archiplan/daemon/inbox"
 	"github.com/archiplan/archiplan/plans"
@@ -28,6 +30,26 @@ func (l *Ledger) settle(e inbox.Entry, res *Result, err error) error {
 		l.log.Info("rejected", "plan", e.File, "verdict", res.Verdict, "reason", res.Reason)
 	}
 	return nil
+}
+
+// MaxReason is the most of a person's reason a rejection by hand keeps, in bytes, whichever front
+// end it was typed in (the page's form, the command line's --reason): what is shown on top of the
+// preview, in the report and the audit is one bound.
+const MaxReason = 2000
+
+// PersonsReason is a person's reason for a rejection by hand as it is kept: trimmed, and cut at
+// MaxReason bytes at a character's start (a letter cut in two would show as another, U+FFFD).
+// "" says no reason was given.
+func PersonsReason(reason string) string {
+	reason = strings.TrimSpace(reason)
+	if len(reason) > MaxReason {
+		cut := MaxReason
+		for cut > 0 && !utf8.RuneStart(reason[cut]) {
+			cut--
+		}
+		reason = reason[:cut]
+	}
+	return reason
 }
 
 // Reject rejects a plan of the inbox by hand, with a reason: NAME.rejected, its preview keeping

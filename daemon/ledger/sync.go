@@ -429,10 +429,30 @@ func inverseIn(ws *store.Workspace, c store.CommitInfo, raw []byte) (*plans.Inve
 		return nil, nil // the plan does not apply there: not what the commit did
 	}
 	out, err := m.Save()
-	if err != nil || store.BlobID(out) != c.ModelBlob {
+	if err != nil {
+		return nil, err
+	}
+	if held, err := holdsSaved(ws, c, m, out); err != nil || !held {
 		return nil, err
 	}
 	return inv, nil
+}
+
+// holdsSaved says whether commit c's model is m, whose Save gave out: the same blob, or, for
+// Archi's zipped form, the same entries holding the same model in other bytes (an apply made by
+// an archiplan built with another Go, whose deflater compresses model.xml otherwise: SavesAs).
+func holdsSaved(ws *store.Workspace, c store.CommitInfo, m *archixml.Model, out []byte) (bool, error) {
+	if store.BlobID(out) == c.ModelBlob {
+		return true, nil
+	}
+	if !m.Archived() {
+		return false, nil
+	}
+	data, ok, err := ws.ModelAt(c.Hash)
+	if err != nil || !ok {
+		return false, err
+	}
+	return m.SavesAs(data), nil
 }
 
 // touching finds the oldest new commit that changed one of the objects, by comparing the

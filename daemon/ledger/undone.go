@@ -125,7 +125,11 @@ func undid(ws *store.Workspace, apply, removal store.CommitInfo, inv *plans.Inve
 		return false
 	}
 	out, err := m.Save()
-	return err == nil && store.BlobID(out) == removal.ModelBlob && removal.ModelBlob != store.BlobID(data)
+	if err != nil || removal.ModelBlob == store.BlobID(data) {
+		return false
+	}
+	held, err := holdsSaved(ws, removal, m, out)
+	return err == nil && held
 }
 
 // removedWords is the refusal of plan bytes applied in apply whose record removal removed

@@ -14,7 +14,6 @@ import (
 	"sync"
 	"time"
 	"unicode"
-	"unicode/utf8"
 
 	"github.com/archiplan/archiplan/archixml"
 	"github.com/archiplan/archiplan/archixml/diff"
@@ -424,16 +423,8 @@ func notPending(e inbox.Entry) error {
 // Reject implements Backend: the ledger's rejection by hand, NAME.rejected with the reason on top
 // of its preview and in its report.
 func (l *Local) Reject(name, reason, reviewer string) error {
-	reason = strings.TrimSpace(reason)
-	if reason == "" {
+	if reason = ledger.PersonsReason(reason); reason == "" {
 		return &Refusal{plans.RejectNeedsReason, ErrNoReason}
-	}
-	if len(reason) > 2000 {
-		cut := 2000 // at a character's start: a letter cut in two would show as another (U+FFFD)
-		for cut > 0 && !utf8.RuneStart(reason[cut]) {
-			cut--
-		}
-		reason = reason[:cut]
 	}
 	e, err := l.find(name)
 	if err != nil {
