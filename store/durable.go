@@ -114,6 +114,10 @@ func gitBool(v string) bool {
 // fsyncs counts the syncs archiplan's writers made, for the tests that hold the policy above.
 var fsyncs atomic.Int64
 
+// Syncs is how many syncs archiplan's writers made in this process, for the tests of other
+// packages that hold an apply to the policy above.
+func Syncs() int64 { return fsyncs.Load() }
+
 // syncFile syncs an open file.
 func syncFile(f *os.File) error {
 	fsyncs.Add(1)

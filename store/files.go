@@ -87,6 +87,13 @@ func (w *Workspace) rememberBlob(data []byte, id string) {
 // GitPath is the path of a file of archiplan's own in the repository's .git folder.
 func (w *Workspace) GitPath(name string) string { return filepath.Join(w.gitDir, name) }
 
+// WriteGitFile writes a file of archiplan's own in the repository's .git folder (at GitPath(name))
+// atomically, synced as a commit's files are (see Syncing): a note an apply writes before its
+// commit survives whatever the commit survives.
+func (w *Workspace) WriteGitFile(name string, data []byte) error {
+	return w.writeFile(w.GitPath(name), data, 0o644)
+}
+
 // ModelPath is the model file's path on disk.
 func (w *Workspace) ModelPath() string { return filepath.Join(w.Root, filepath.FromSlash(w.Model)) }
 

@@ -1,11 +1,13 @@
 package ledger_test
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/archiplan/archiplan/daemon/ledger"
 	lt "github.com/archiplan/archiplan/daemon/ledger/ledgertest"
+	"github.com/archiplan/archiplan/store"
 )
 
 // issue 35: an audit event is bounded whatever a planner wrote: a plan near the inbox's cap, a
@@ -45,5 +47,34 @@ func TestAudit_EventIsBounded(t *testing.T) {
 	}
 	if e := events[1]; e.SHA256 != "def" || !strings.Contains(e.Reason, "its texts are not kept") {
 		t.Errorf("the escaped event: %+v", e.Reason)
+	}
+}
+
+// An approval syncs as git's config says, the approval it writes down before its commit too
+// (store's Syncing): with git's default nothing (it made two fsyncs for that note alone, the only
+// ones of an approval), with core.fsync = committed its files.
+func TestApprove_SyncsAsGitIsConfigured(t *testing.T) {
+	home := t.TempDir() // no user config of the machine's may decide
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
+	for _, synced := range []bool{false, true} {
+		_, w := lt.Team(t, 1)
+		ws := w[0]
+		if synced {
+			lt.Git(t, ws.Root, "config", "core.fsync", "committed")
+			var err error
+			if ws, err = store.Open(ws.Root, "model.archimate"); err != nil { // the config is read once per workspace
+				t.Fatal(err)
+			}
+		}
+		l := lt.Ledger(ws)
+		lt.Preview(t, l, "p", lt.Rename(lt.Elements(t, ws)[0], "Synced"))
+		before := store.Syncs()
+		if res, err := lt.Approve(t, l, "p"); err != nil || res.Commit == "" {
+			t.Fatalf("core.fsync %v: %v", synced, err)
+		}
+		if n := store.Syncs() - before; (n > 0) != synced {
+			t.Errorf("core.fsync committed %v: the approval made %d syncs", synced, n)
+		}
 	}
 }
