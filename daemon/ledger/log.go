@@ -2,7 +2,6 @@ package ledger
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -527,8 +526,7 @@ func noteProof(ws *store.Workspace, commit, id string, raw []byte, held bool) {
 	if !commitName(commit) {
 		return
 	}
-	dir := ws.GitPath(filepath.FromSlash(proofsDir))
-	if os.MkdirAll(dir, 0o755) == nil {
-		_ = store.WriteFileAtomic(filepath.Join(dir, commit), []byte(proofLine(id, raw, held)), 0o644)
-	}
+	// synced as the commit's files are (a proof is a cache: a lost one is proved again), not
+	// always: two fsyncs per approval otherwise, where git's default makes none
+	_ = ws.WriteGitFile(filepath.Join(filepath.FromSlash(proofsDir), commit), []byte(proofLine(id, raw, held)))
 }
