@@ -276,7 +276,10 @@ func resubmitCmd() *cobra.Command {
 				led.Withdrawn(name) // it leaves the inbox unapplied (a rejected one is in the audit already)
 			}
 			e, err := box.Resubmit(name)
-			if errors.Is(err, inbox.ErrNoPlan) || errors.Is(err, inbox.ErrBadName) {
+			if errors.Is(err, inbox.ErrNoPlan) {
+				return usageError{appliedAsNamed(ws, name, box.Path(name+"-again.json"), fmt.Errorf("%s: %w", plans.PlanNotInInbox, err))}
+			}
+			if errors.Is(err, inbox.ErrBadName) {
 				return usageError{err}
 			}
 			if err != nil {
@@ -305,4 +308,21 @@ func resubmitCmd() *cobra.Command {
 			return silent{codedError{exitRefused, fmt.Errorf("plan %s: %d error(s): %s lists them", c.Outcome.Verdict, len(c.Outcome.Errors()), box.Path(inbox.PreviewFile(e.Name)))}}
 		},
 	}
+}
+
+// appliedAsNamed adds to resubmit's refusal of NAME (not in the inbox) the step that submits a
+// plan applied under NAME again, from its archive in the apply's commit (a revert removed it from
+// HEAD; docs/revert.md) into the inbox as again (a path that holds from any folder), or where the
+// plans are listed.
+func appliedAsNamed(ws *store.Workspace, name, again string, err error) error {
+	entries, lerr := ledger.Log(ws)
+	if lerr == nil {
+		for _, e := range entries { // newest first: the last apply under NAME
+			if e.Kind == ledger.KindApply && ledger.PlanName(e.PlanID) == name {
+				return fmt.Errorf("%w: %s was applied as %s (commit %s); resubmit takes a rejected or stale plan of the inbox. To submit it again as a new plan: git show %s:%s/%s/plan.json > %s",
+					err, name, e.PlanID, short(e.Commit), short(e.Commit), ledger.ArchiveDir, e.PlanID, again)
+			}
+		}
+	}
+	return fmt.Errorf("%w (archiplan status lists the plans of the inbox, archiplan log the applied ones)", err)
 }
