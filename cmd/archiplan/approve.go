@@ -315,14 +315,10 @@ func resubmitCmd() *cobra.Command {
 // HEAD; docs/revert.md) into the inbox as again (a path that holds from any folder), or where the
 // plans are listed.
 func appliedAsNamed(ws *store.Workspace, name, again string, err error) error {
-	entries, lerr := ledger.Log(ws)
-	if lerr == nil {
-		for _, e := range entries { // newest first: the last apply under NAME
-			if e.Kind == ledger.KindApply && ledger.PlanName(e.PlanID) == name {
-				return fmt.Errorf("%w: %s was applied as %s (commit %s); resubmit takes a rejected or stale plan of the inbox. To submit it again as a new plan: git show %s:%s/%s/plan.json > %s",
-					err, name, e.PlanID, short(e.Commit), short(e.Commit), ledger.ArchiveDir, e.PlanID, again)
-			}
-		}
+	if named := appliesNamed(ws, name); len(named) > 0 {
+		e := named[0] // the last apply under NAME
+		return fmt.Errorf("%w: %s was applied as %s (commit %s); resubmit takes a rejected or stale plan of the inbox. To submit it again as a new plan: git show %s:%s/%s/plan.json > %s",
+			err, name, e.PlanID, short(e.Commit), short(e.Commit), ledger.ArchiveDir, e.PlanID, again)
 	}
 	return fmt.Errorf("%w (archiplan status lists the plans of the inbox, archiplan log the applied ones)", err)
 }

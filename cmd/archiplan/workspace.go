@@ -412,13 +412,9 @@ func appliedUnder(ws *store.Workspace, target string, err error) error {
 	if inbox.CheckName(target) != nil {
 		return err
 	}
-	entries, lerr := ledger.Log(ws)
-	if lerr != nil {
-		return err
-	}
 	var ids []string
-	for _, e := range entries {
-		if e.Kind == ledger.KindApply && ledger.PlanName(e.PlanID) == target && e.PlanID != target && !slices.Contains(ids, e.PlanID) {
+	for _, e := range appliesNamed(ws, target) {
+		if !slices.Contains(ids, e.PlanID) {
 			ids = append(ids, e.PlanID)
 		}
 	}
@@ -426,6 +422,22 @@ func appliedUnder(ws *store.Workspace, target string, err error) error {
 		return fmt.Errorf("%w (revert takes a PLAN-ID or a COMMIT, as archiplan log lists them)", err)
 	}
 	return fmt.Errorf("%w: %s is a plan's NAME; revert takes its PLAN-ID (archiplan revert %s), as archiplan log lists it", err, target, strings.Join(ids, " or "))
+}
+
+// appliesNamed are the applies of the branch of plans submitted as NAME, newest first (none when
+// the log cannot be read: the callers only add advice).
+func appliesNamed(ws *store.Workspace, name string) []ledger.Entry {
+	entries, err := ledger.Log(ws)
+	if err != nil {
+		return nil
+	}
+	var named []ledger.Entry
+	for _, e := range entries {
+		if e.Kind == ledger.KindApply && ledger.PlanName(e.PlanID) == name && e.PlanID != name {
+			named = append(named, e)
+		}
+	}
+	return named
 }
 
 func logCmd() *cobra.Command {
