@@ -2,6 +2,7 @@ package archixml
 
 import (
 	"strings"
+	"sync"
 )
 
 // Viewpoint is one of Archi's viewpoints: the id a view's viewpoint attribute holds, the name Archi
@@ -67,7 +68,9 @@ var legacyViewpoints = map[string]string{
 // allowed, and Archi shows "None".
 var NoViewpoint = &Viewpoint{Name: "None"}
 
-var viewpoints, viewpointList = indexViewpoints()
+// viewpointIndex is built when a viewpoint is first asked for, not at every process's start (an
+// apply that touches no view never asks).
+var viewpointIndex = sync.OnceValues(indexViewpoints)
 
 func indexViewpoints() (map[string]*Viewpoint, []*Viewpoint) {
 	byID := map[string]*Viewpoint{}
@@ -92,16 +95,17 @@ func indexViewpoints() (map[string]*Viewpoint, []*Viewpoint) {
 }
 
 // Viewpoints are Archi's viewpoints, in the order of its viewpoints.xml.
-func Viewpoints() []*Viewpoint { return viewpointList }
+func Viewpoints() []*Viewpoint { _, list := viewpointIndex(); return list }
 
 // ViewpointOf is the viewpoint a view's viewpoint attribute names, as Archi reads it: an id of
 // viewpoints.xml, an old number mapped to its ArchiMate 3 viewpoint, anything else None.
 func ViewpointOf(attr string) *Viewpoint {
-	if vp, ok := viewpoints[attr]; ok {
+	byID, _ := viewpointIndex()
+	if vp, ok := byID[attr]; ok {
 		return vp
 	}
 	if id, ok := legacyViewpoints[attr]; ok {
-		return viewpoints[id]
+		return byID[id]
 	}
 	return NoViewpoint
 }

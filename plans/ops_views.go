@@ -2,11 +2,11 @@ package plans
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 
 	"github.com/archiplan/archiplan/archixml"
 	"github.com/archiplan/archiplan/archixml/route"
+	"github.com/archiplan/archiplan/internal/lazyre"
 	"github.com/archiplan/archiplan/schemas"
 )
 
@@ -387,7 +387,7 @@ func (e *engine) moveViewObject(i int, a Action, r *ActionResult) {
 	}
 }
 
-var colorRE = regexp.MustCompile(`^(#[0-9a-fA-F]{6})?$`)
+var colorRE = lazyre.New(`^(#[0-9a-fA-F]{6})?$`)
 
 func (e *engine) styleViewObject(i int, a Action, r *ActionResult) {
 	o, ok := e.resolveDiagram(i, "object_id", str(a.ObjectID), archixml.Object{}, archixml.KindDiagramObject, archixml.KindConnection)

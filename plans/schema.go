@@ -4,13 +4,14 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v5"
 
+	"github.com/archiplan/archiplan/internal/lazyre"
 	"github.com/archiplan/archiplan/schemas"
 )
 
@@ -134,13 +135,14 @@ var (
 var topFields = map[string]bool{"schema_version": true, "status": true, "summary": true,
 	"questions": true, "warnings": true, "actions": true}
 
-var actionFields = func() map[string]bool {
+// actionFields is made at the first plan read, not at every process's start.
+var actionFields = sync.OnceValue(func() map[string]bool {
 	m := map[string]bool{}
 	for _, f := range schemas.FieldNames() {
 		m[f] = true
 	}
 	return m
-}()
+})
 
 // dropNulls removes every null the vocabulary has a field for, from the plan and its actions,
 // and returns how many it removed. The flat form strict structured outputs write (every field
@@ -161,7 +163,7 @@ func dropNulls(top map[string]any) int {
 			continue
 		}
 		for k, v := range m {
-			if v == nil && actionFields[k] {
+			if v == nil && actionFields()[k] {
 				delete(m, k)
 				n++
 			}
@@ -349,7 +351,7 @@ func leaves(err error) []*jsonschema.ValidationError {
 }
 
 var (
-	quoted   = regexp.MustCompile(`'([^']*)'`)
+	quoted   = lazyre.New(`'([^']*)'`)
 	keywords = map[string]Code{
 		"type": SchemaWrongType, "enum": SchemaBadValue, "const": SchemaBadValue,
 		"maxLength": SchemaTooLong, "maxItems": SchemaTooLong, "minLength": SchemaTooShort,

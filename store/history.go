@@ -2,12 +2,13 @@ package store
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/archiplan/archiplan/internal/lazyre"
 )
 
 // Commit trailers archiplan writes and reads back.
@@ -37,7 +38,7 @@ type CommitInfo struct {
 	Via string
 }
 
-var revertLine = regexp.MustCompile(`This reverts commit ([0-9a-f]{40})`)
+var revertLine = lazyre.New(`This reverts commit ([0-9a-f]{40})`)
 
 // History walks the first-parent history from HEAD, newest first, until stop returns true for a
 // commit (which is included) or the history ends.

@@ -10,7 +10,6 @@ import (
 	"net"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"sync"
 	"time"
@@ -21,6 +20,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/transport"
 	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
+
+	"github.com/archiplan/archiplan/internal/lazyre"
 )
 
 var (
@@ -72,7 +73,7 @@ func (w *Workspace) RemoteState() RemoteState {
 }
 
 // credentials in a URL (https://user:token@host) never reach a log, a report or status
-var urlCredentials = regexp.MustCompile(`(://[^/@\s]*?):[^@/\s]+@`)
+var urlCredentials = lazyre.New(`(://[^/@\s]*?):[^@/\s]+@`)
 
 // Redact removes credentials from a URL or an error message holding one.
 func Redact(s string) string { return urlCredentials.ReplaceAllString(s, "$1:***@") }

@@ -21,3 +21,14 @@ func New(pattern string) *Regexp {
 
 // MatchString reports whether s contains a match of the pattern.
 func (r *Regexp) MatchString(s string) bool { return r.get().MatchString(s) }
+
+// FindStringSubmatch is regexp's FindStringSubmatch.
+func (r *Regexp) FindStringSubmatch(s string) []string { return r.get().FindStringSubmatch(s) }
+
+// FindAllStringSubmatch is regexp's FindAllStringSubmatch.
+func (r *Regexp) FindAllStringSubmatch(s string, n int) [][]string {
+	return r.get().FindAllStringSubmatch(s, n)
+}
+
+// ReplaceAllString is regexp's ReplaceAllString.
+func (r *Regexp) ReplaceAllString(src, repl string) string { return r.get().ReplaceAllString(src, repl) }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"regexp"
+	"sync"
 
 	"github.com/yuin/goldmark"
 	gast "github.com/yuin/goldmark/ast"
@@ -137,12 +138,17 @@ func isTableDelim(bs []byte) bool {
 	return !allSep
 }
 
-var tableDelimLeft = regexp.MustCompile(`^\s*\:\-+\s*$`)
-var tableDelimRight = regexp.MustCompile(`^\s*\-+\:\s*$`)
-var tableDelimCenter = regexp.MustCompile(`^\s*\:\-+\:\s*$`)
-var tableDelimNone = regexp.MustCompile(`^\s*\-+\s*$`)
+var tableDelimLeft = lazyRegexp(`^\s*\:\-+\s*$`)
+var tableDelimRight = lazyRegexp(`^\s*\-+\:\s*$`)
+var tableDelimCenter = lazyRegexp(`^\s*\:\-+\:\s*$`)
+var tableDelimNone = lazyRegexp(`^\s*\-+\s*$`)
 
 type tableParagraphTransformer struct {
+}
+
+// lazyRegexp compiles pattern when first used, not at every process's start (archiplan's change).
+func lazyRegexp(pattern string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(pattern) })
 }
 
 var defaultTableParagraphTransformer = &tableParagraphTransformer{}
@@ -271,13 +277,13 @@ func (b *tableParagraphTransformer) parseDelimiter(segment text.Segment, reader 
 
 	var alignments []ast.Alignment
 	for _, col := range cols {
-		if tableDelimLeft.Match(col) {
+		if tableDelimLeft().Match(col) {
 			alignments = append(alignments, ast.AlignLeft)
-		} else if tableDelimRight.Match(col) {
+		} else if tableDelimRight().Match(col) {
 			alignments = append(alignments, ast.AlignRight)
-		} else if tableDelimCenter.Match(col) {
+		} else if tableDelimCenter().Match(col) {
 			alignments = append(alignments, ast.AlignCenter)
-		} else if tableDelimNone.Match(col) {
+		} else if tableDelimNone().Match(col) {
 			alignments = append(alignments, ast.AlignNone)
 		} else {
 			return nil
