@@ -31,4 +31,6 @@ func (r *Regexp) FindAllStringSubmatch(s string, n int) [][]string {
 }
 
 // ReplaceAllString is regexp's ReplaceAllString.
-func (r *Regexp) ReplaceAllString(src, repl string) string { return r.get().ReplaceAllString(src, repl) }
+func (r *Regexp) ReplaceAllString(src, repl string) string {
+	return r.get().ReplaceAllString(src, repl)
+}
