@@ -34,6 +34,9 @@ var envKeys = settings.EnvKeys()
 type config struct {
 	v    *viper.Viper
 	repo string
+	// oneShot: the command reads the model once and exits, so loadModel sets the collector for
+	// that (oneShotGC)
+	oneShot bool
 }
 
 func newConfig(cmd *cobra.Command) (*config, error) {
@@ -141,6 +144,9 @@ func (c *config) policy() plans.Policy {
 // workspace's model as committed at HEAD.
 func (c *config) loadModel(modelFile string) (*archixml.Model, plans.ModelInfo, error) {
 	if modelFile != "" {
+		if c.oneShot {
+			oneShotGCOf(modelFile)
+		}
 		data, err := os.ReadFile(modelFile)
 		if err != nil {
 			return nil, plans.ModelInfo{}, codedError{exitNoUsable, err}
@@ -154,6 +160,9 @@ func (c *config) loadModel(modelFile string) (*archixml.Model, plans.ModelInfo, 
 	ws, err := store.Open(c.repo, c.v.GetString("model"))
 	if err != nil {
 		return nil, plans.ModelInfo{}, codedError{exitNoUsable, err}
+	}
+	if c.oneShot {
+		oneShotGC(ws)
 	}
 	head, err := ws.ReadModel()
 	if err != nil {
