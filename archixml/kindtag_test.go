@@ -5,9 +5,9 @@ import (
 	"testing"
 )
 
-// TestKind_TaggedAsComputed: the kind an element's tag says (conceptTags) is the kind its class
-// gives, for every class Archi writes, legacy and unknown ones, and Type's one look-up finds what
-// Class and conceptType find; a change of class is seen at once.
+// TestKind_TaggedAsComputed: the kind and type an element's tag says (conceptTags) are those its
+// class gives, for every class Archi writes, legacy and unknown ones; Type finds what Class and
+// conceptType find; a change of class is seen at once.
 func TestKind_TaggedAsComputed(t *testing.T) {
 	classes := []string{"", "NoSuchClass", "Folder", "Profile", "ArchimateModel", "DiagramObject"}
 	for c := range kindByClass {
@@ -36,8 +36,8 @@ func TestKind_TaggedAsComputed(t *testing.T) {
 		if !ok {
 			continue
 		}
-		if _, tagged := taggedKind(o.e.Tag); !tagged {
-			t.Errorf("%s: the tag read does not say the kind", c)
+		if tc, tagged := taggedClass(o.e.Tag); !tagged || tc.kind != classKind(c) || tc.typ != conceptType(className(tc.kind, c)) {
+			t.Errorf("%s: the tag read does not say the class", c)
 		}
 		if got, want := o.Type(), conceptType(o.Class()); got != want {
 			t.Errorf("%s: Type %v, want %v", c, got, want)

@@ -6,7 +6,9 @@ import (
 	"crypto/sha256"
 	"fmt"
 	"io"
+	"maps"
 	"runtime"
+	"slices"
 	"strings"
 	"unsafe"
 
@@ -58,8 +60,8 @@ func kindOf(e *etree.Element) Kind {
 		return KindFolder
 	case "element":
 		if p := e.Parent(); p != nil && p.Tag == "folder" {
-			if k, ok := taggedKind(e.Tag); ok {
-				return k
+			if c, ok := taggedClass(e.Tag); ok {
+				return c.kind
 			}
 			return classKind(class(e))
 		}
@@ -79,41 +81,55 @@ func kindOf(e *etree.Element) Kind {
 	return kindNone
 }
 
-// conceptTags holds the tag "element" once for each kind its class can give (classKind): an
-// element read is given the copy of its kind as its tag (tagKind), equal to "element" as any
-// other, so that kindOf knows the kind from where the tag's bytes are, without the look-up of its
-// class (a tenth of a cold context's CPU at 100k, where every object's kind is asked several
-// times). Its bytes are its own, never a literal's, so an element made anew is classified as ever.
-var conceptTags = strings.Repeat("element", len(conceptKinds))
+// conceptTags holds the tag "element" once for each class a concept or view can have (and once
+// for a class unknown): an element read is given the copy of its class as its tag (tagClass),
+// equal to "element" as any other, so that kindOf and Type know its kind and catalogue entry
+// from where the tag's bytes are, without reading its class and looking it up (at 100k elements,
+// where every object's kind is asked several times, those look-ups were a sixth of a cold
+// context's CPU). Its bytes are its own, never a literal's, so an element made anew is
+// classified as ever.
+var conceptTags = strings.Repeat("element", len(tagged))
 
-// conceptKinds are the kinds conceptTags holds a tag for, in its order.
-var conceptKinds = [...]Kind{KindOther, KindElement, KindRelationship, KindView}
-
-// tagKind gives an <element> the tag that says its class's kind (conceptTags).
-func tagKind(e *etree.Element) {
-	k := classKind(class(e))
-	for i, ck := range conceptKinds {
-		if ck == k {
-			e.Tag = conceptTags[i*len("element") : (i+1)*len("element")]
-			return
-		}
+// tagged is what each tag of conceptTags says, in its order; taggedAt is the place of each class
+// in it (an unknown class's is 0).
+var tagged, taggedAt = func() ([]classInfo, map[string]int) {
+	classes := slices.Sorted(maps.Keys(kindByClass))
+	infos := []classInfo{{kind: KindOther}}
+	at := map[string]int{}
+	for _, c := range classes {
+		at[c] = len(infos)
+		infos = append(infos, classInfo{kind: kindByClass[c], typ: typeByClass[c]})
 	}
+	return infos, at
+}()
+
+// classInfo is what an element's class says of it: its kind (classKind) and its catalogue entry
+// (typeByClass).
+type classInfo struct {
+	kind Kind
+	typ  *ConceptType
 }
 
-// untagKind forgets the kind an <element>'s tag says, before its class may change.
-func untagKind(e *etree.Element) {
-	if _, ok := taggedKind(e.Tag); ok {
+// tagClass gives an <element> the tag that says its class (conceptTags).
+func tagClass(e *etree.Element) {
+	i := taggedAt[class(e)]
+	e.Tag = conceptTags[i*len("element") : (i+1)*len("element")]
+}
+
+// untagClass forgets the class an <element>'s tag says, before its class may change.
+func untagClass(e *etree.Element) {
+	if _, ok := taggedClass(e.Tag); ok {
 		e.Tag = "element"
 	}
 }
 
-// taggedKind is the kind a tag given by tagKind says.
-func taggedKind(tag string) (Kind, bool) {
+// taggedClass is what a tag given by tagClass says of the element's class.
+func taggedClass(tag string) (*classInfo, bool) {
 	at := uintptr(unsafe.Pointer(unsafe.StringData(tag))) - uintptr(unsafe.Pointer(unsafe.StringData(conceptTags)))
 	if len(tag) != len("element") || at >= uintptr(len(conceptTags)) {
-		return 0, false
+		return nil, false
 	}
-	return conceptKinds[at/uintptr(len("element"))], true
+	return &tagged[at/uintptr(len("element"))], true
 }
 
 // legacyClasses maps the class names of Archi 2.x models to the ones Archi converts them to.

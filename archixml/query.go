@@ -167,6 +167,9 @@ func (o Object) Type() *ConceptType {
 	case KindFolder, KindProfile, KindModel: // classes of their own (className), none a concept's
 		return nil
 	}
+	if c, ok := taggedClass(o.e.Tag); ok {
+		return c.typ
+	}
 	return typeByClass[class(o.e)]
 }
 

@@ -134,7 +134,7 @@ func (t *tree) attr(key, value string) bool {
 
 func (t *tree) opened() {
 	if t.cur.Tag == "element" {
-		tagKind(t.cur)
+		tagClass(t.cur)
 	}
 }
 
