@@ -6,7 +6,9 @@ import (
 	"crypto/sha256"
 	"fmt"
 	"io"
+	"maps"
 	"runtime"
+	"slices"
 	"strings"
 	"unsafe"
 
@@ -58,6 +60,9 @@ func kindOf(e *etree.Element) Kind {
 		return KindFolder
 	case "element":
 		if p := e.Parent(); p != nil && p.Tag == "folder" {
+			if c, ok := taggedClass(e.Tag); ok {
+				return c.kind
+			}
 			return classKind(class(e))
 		}
 	case "child":
@@ -74,6 +79,57 @@ func kindOf(e *etree.Element) Kind {
 		}
 	}
 	return kindNone
+}
+
+// conceptTags holds the tag "element" once for each class a concept or view can have (and once
+// for a class unknown): an element read is given the copy of its class as its tag (tagClass),
+// equal to "element" as any other, so that kindOf and Type know its kind and catalogue entry
+// from where the tag's bytes are, without reading its class and looking it up (at 100k elements,
+// where every object's kind is asked several times, those look-ups were a sixth of a cold
+// context's CPU). Its bytes are its own, never a literal's, so an element made anew is
+// classified as ever.
+var conceptTags = strings.Repeat("element", len(tagged))
+
+// tagged is what each tag of conceptTags says, in its order; taggedAt is the place of each class
+// in it (an unknown class's is 0).
+var tagged, taggedAt = func() ([]classInfo, map[string]int) {
+	classes := slices.Sorted(maps.Keys(kindByClass))
+	infos := []classInfo{{kind: KindOther}}
+	at := map[string]int{}
+	for _, c := range classes {
+		at[c] = len(infos)
+		infos = append(infos, classInfo{kind: kindByClass[c], typ: typeByClass[c]})
+	}
+	return infos, at
+}()
+
+// classInfo is what an element's class says of it: its kind (classKind) and its catalogue entry
+// (typeByClass).
+type classInfo struct {
+	kind Kind
+	typ  *ConceptType
+}
+
+// tagClass gives an <element> the tag that says its class (conceptTags).
+func tagClass(e *etree.Element) {
+	i := taggedAt[class(e)]
+	e.Tag = conceptTags[i*len("element") : (i+1)*len("element")]
+}
+
+// untagClass forgets the class an <element>'s tag says, before its class may change.
+func untagClass(e *etree.Element) {
+	if _, ok := taggedClass(e.Tag); ok {
+		e.Tag = "element"
+	}
+}
+
+// taggedClass is what a tag given by tagClass says of the element's class.
+func taggedClass(tag string) (*classInfo, bool) {
+	at := uintptr(unsafe.Pointer(unsafe.StringData(tag))) - uintptr(unsafe.Pointer(unsafe.StringData(conceptTags)))
+	if len(tag) != len("element") || at >= uintptr(len(conceptTags)) {
+		return nil, false
+	}
+	return &tagged[at/uintptr(len("element"))], true
 }
 
 // legacyClasses maps the class names of Archi 2.x models to the ones Archi converts them to.

@@ -162,7 +162,36 @@ func className(k Kind, c string) string {
 }
 
 // Type returns the catalogue entry of an element or relationship, or nil.
-func (o Object) Type() *ConceptType { return conceptType(o.Class()) }
+func (o Object) Type() *ConceptType {
+	switch o.Kind() {
+	case KindFolder, KindProfile, KindModel: // classes of their own (className), none a concept's
+		return nil
+	}
+	if c, ok := taggedClass(o.e.Tag); ok {
+		return c.typ
+	}
+	return typeByClass[class(o.e)]
+}
+
+// typeByClass is conceptType of each class as written, legacy names too: one look-up where
+// Class and conceptType took two or three (Type is asked of every element a context counts).
+var typeByClass = func() map[string]*ConceptType {
+	types := map[string]*ConceptType{}
+	// the elements' last: a class of both would be an element's, as conceptType says
+	for _, byClass := range []map[string]*ConceptType{relationshipByClass, elementByClass} {
+		for c, t := range byClass {
+			types[c] = t
+		}
+	}
+	for old, c := range legacyClasses {
+		if t := conceptType(c); t != nil {
+			types[old] = t
+		} else {
+			delete(types, old)
+		}
+	}
+	return types
+}()
 
 // conceptType is the catalogue entry of an element or relationship class, or nil.
 func conceptType(c string) *ConceptType {

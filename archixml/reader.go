@@ -132,7 +132,11 @@ func (t *tree) attr(key, value string) bool {
 	return len(t.cur.Attr) != n
 }
 
-func (t *tree) opened() {}
+func (t *tree) opened() {
+	if t.cur.Tag == "element" {
+		tagClass(t.cur)
+	}
+}
 
 func (t *tree) end(start, tagEnd, end int) {
 	if t.spans == nil {

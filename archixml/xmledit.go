@@ -140,6 +140,7 @@ func childOrderOf(k Kind) map[string]int {
 // order table go after the known ones they follow.
 func (m *Model) setAttr(e *etree.Element, key, value string) {
 	m.markDirty(e)
+	untagClass(e)
 	if linkedAttr(key) && m.byID[e.SelectAttrValue("id", "")] == e {
 		m.unlink(e, key)
 		defer m.link(e, key)
@@ -182,6 +183,7 @@ func (m *Model) setAttr(e *etree.Element, key, value string) {
 
 func (m *Model) removeAttr(e *etree.Element, key string) {
 	if a := e.SelectAttr(key); a != nil {
+		untagClass(e)
 		if linkedAttr(key) && m.byID[e.SelectAttrValue("id", "")] == e {
 			m.unlink(e, key)
 			defer m.link(e, key)

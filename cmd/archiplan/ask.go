@@ -57,6 +57,9 @@ func contextCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			// the model read once, a context written, and the process exits: at 100k elements
+			// the collector's two passes over the tree were a tenth of the CPU, for 8% less memory
+			cfg.oneShot = true
 			ctx, _, err := buildContext(cmd, cfg, intent)
 			if err != nil {
 				return err

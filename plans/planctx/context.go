@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -381,20 +382,25 @@ func (b *builder) sort(list []archixml.Object) {
 	type keyed struct {
 		o archixml.Object
 		k sortKey
+		i int
 	}
 	ks := make([]keyed, len(list))
 	for i, o := range list {
-		ks[i] = keyed{o, sortKey{folder: b.folderPath(o), name: o.Name(), id: o.ID()}}
+		ks[i] = keyed{o, sortKey{folder: b.folderPath(o), name: o.Name(), id: o.ID()}, i}
 	}
-	sort.SliceStable(ks, func(i, j int) bool {
-		x, y := ks[i].k, ks[j].k
-		if x.folder != y.folder {
-			return x.folder < y.folder
+	// the place in list last: the order of a stable sort, at the cost of an unstable one (a
+	// stable sort of 100,000 elements by reflection was a twentieth of a cold context's CPU)
+	slices.SortFunc(ks, func(x, y keyed) int {
+		if c := strings.Compare(x.k.folder, y.k.folder); c != 0 {
+			return c
 		}
-		if x.name != y.name {
-			return x.name < y.name
+		if c := strings.Compare(x.k.name, y.k.name); c != 0 {
+			return c
 		}
-		return x.id < y.id
+		if c := strings.Compare(x.k.id, y.k.id); c != 0 {
+			return c
+		}
+		return x.i - y.i
 	})
 	for i := range ks {
 		list[i] = ks[i].o
