@@ -11,18 +11,24 @@ import (
 	"github.com/archiplan/archiplan/plans"
 )
 
+// listener is a server on loopback that counts the requests it gets.
+func listener(t *testing.T) (*httptest.Server, *atomic.Int32) {
+	var asked atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		asked.Add(1)
+		_, _ = w.Write([]byte(`{}`))
+	}))
+	t.Cleanup(srv.Close)
+	return srv, &asked
+}
+
 // A pull takes the team's rules (policy/*.rego: shown, not held), and the daemon judges every plan
 // with them. OPA's builtins reach the network (http.send, net.lookup_ip_addr) and the process
 // (opa.runtime): a colleague's rule could send each plan, the model's names and whatever the
 // process holds to a server of theirs as the daemon previews. Rules judge what a plan changes and
 // reach nothing else: such a rule is refused (POLICY_ERROR), and nothing is sent.
 func TestRules_ReachNothing(t *testing.T) {
-	var asked atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		asked.Add(1)
-		_, _ = w.Write([]byte(`{}`))
-	}))
-	defer srv.Close()
+	srv, asked := listener(t)
 	plan := []byte(`{"schema_version":"2.0","status":"ready","summary":"s","actions":[
 		{"op":"rename_element","element_id":"` + customer + `","new_name":"Client"}]}`)
 	for name, call := range map[string]string{
@@ -47,12 +53,7 @@ func TestRules_ReachNothing(t *testing.T) {
 
 // archiplan policy test runs the rules' own tests (a colleague's too) with no more reach.
 func TestRules_TestsReachNothing(t *testing.T) {
-	var asked atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		asked.Add(1)
-		_, _ = w.Write([]byte(`{}`))
-	}))
-	defer srv.Close()
+	srv, asked := listener(t)
 	r := Load(workspace(t, map[string]string{"p.rego": "package p\ndeny contains {\"rule\":\"r\",\"message\":\"m\"} if { input.x }",
 		"p_test.rego": "package p_test\nimport data.p\ntest_sends if { x := http.send({\"method\": \"GET\", \"url\": \"" + srv.URL + "\"}); x.status_code == 200 }\ntest_denies if { count(p.deny) == 1 with input as {\"x\": true} }"}))
 	res, err := r.Test(context.Background())
