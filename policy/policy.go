@@ -192,6 +192,26 @@ func (r *Rules) Owners() *Owners { return r.owners }
 
 var parserOptions = ast.ParserOptions{RegoVersion: ast.RegoV1, ProcessAnnotation: true}
 
+// unreached are OPA's builtins that reach past the plan and the model: the network (a request, a
+// name lookup) and the process (its environment and configuration). A pull takes the team's
+// rules as they come (shown, not held): with these, a colleague's rule could send every plan
+// and the model's names to a server of theirs each time the daemon previews. A rule that calls
+// one does not compile (POLICY_ERROR, naming it).
+var unreached = map[string]bool{"http.send": true, "net.lookup_ip_addr": true, "opa.runtime": true}
+
+// capabilities are OPA's builtins less unreached, and no host a request or lookup may reach.
+func capabilities() *ast.Capabilities {
+	c := ast.CapabilitiesForThisVersion()
+	kept := c.Builtins[:0]
+	for _, b := range c.Builtins {
+		if !unreached[b.Name] {
+			kept = append(kept, b)
+		}
+	}
+	c.Builtins, c.AllowNet = kept, []string{}
+	return c
+}
+
 // compile parses the modules, finds the deny, warn and approval sets they define, and prepares
 // one query that reads them all.
 func (r *Rules) compile() error {
@@ -201,7 +221,7 @@ func (r *Rules) compile() error {
 	}
 	sort.Strings(names)
 	seen := map[ruleRef]bool{}
-	opts := append([]func(*rego.Rego){rego.StrictBuiltinErrors(true), rego.SetRegoVersion(ast.RegoV1)}, regoFunctions()...)
+	opts := append([]func(*rego.Rego){rego.StrictBuiltinErrors(true), rego.SetRegoVersion(ast.RegoV1), rego.Capabilities(capabilities())}, regoFunctions()...)
 	for _, n := range names {
 		m, err := ast.ParseModuleWithOpts(n, r.modules[n], parserOptions)
 		if err != nil {

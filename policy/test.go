@@ -41,7 +41,12 @@ func (r *Rules) Test(ctx context.Context) ([]TestResult, error) {
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}
-	ch, err := tester.NewRunner().AddCustomBuiltins(testerFunctions()).SetModules(modules).SetDefaultRegoVersion(ast.RegoV1).SetTimeout(timeout).
+	caps := capabilities() // the rules' own tests reach no more than the rules
+	for _, b := range testerFunctions() {
+		caps.Builtins = append(caps.Builtins, b.Decl)
+	}
+	compiler := ast.NewCompiler().WithCapabilities(caps).WithEnablePrintStatements(true)
+	ch, err := tester.NewRunner().SetCompiler(compiler).AddCustomBuiltins(testerFunctions()).SetModules(modules).SetDefaultRegoVersion(ast.RegoV1).SetTimeout(timeout).
 		SetParallel(1).CapturePrintOutput(true).RunTests(ctx, nil)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s", ErrBroken, oneLine(err))

@@ -112,3 +112,30 @@ func InsideWorkspace(p string) bool {
 	}
 	return true
 }
+
+// Trusted are the workspace's paths that decide what is applied and what runs: git's folder, the
+// archive and archiplan's own folder, the hooks, the rules and owners, the configuration. Planners
+// write the inbox, so the inbox lies apart from every one of them and from the model.
+var Trusted = []string{".git", ".archiplan", "hooks", "policy", ".archiplan.yaml"}
+
+// InboxApart says why an inbox (a path relative to the work tree, as the configuration names it)
+// would let planners write what archiplan trusts: it is, holds or lies inside one of Trusted or
+// the model. "" when it lies apart. Names compare without case, as a case-insensitive file system
+// (macOS, Windows) opens them.
+func InboxApart(inbox, model string) string {
+	box := path.Clean(strings.ReplaceAll(inbox, "\\", "/"))
+	for _, t := range append(Trusted[:len(Trusted):len(Trusted)], path.Clean(model)) {
+		if within(box, t) || within(t, box) {
+			return fmt.Sprintf("the inbox %q and %s overlap: planners would write what archiplan trusts", inbox, t)
+		}
+	}
+	return ""
+}
+
+// within says whether p is dir or lies under it (slash paths, any case).
+func within(p, dir string) bool {
+	if dir == "." || p == "." {
+		return true
+	}
+	return strings.EqualFold(p, dir) || len(p) > len(dir) && p[len(dir)] == '/' && strings.EqualFold(p[:len(dir)], dir)
+}

@@ -145,3 +145,30 @@ func TestInsideWorkspace(t *testing.T) {
 		}
 	}
 }
+
+func TestInboxApart(t *testing.T) {
+	for _, c := range []struct {
+		inbox, model string
+		apart        bool
+	}{
+		{"plans", "model.archimate", true},
+		{"inbox/plans", "models/model.archimate", true},
+		{"hooksmith", "model.archimate", true}, // a name that starts like one is not it
+		{"hooks", "model.archimate", false},
+		{"Hooks", "model.archimate", false}, // a case-insensitive file system opens hooks
+		{"policy/new", "model.archimate", false},
+		{".archiplan/applied", "model.archimate", false},
+		{".git/archiplan", "model.archimate", false},
+		{".", "model.archimate", false},
+		{"models", "models/model.archimate", false},   // the inbox holds the model
+		{"plans/../hooks", "model.archimate", false},  // cleaned first
+		{"arch", "arch/.archiplan.yaml/x", false},     // holds a path of the trusted
+		{"model.archimate", "model.archimate", false}, // is the model
+		{"plans", "plans/model.archimate", false},     // the model in the inbox
+		{"docs", "model.archimate", true},
+	} {
+		if got := InboxApart(c.inbox, c.model); (got == "") != c.apart {
+			t.Errorf("InboxApart(%q, %q) = %q, want apart %v", c.inbox, c.model, got, c.apart)
+		}
+	}
+}

@@ -43,26 +43,28 @@ func printAudit(cmd *cobra.Command, ws *store.Workspace, asJSON bool) error {
 	fmt.Fprintf(out, "\nUnverified: %d event(s) the branch does not bear out (anyone who can push to the remote can write one):\n", len(a.Unverified))
 	for _, u := range a.Unverified {
 		if u.Event.Event == "" {
-			fmt.Fprintf(out, "audit commit %s: %s\n", short(u.AuditCommit), u.Why)
+			fmt.Fprintf(out, "audit commit %s: %s\n", short(u.AuditCommit), hidden.Show(u.Why))
 			continue
 		}
 		printEvents(out, []ledger.Event{u.Event})
-		fmt.Fprintf(out, "    unverified: %s (audit commit %s)\n", u.Why, short(u.AuditCommit))
+		fmt.Fprintf(out, "    unverified: %s (audit commit %s)\n", hidden.Show(u.Why), short(u.AuditCommit))
 	}
 	return nil
 }
 
 // printEvents prints events one line each, with what they say of the request, the planner and
-// the outcome indented below.
+// the outcome indented below. Every field is anyone's who can push to the audit, the ones
+// archiplan writes in its own words (time, name, verdict, planner, model, codes) included: each
+// is shown on its line, a line break or a terminal's escape as its code (hidden.Show).
 func printEvents(out io.Writer, events []ledger.Event) {
 	for _, e := range events {
 		id := e.PlanID
 		if id == "" {
 			id = e.Name
 		}
-		line := fmt.Sprintf("%s %-9s %s", e.Time, e.Event, id)
+		line := fmt.Sprintf("%s %-9s %s", hidden.Show(e.Time), hidden.Show(string(e.Event)), hidden.Show(id))
 		if e.Verdict != "" {
-			line += "  " + e.Verdict
+			line += "  " + hidden.Show(string(e.Verdict))
 		}
 		if e.Summary != "" {
 			line += "  " + quoted(e.Summary)
@@ -73,17 +75,17 @@ func printEvents(out io.Writer, events []ledger.Event) {
 			more = append(more, "intent "+quoted(e.Intent))
 		}
 		if e.Planner != "" {
-			p := "planner " + e.Planner
+			p := "planner " + hidden.Show(e.Planner)
 			if e.Model != "" {
-				p += " (" + e.Model + ")"
+				p += " (" + hidden.Show(e.Model) + ")"
 			}
 			more = append(more, p)
 		}
 		if e.Follows != "" {
-			more = append(more, "follows "+e.Follows)
+			more = append(more, "follows "+hidden.Show(e.Follows))
 		}
 		if len(e.Errors) > 0 {
-			more = append(more, "errors "+strings.Join(e.Errors, ","))
+			more = append(more, "errors "+hidden.Show(strings.Join(e.Errors, ",")))
 		}
 		if e.Commit != "" && (e.Event == ledger.EventApplied || e.Event == ledger.EventReverted) {
 			more = append(more, "commit "+short(e.Commit))

@@ -46,7 +46,32 @@ func (c *config) workspace() (*store.Workspace, error) {
 	if err != nil {
 		return nil, codedError{exitNoUsable, err}
 	}
+	if why := inboxApart(ws, c.v.GetString("inbox")); why != "" {
+		return nil, codedError{exitNoUsable, fmt.Errorf("%s: %s (.archiplan.yaml's inbox: a folder of its own, such as plans)", plans.InboxPlaceUnsafe, why)}
+	}
 	return ws, nil
+}
+
+// inboxApart says why the configured inbox would let planners write what archiplan trusts (see
+// store.InboxApart), git's folder included wherever it lies; "" when it lies apart. An inbox
+// outside the work tree is the person's choice and is not asked.
+func inboxApart(ws *store.Workspace, box string) string {
+	abs := box
+	if !filepath.IsAbs(abs) {
+		abs = filepath.Join(ws.Root, filepath.FromSlash(box))
+	}
+	gitDir := filepath.Clean(ws.GitPath(""))
+	if rel, err := filepath.Rel(gitDir, abs); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return fmt.Sprintf("the inbox %q lies inside git's folder %s", box, gitDir)
+	}
+	if rel, err := filepath.Rel(abs, gitDir); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return fmt.Sprintf("the inbox %q holds git's folder %s", box, gitDir)
+	}
+	rel, err := filepath.Rel(ws.Root, abs)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return ""
+	}
+	return store.InboxApart(filepath.ToSlash(rel), ws.Model)
 }
 
 // openWorkspace reads the configuration and opens the workspace a command works on.

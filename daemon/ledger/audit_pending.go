@@ -55,7 +55,9 @@ func (l *Ledger) donePending() { os.Remove(l.cfg.Workspace.GitPath(pendingFile))
 // recorded events.
 func RecoverAudit(ws *store.Workspace) (bool, error) {
 	path := ws.GitPath(pendingFile)
-	data, err := os.ReadFile(path)
+	// .git is the person's, yet read as the inbox is (no link followed, no pipe waited on, capped):
+	// a daemon starts here, and a note is never larger than the events it holds
+	st, err := os.Lstat(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return false, nil
 	}
@@ -63,6 +65,13 @@ func RecoverAudit(ws *store.Workspace) (bool, error) {
 		return false, err
 	}
 	defer os.Remove(path)
+	if !st.Mode().IsRegular() {
+		return false, nil // written as a file: a link or a pipe is not ours
+	}
+	data, err := readCapped(path, 2*MaxAuditEvent)
+	if err != nil {
+		return false, nil // a file that does not read whole is not ours
+	}
 	var p pendingAudit
 	if json.Unmarshal(data, &p) != nil || inbox.CheckName(p.Name) != nil || PlanName(p.PlanID) != p.Name {
 		return false, nil // written atomically: a file that does not read is not ours

@@ -375,20 +375,24 @@ func borneOut(entries []Entry) map[string]bool {
 	return held
 }
 
-// undoneBy finds the oldest later commit, not archiplan's, after which every object the plan
-// changed is again as it was before the plan: the plan silently undone. later is newest first.
-// archiplan's are the commits of held, the applies and reverts the log lists (their commits hold
-// what they say): a commit whose trailers or git revert line claim what it does not hold is
-// asked like any other (the words pick where to look; the models decide).
+// undoneBy finds the later commit, not archiplan's, after which every object the plan changed is
+// again as it was before the plan, and stays so to the newest of later: the plan silently undone.
+// A change put back since (a colleague's save, a plan) is not undone, whoever undid it before.
+// later is newest first. archiplan's are the commits of held, the applies and reverts the log
+// lists (their commits hold what they say): a commit whose trailers or git revert line claim
+// what it does not hold is asked like any other (the words pick where to look; the models
+// decide). Only models that change are read, and archiplan's only once the plan is undone.
 func undoneBy(ws *store.Workspace, later []store.CommitInfo, apply store.CommitInfo, held map[string]bool) string {
-	var suspects []store.CommitInfo
+	var changed []store.CommitInfo // oldest first
+	suspect := false
 	for i := len(later) - 1; i >= 0; i-- {
 		c := later[i]
-		if !held[c.Hash] && c.ModelBlob != "" && c.ModelBlob != parentBlob(later, i, apply) {
-			suspects = append(suspects, c)
+		if c.ModelBlob != "" && c.ModelBlob != parentBlob(later, i, apply) {
+			changed = append(changed, c)
+			suspect = suspect || !held[c.Hash]
 		}
 	}
-	if len(suspects) == 0 {
+	if !suspect {
 		return ""
 	}
 	id := apply.Trailers[store.TrailerPlanID]
@@ -400,7 +404,11 @@ func undoneBy(ws *store.Workspace, later []store.CommitInfo, apply store.CommitI
 	if err != nil {
 		return ""
 	}
-	for _, c := range suspects {
+	undoer := ""
+	for _, c := range changed {
+		if held[c.Hash] && undoer == "" {
+			continue // archiplan's, while the plan holds: a plan's own change, never a silent undo
+		}
 		after, err := modelAt(ws, c.Hash)
 		if err != nil {
 			continue
@@ -414,11 +422,14 @@ func undoneBy(ws *store.Workspace, later []store.CommitInfo, apply store.CommitI
 				break
 			}
 		}
-		if same {
-			return c.Hash
+		switch {
+		case !same:
+			undoer = "" // put back, or changed again: not undone (so far)
+		case undoer == "" && !held[c.Hash]:
+			undoer = c.Hash
 		}
 	}
-	return ""
+	return undoer
 }
 
 // parentBlob is the model blob of the commit before later[i] (later newest first, apply before

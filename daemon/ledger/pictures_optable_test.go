@@ -95,6 +95,9 @@ func TestOpTable_EveryViewChangePictured(t *testing.T) {
 				out, section := pics.files()
 				shown := map[string][2][]byte{} // view -> before, after
 				for name, svg := range out {
+					if !render.Drawn(svg) {
+						t.Errorf("%s: %s holds more than render.Drawn allows: publish would leave it out", s.Name(), name)
+					}
 					if strings.Contains(name, "whole") {
 						continue
 					}

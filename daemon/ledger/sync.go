@@ -770,6 +770,16 @@ func (l *Ledger) checkPulled(head, commit string) error {
 			}
 		}
 	}
+	box, model := settings.Default("inbox"), ws.Model
+	if v, ok := cfg.Get("inbox").(string); ok && v != "" {
+		box = v
+	}
+	if v, ok := cfg.Get("model").(string); ok && v != "" {
+		model = v
+	}
+	if why := store.InboxApart(box, model); why != "" {
+		return refusedConfig(commit, fmt.Sprintf("%s sets %s", configFile, why))
+	}
 	before, err := configAt(ws, head)
 	if err != nil {
 		before = settings.New() // ours unreadable: every held key the remote sets is a change

@@ -893,7 +893,7 @@ func (s *siteWriter) plan(e siteEntry) (string, error) {
 	}
 	file := siteFile(e.PlanID)
 	known := map[string]string{}
-	var pics []string
+	var pics, leftOut []string
 	for _, f := range a.Files {
 		// archived without the plan's NAME (view-1.after.svg); the preview names them with it
 		name := path.Base(f)
@@ -903,6 +903,10 @@ func (s *siteWriter) plan(e siteEntry) (string, error) {
 		}
 		data, ok, err := s.ws.FileAt(e.Commit, f)
 		if err != nil || !ok {
+			continue
+		}
+		if !render.Drawn(data) {
+			leftOut = append(leftOut, name) // opened on its own from a static host, it could run a script
 			continue
 		}
 		out := file + "--" + name
@@ -933,7 +937,8 @@ func (s *siteWriter) plan(e siteEntry) (string, error) {
 		siteEntry
 		Preview  template.HTML
 		Pictures []string
-	}{e, preview, more})
+		LeftOut  []string
+	}{e, preview, more, leftOut})
 }
 
 // statics writes the search index, and the style sheet and the script when assets says so (an

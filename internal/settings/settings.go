@@ -51,7 +51,7 @@ type Key struct {
 // reads. planner.* keys hold for planners.NAME.* too.
 var Keys = []Key{
 	{"model", "model.archimate", false, "the model file, from the workspace's root (inside it)"},
-	{"inbox", "plans", false, "the folder planners write plans into and the daemon watches (inside the workspace)"},
+	{"inbox", "plans", false, "the folder planners write plans into and the daemon watches (inside the workspace, apart from .git, .archiplan, hooks, policy, the configuration and the model: INBOX_PLACE_UNSAFE)"},
 	{"policy.allowed_ops", "", false, "the ops a plan may use (empty: every op); checked against the vocabulary when the configuration loads"},
 	{"policy.allowed_element_types", "", false, "the element types a plan may create or change to (empty: every type)"},
 	{"policy.allowed_relationship_types", "", false, "the relationship types a plan may create (empty: every type)"},

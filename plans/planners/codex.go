@@ -187,7 +187,7 @@ func (c *codex) ask(ctx context.Context, prompt string) (string, error) {
 		return "", err
 	}
 	// ephemeral: codex keeps no copy of the thread (the prompt holds the model) under CODEX_HOME
-	params := map[string]any{"approvalPolicy": "never", "sandbox": "read-only", "ephemeral": true}
+	params := map[string]any{"approvalPolicy": "never", "sandbox": "read-only", "ephemeral": true, "config": noTools}
 	if c.cfg.Model != "" {
 		params["model"] = c.cfg.Model
 	}
@@ -208,6 +208,21 @@ func (c *codex) ask(ctx context.Context, prompt string) (string, error) {
 	}
 	c.thread = started.Thread.ID
 	return c.turn(ctx, prompt)
+}
+
+// noTools is the configuration a thread starts with (over the user's config.toml): codex offers
+// the model no tool. Read-only, its agent still ran commands that read whatever archiplan's user
+// may read (the review page's login under .git, ~/.ssh, /proc/PPID/environ with every key
+// archiplan holds), viewed images on disk and searched the web; a model's text (a colleague's
+// documentation) is enough to ask for it, and a plan's summary carries the answer into the inbox,
+// where other planners read it. A planner answers from the prompt alone.
+var noTools = map[string]any{
+	"web_search": "disabled", "mcp_servers": map[string]any{},
+	"features.shell_tool": false, "features.unified_exec": false, "features.view_image": false,
+	"features.multi_agent": false, "features.goals": false, "features.apps": false, "features.plugins": false,
+	"features.browser_use": false, "features.in_app_browser": false, "features.computer_use": false,
+	"features.image_generation": false, "features.sleep_tool": false, "features.tool_suggest": false,
+	"features.skill_search": false, "features.code_mode_host": false,
 }
 
 func (c *codex) Again(ctx context.Context, message string) (string, error) {
