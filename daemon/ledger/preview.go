@@ -189,14 +189,19 @@ func (l *Ledger) PublishOutputs(c *Checked) (*inbox.Record, inbox.Outputs, error
 		return rec, out, nil
 	}
 	preview := c.Outcome.Preview(file, info)
-	if c.Outcome.Verdict == plans.VerdictValid {
-		preview = withNote(preview, ApproveNote(c.Entry.Name))
-	}
+	applied := ""
 	for _, f := range c.Outcome.Findings {
 		if f.Code == plans.PlanAppliedBefore {
-			// said on top: the verdict below says "ready to apply" of what is applied already
-			preview = withNote(preview, "**Applied before** ("+string(f.Code)+"): "+plans.MDEscape(f.Message))
+			applied = "**Applied before** (" + string(f.Code) + "): " + plans.MDEscape(f.Message)
 		}
+	}
+	if c.Outcome.Verdict == plans.VerdictValid && applied == "" {
+		preview = withNote(preview, ApproveNote(c.Entry.Name))
+	}
+	if applied != "" {
+		// said on top, and no step to approve it: the verdict below says "ready to apply" of
+		// what is applied already, and an approval would apply nothing
+		preview = withNote(preview, applied)
 	}
 	conv, _ := l.cfg.Inbox.Conversation(c.Entry.Name)
 	if conv.Wrote(c.Outcome.SHA256) != "" {
