@@ -69,17 +69,5 @@ func (l *Ledger) refuseApproval(e inbox.Entry, err error) (*Result, error) {
 		unread = r.Err
 	}
 	o := l.outcomeRead(r.Raw, unread)
-	if errors.Is(r.Err, inbox.ErrNotValid) && r.Raw != nil {
-		// previewed invalid because a commit removed its record without undoing it (appliedNote):
-		// the apply's own refusal and step (precheck), never resubmit, which meets the same
-		if apply, removal, err := l.recordRemoved(r.Raw); err == nil && apply != nil {
-			reason := withStep(removedWords(apply, removal), removedStep(apply))
-			return l.rejected(e.Name, o, VerdictRejected, reason), fmt.Errorf("%w: %s", ErrRefused, reason)
-		}
-	}
-	if stale {
-		// the reason is the stale preview's own, its next step in it
-		return l.rejected(e.Name, o, VerdictStale, r.Reason), fmt.Errorf("%w: %s", ErrRefused, r.Reason)
-	}
-	return l.refused(e.Name, o, VerdictRejected, r.Reason), fmt.Errorf("%w: %s", ErrRefused, r.Reason)
+	return l.approvalRefused(e.Name, o, r, stale), fmt.Errorf("%w: %s", ErrRefused, r.Reason)
 }
