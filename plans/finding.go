@@ -175,7 +175,7 @@ var Refusals = []struct {
 	{PreviewForged, "`approve`, the review page's Approve: the preview or report on disk is not the one archiplan wrote, so what was read may be a forgery: archiplan validate writes it again; read that one"},
 	{PreviewNotRead, "`approve --preview`, the review page's Approve: the preview's SHA-256 is not the one given (the page's: the preview was written again since the page was drawn): read the preview again"},
 	{RevertNoSuchPlan, "`revert`, the review page's Revert: no apply commit on the branch has the plan id or commit given"},
-	{RevertConflict, "`revert`, the review page's Revert: a later commit changed what the revert restores (the message names the object and the field): revert that first, or undo it by hand"},
+	{RevertConflict, "`revert`, the review page's Revert: a later commit changed what the revert restores (the message names the object and the field, and the archiplan log --object ID that lists the commits that changed it): revert that first, or undo it by hand"},
 	{RevertAlready, "`revert`, the review page's Revert: the plan was reverted already (the message names the commit)"},
 	{RevertBadInverse, "`revert`, the review page's Revert: the inverse archived with the plan is not one archiplan wrote: it is never used"},
 	{RevertDirty, "`revert`, the review page's Revert: the model file in the work tree has changes not committed: commit or discard them first"},

@@ -298,13 +298,31 @@ func undoRefused(err error, apply *store.CommitInfo, id string, later []store.Co
 				return fmt.Errorf("%w: %s by commit %s", ErrAlreadyReverted, id, short(c.Hash))
 			}
 		}
-		return fmt.Errorf("%w: %s changed since %s applied it: %s; revert what changed it first, or undo it by hand",
-			ErrConflict, changed.Object, id, changed.How)
+		which := ""
+		if plainID(changed.ID) {
+			which = " (archiplan log --object " + changed.ID + " lists the commits that changed it)"
+		}
+		return fmt.Errorf("%w: %s changed since %s applied it: %s; revert what changed it first%s, or undo it by hand",
+			ErrConflict, changed.Object, id, changed.How, which)
 	}
 	if errors.Is(err, archixml.ErrBadStep) {
 		return fmt.Errorf("%w: %v: nothing was committed", ErrBadInverse, err)
 	}
 	return fmt.Errorf("%w: %v", ErrConflict, err)
+}
+
+// plainID says whether a model's id is safe to print in a command a person pastes (Archi's ids
+// are letters, digits, '-' and '_'; a model's file may hold any).
+func plainID(id string) bool {
+	if id == "" || len(id) > 100 || id[0] == '-' {
+		return false
+	}
+	for _, r := range id {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
+			return false
+		}
+	}
+	return true
 }
 
 // revertedModel is the model m the revert of plan id made, as it is committed: saved, read back
