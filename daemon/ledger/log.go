@@ -133,7 +133,7 @@ func sameSecond(ws *store.Workspace, run []Entry, onSide map[string]bool) {
 		}
 		out = append(out, s)
 	}
-	_ = append(out, line[n:]...)
+	copy(run[len(out):], line[n:]) // the line's oldest, which every side's entry placed descends from
 }
 
 // onBranch walks the branch's history until match: the first-parent line, then the commits its
