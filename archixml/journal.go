@@ -256,9 +256,10 @@ func (m *Model) insertChildAt(p, c *etree.Element, index int) {
 var ErrChangedSince = errors.New("changed since")
 
 // ChangedError is the ErrChangedSince of one step: the object (its type, name and id, as the
-// edits left it) and how the field the step restores differs.
+// edits left it), its id, and how the field the step restores differs.
 type ChangedError struct {
 	Object string
+	ID     string
 	How    string
 }
 
@@ -287,10 +288,10 @@ func (m *Model) UndoAlong(made *Model, steps []Step) error {
 		what := made.describe(s.ID)
 		have, err := m.resolve(s.ID, s.Path)
 		if err != nil {
-			return &ChangedError{Object: what, How: "it is gone"}
+			return &ChangedError{Object: what, ID: s.ID, How: "it is gone"}
 		}
 		if err := m.sameForStep(s, have, want, made); err != nil {
-			return &ChangedError{Object: what, How: err.Error()}
+			return &ChangedError{Object: what, ID: s.ID, How: err.Error()}
 		}
 		one := []Step{s}
 		if err := made.Undo(one); err != nil {

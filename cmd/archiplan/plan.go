@@ -57,9 +57,10 @@ func checkPlan(cmd *cobra.Command, path string) (o *plans.Outcome, info plans.Mo
 }
 
 // pendingPath is where PLAN is: the path itself when a file is there, else, for the NAME of a
-// pending or approved plan of the workspace's inbox, that plan's file (as apply takes it).
+// pending or approved plan of the workspace's inbox (or its file's bare name), that plan's file
+// (as apply takes it).
 func pendingPath(cmd *cobra.Command, path string) string {
-	if _, err := os.Lstat(path); err == nil || inbox.CheckName(path) != nil {
+	if _, err := os.Lstat(path); err == nil || inbox.CheckName(path) != nil && inbox.NameOf(path) == "" {
 		return path
 	}
 	cfg, err := newConfig(cmd)
@@ -75,12 +76,19 @@ func pendingPath(cmd *cobra.Command, path string) string {
 
 // inboxPath is where PLAN is: the path itself when a file is there, else, for the NAME of a plan
 // of the inbox in one of states, that plan's file. Every command that takes a PLAN takes both
-// forms (a NAME as status lists it, or a file's path).
+// forms (a NAME as status lists it, or a file's path), and a plan file's bare name as approve
+// and status print it (NAME.approved), typed where no such file is.
 func inboxPath(box *inbox.Inbox, path string, states ...inbox.State) string {
-	if _, err := os.Lstat(path); err == nil || inbox.CheckName(path) != nil {
+	if _, err := os.Lstat(path); err == nil {
 		return path
 	}
-	if e, err := box.Find(path); err == nil && slices.Contains(states, e.State) {
+	name := path
+	if inbox.CheckName(path) != nil {
+		if name = inbox.NameOf(path); name == "" || filepath.Base(path) != path {
+			return path
+		}
+	}
+	if e, err := box.Find(name); err == nil && slices.Contains(states, e.State) && (name == path || e.File == path) {
 		return box.Path(e.File)
 	}
 	return path

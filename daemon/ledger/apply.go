@@ -213,16 +213,17 @@ type applying struct {
 
 // refuse is the apply's refusal with verdict and reason: its result holds the outcome (o, or the
 // plan checked again on HEAD when nil) and the rejection's outputs; an approval's reason says how
-// to go on (the plan becomes NAME.rejected).
+// to go on (the plan becomes NAME.rejected), and so does any apply's when a.step is set.
 func (a *applying) refuse(o *plans.Outcome, verdict, reason string) (*Result, error) {
 	req, res := a.req, a.res
 	if o == nil {
 		o = plans.Check(req.Raw, a.head.Model, a.l.cfg.Options)
 	}
-	if req.Record != nil {
-		if a.step == "" {
-			a.step = NextStep(req.Name, o)
-		}
+	if req.Record != nil && a.step == "" {
+		a.step = NextStep(req.Name, o)
+	}
+	if a.step != "" {
+		// an approval's, or a step that fits only this refusal (precheck's), for any apply
 		reason = withStep(reason, a.step)
 	}
 	res.Outcome, res.Verdict, res.Reason = o, verdict, reason

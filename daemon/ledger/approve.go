@@ -69,9 +69,5 @@ func (l *Ledger) refuseApproval(e inbox.Entry, err error) (*Result, error) {
 		unread = r.Err
 	}
 	o := l.outcomeRead(r.Raw, unread)
-	if stale {
-		// the reason is the stale preview's own, its next step in it
-		return l.rejected(e.Name, o, VerdictStale, r.Reason), fmt.Errorf("%w: %s", ErrRefused, r.Reason)
-	}
-	return l.refused(e.Name, o, VerdictRejected, r.Reason), fmt.Errorf("%w: %s", ErrRefused, r.Reason)
+	return l.approvalRefused(e.Name, o, r, stale), fmt.Errorf("%w: %s", ErrRefused, r.Reason)
 }

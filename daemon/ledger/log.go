@@ -79,11 +79,61 @@ func LogChecked(ws *store.Workspace) (*Logged, error) {
 	if len(side) > 0 {
 		se, sc := logOf(ws, side)
 		UndoneOnSide(ws, hist, side, se, append(entries[:len(entries):len(entries)], se...))
-		entries = append(entries, se...)
+		entries = newestFirst(ws, entries, se)
 		claims = append(claims, sc...)
-		sort.SliceStable(entries, func(i, j int) bool { return entries[i].Date > entries[j].Date })
 	}
 	return &Logged{Entries: entries, Unverified: claims}, nil
+}
+
+// newestFirst is the entries of the line and of the merged sides in one list, newest first by
+// date; those of the same second (a colleague's apply merged, and one of the line's) by ancestry:
+// a side's entry comes before the line's entries it descends from, as the line's and each side's
+// own already do.
+func newestFirst(ws *store.Workspace, line, side []Entry) []Entry {
+	onSide := make(map[string]bool, len(side))
+	for _, e := range side {
+		onSide[e.Commit] = true
+	}
+	entries := append(line, side...)
+	sort.SliceStable(entries, func(i, j int) bool { return entries[i].Date > entries[j].Date })
+	for i := 0; i < len(entries); {
+		k := i + 1
+		for k < len(entries) && entries[k].Date == entries[i].Date {
+			k++
+		}
+		sameSecond(ws, entries[i:k], onSide)
+		i = k
+	}
+	return entries
+}
+
+// sameSecond orders run (entries of one second, the line's first, then the sides') by ancestry:
+// each side's entry just before the first of the line's that it descends from.
+func sameSecond(ws *store.Workspace, run []Entry, onSide map[string]bool) {
+	var line, side []Entry
+	for _, e := range run {
+		if onSide[e.Commit] {
+			side = append(side, e)
+		} else {
+			line = append(line, e)
+		}
+	}
+	if len(line) == 0 || len(side) == 0 {
+		return
+	}
+	out := run[:0]
+	n := 0
+	for _, s := range side {
+		for n < len(line) {
+			if base, err := ws.MergeBase(line[n].Commit, s.Commit); err == nil && base == line[n].Commit {
+				break // s descends from it, and from the older ones after it
+			}
+			out = append(out, line[n])
+			n++
+		}
+		out = append(out, s)
+	}
+	copy(run[len(out):], line[n:]) // the line's oldest, which every side's entry placed descends from
 }
 
 // onBranch walks the branch's history until match: the first-parent line, then the commits its

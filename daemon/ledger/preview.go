@@ -101,7 +101,8 @@ func (l *Ledger) Check(e inbox.Entry) (*Checked, error) {
 	return c, nil
 }
 
-// appliedNote warns on a check of plan bytes applied before on the branch (and not reverted):
+// appliedNote warns on a check of plan bytes applied before on the branch (and not reverted),
+// and refuses those whose record a commit removed without undoing them (recordRemoved):
 // the preview would otherwise say "ready to apply" of a plan whose approval applies nothing.
 // The apply decides it the same way (appliedBefore, the models proving the commit).
 func (l *Ledger) appliedNote(c *Checked) error {
@@ -109,8 +110,20 @@ func (l *Ledger) appliedNote(c *Checked) error {
 		return nil
 	}
 	prior, id, err := l.appliedBefore(c.Head.Commit, c.Raw)
-	if err != nil || prior == "" {
+	if err != nil {
 		return err
+	}
+	if prior == "" {
+		// its record removed at HEAD without undoing it: the apply refuses it (precheck), so the
+		// preview says so, never "valid" of a plan no approval applies
+		apply, removal, err := l.recordRemoved(c.Raw)
+		if err != nil || apply == nil {
+			return err
+		}
+		c.Outcome.Findings = append(c.Outcome.Findings, plans.Finding{Severity: plans.Error, Code: plans.PlanAlreadyApplied,
+			Message: withStep(strings.TrimPrefix(removedWords(apply, removal), string(plans.PlanAlreadyApplied)+": "), removedStep(apply))})
+		c.Outcome.Verdict = plans.VerdictInvalid
+		return nil
 	}
 	c.Outcome.Findings = append(c.Outcome.Findings, plans.Finding{Severity: plans.Warning, Code: plans.PlanAppliedBefore,
 		Message: fmt.Sprintf("these very plan bytes were applied as %s in commit %s and stand in the model: approving them applies nothing. "+
@@ -189,14 +202,19 @@ func (l *Ledger) PublishOutputs(c *Checked) (*inbox.Record, inbox.Outputs, error
 		return rec, out, nil
 	}
 	preview := c.Outcome.Preview(file, info)
-	if c.Outcome.Verdict == plans.VerdictValid {
-		preview = withNote(preview, ApproveNote(c.Entry.Name))
-	}
+	applied := ""
 	for _, f := range c.Outcome.Findings {
 		if f.Code == plans.PlanAppliedBefore {
-			// said on top: the verdict below says "ready to apply" of what is applied already
-			preview = withNote(preview, "**Applied before** ("+string(f.Code)+"): "+plans.MDEscape(f.Message))
+			applied = "**Applied before** (" + string(f.Code) + "): " + plans.MDEscape(f.Message)
 		}
+	}
+	if c.Outcome.Verdict == plans.VerdictValid && applied == "" {
+		preview = withNote(preview, ApproveNote(c.Entry.Name))
+	}
+	if applied != "" {
+		// said on top, and no step to approve it: the verdict below says "ready to apply" of
+		// what is applied already, and an approval would apply nothing
+		preview = withNote(preview, applied)
 	}
 	conv, _ := l.cfg.Inbox.Conversation(c.Entry.Name)
 	if conv.Wrote(c.Outcome.SHA256) != "" {

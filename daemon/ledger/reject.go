@@ -83,6 +83,23 @@ func (l *Ledger) outcomeOf(raw []byte) *plans.Outcome {
 	return plans.Check(raw, head.Model, l.cfg.Options)
 }
 
+// approvalRefused is the rejection of an approval the inbox refused (r), its plan checked again
+// on HEAD (o): a stale one with the stale preview's own reason, its next step in it; plan bytes
+// previewed invalid because a commit removed their record without undoing them (appliedNote)
+// with the apply's own refusal and step (precheck's), never resubmit, which meets the same; any
+// other with the inbox's reason and the step that leads to an approvable preview.
+func (l *Ledger) approvalRefused(name string, o *plans.Outcome, r *inbox.Refusal, stale bool) *Result {
+	if stale {
+		return l.rejected(name, o, VerdictStale, r.Reason)
+	}
+	if errors.Is(r.Err, inbox.ErrNotValid) && r.Raw != nil {
+		if apply, removal, err := l.recordRemoved(r.Raw); err == nil && apply != nil {
+			return l.rejected(name, o, VerdictRejected, withStep(removedWords(apply, removal), removedStep(apply)))
+		}
+	}
+	return l.refused(name, o, VerdictRejected, r.Reason)
+}
+
 // rejectEntry rejects a plan that archiplan refused, the reason followed by the step that leads
 // to a preview that can be approved.
 func (l *Ledger) rejectEntry(e inbox.Entry, o *plans.Outcome, verdict, reason string) (*Result, error) {

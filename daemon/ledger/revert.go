@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"github.com/archiplan/archiplan/archixml"
@@ -105,7 +106,7 @@ func (l *Ledger) revert(target string, opt RevertOptions) (*RevertResult, error)
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	ws := l.cfg.Workspace
-	apply, hist, err := findApply(ws, target)
+	apply, hist, err := findApply(ws, l.cfg.Inbox, target)
 	if err != nil {
 		return nil, err
 	}
@@ -163,8 +164,9 @@ func (l *Ledger) revert(target string, opt RevertOptions) (*RevertResult, error)
 }
 
 // findApply finds the apply commit of target (a plan id or an apply commit) on the branch, with
-// the history from it to HEAD (newest first, the apply last).
-func findApply(ws *store.Workspace, target string) (*store.CommitInfo, []store.CommitInfo, error) {
+// the history from it to HEAD (newest first, the apply last). box is the inbox a refusal's step
+// submits into.
+func findApply(ws *store.Workspace, box *inbox.Inbox, target string) (*store.CommitInfo, []store.CommitInfo, error) {
 	full, _ := ws.ResolveCommit(target)
 	if c, err := ws.Info(full); full != "" && err == nil && c.Trailers[store.TrailerPlanID] == "" {
 		if id := reapplies(ws, c); id != "" {
@@ -194,7 +196,7 @@ func findApply(ws *store.Workspace, target string) (*store.CommitInfo, []store.C
 	}
 	if apply == nil {
 		if full != "" {
-			if err := revertOfRevert(ws, full); err != nil {
+			if err := revertOfRevert(ws, box, full); err != nil {
 				return nil, nil, err
 			}
 			if c, err := ws.Info(full); err == nil && namedID(c.Trailers[store.TrailerPlanID]) {
@@ -227,8 +229,9 @@ func namedID(id string) bool {
 // revertOfRevert refuses a revert asked of commit, when commit holds the revert of a plan
 // (archiplan's, or a plain git revert of its apply: heldRevert), with the step that applies the
 // plan again: submitted as a new plan from the archive the revert's parent holds, it is previewed
-// against HEAD and approved by a person, as any apply. nil when commit is no such revert.
-func revertOfRevert(ws *store.Workspace, commit string) error {
+// against HEAD and approved by a person, as any apply: into box, the configured inbox, by a path
+// that holds from any folder (resubmit's step says the same). nil when commit is no such revert.
+func revertOfRevert(ws *store.Workspace, box *inbox.Inbox, commit string) error {
 	id := revertedIn(ws, commit)
 	// the id goes into a command the person pastes: a NAME the inbox takes, and 12 hex digits
 	if name := PlanName(id); name == id || inbox.CheckName(name) != nil || strings.Trim(id[len(name)+1:], "0123456789abcdef") != "" {
@@ -239,8 +242,17 @@ func revertOfRevert(ws *store.Workspace, commit string) error {
 		return nil
 	}
 	return fmt.Errorf("%w: commit %s is the revert of plan %s, not an apply: a revert is not reverted. To apply the plan again, "+
-		"submit it as a new plan (previewed against HEAD, then approved, as any): git show %s:%s > plans/%s-again.json",
-		ErrRevertOfRevert, short(r.Hash), id, short(r.Parent), archivePath(id, archivePlan), PlanName(id))
+		"submit it as a new plan (previewed against HEAD, then approved, as any): git show %s:%s > %s",
+		ErrRevertOfRevert, short(r.Hash), id, short(r.Parent), archivePath(id, archivePlan), againPath(ws, box, PlanName(id)))
+}
+
+// againPath is where a plan named name is submitted again: name-again.json in box, or in the
+// default inbox of ws when the ledger was made without one.
+func againPath(ws *store.Workspace, box *inbox.Inbox, name string) string {
+	if box == nil {
+		return filepath.Join(ws.Root, "plans", name+"-again.json")
+	}
+	return box.Path(name + "-again.json")
 }
 
 // provedHead is the model at HEAD a revert is made on, once the archived inverse a is proved
@@ -286,13 +298,31 @@ func undoRefused(err error, apply *store.CommitInfo, id string, later []store.Co
 				return fmt.Errorf("%w: %s by commit %s", ErrAlreadyReverted, id, short(c.Hash))
 			}
 		}
-		return fmt.Errorf("%w: %s changed since %s applied it: %s; revert what changed it first, or undo it by hand",
-			ErrConflict, changed.Object, id, changed.How)
+		which := ""
+		if plainID(changed.ID) {
+			which = " (archiplan log --object " + changed.ID + " lists the commits that changed it)"
+		}
+		return fmt.Errorf("%w: %s changed since %s applied it: %s; revert what changed it first%s, or undo it by hand",
+			ErrConflict, changed.Object, id, changed.How, which)
 	}
 	if errors.Is(err, archixml.ErrBadStep) {
 		return fmt.Errorf("%w: %v: nothing was committed", ErrBadInverse, err)
 	}
 	return fmt.Errorf("%w: %v", ErrConflict, err)
+}
+
+// plainID says whether a model's id is safe to print in a command a person pastes (Archi's ids
+// are letters, digits, '-' and '_'; a model's file may hold any).
+func plainID(id string) bool {
+	if id == "" || len(id) > 100 || id[0] == '-' {
+		return false
+	}
+	for _, r := range id {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
+			return false
+		}
+	}
+	return true
 }
 
 // revertedModel is the model m the revert of plan id made, as it is committed: saved, read back
