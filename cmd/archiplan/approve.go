@@ -113,6 +113,13 @@ func approvable(box *inbox.Inbox, name, seen string) (*inbox.Record, error) {
 	if err != nil || fx != nil && fx.PlanSHA256 != rec.PlanSHA256 {
 		return nil, changedAfterValid()
 	}
+	if rec.Next != "" {
+		// plan bytes applied before: the ledger's preview decided the step, said here in its words
+		if rec.Verdict != plans.VerdictValid {
+			return nil, refuse(plans.PlanNotValid, "the preview of %s says %s: only a plan previewed valid is approved (%s says why). Next: %s", name, rec.Verdict, inbox.PreviewFile(name), rec.Next)
+		}
+		return nil, refuse(plans.PlanAppliedBefore, "the plan bytes of %s were applied before (%s says where): approving them applies nothing. Next: %s", name, inbox.PreviewFile(name), rec.Next)
+	}
 	if rec.Verdict != plans.VerdictValid {
 		step := "fix in " + box.Path(e.File) + " what it lists; it is previewed again"
 		if fx != nil {

@@ -346,7 +346,11 @@ func (l *Local) Plan(name string) (*PlanPage, error) {
 	}
 	sort.Strings(page.Pictures)
 	page.Decidable = page.State == StatePreviewed
-	page.Approvable = page.Decidable && page.Verdict == plans.VerdictValid
+	// one answer with approve's: plan bytes applied before are not offered (the record's step)
+	page.Approvable = page.Decidable && page.Verdict == plans.VerdictValid && j.rec.Approvable() == nil
+	if page.Decidable {
+		page.Next = j.rec.Next
+	}
 	if page.Decidable {
 		page.Waiting = inbox.WaitingWords(j.rec.Approvers(), inbox.Missing(j.rec.Needs, j.rec.Approvals))
 	}
@@ -406,6 +410,8 @@ func (l *Local) Approve(name, previewSHA256, reviewer string) error {
 		return &Refusal{plans.PlanNotPreviewed, fmt.Errorf("%w: %v", ErrNotPending, err)}
 	case errors.Is(err, inbox.ErrNotValid):
 		return &Refusal{plans.PlanNotValid, fmt.Errorf("%w: %v", ErrNotPending, err)}
+	case errors.Is(err, inbox.ErrAppliedBefore):
+		return &Refusal{plans.PlanAppliedBefore, fmt.Errorf("%w: %v", ErrNotApproved, err)}
 	}
 	return err
 }
