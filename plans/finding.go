@@ -129,6 +129,7 @@ const (
 	InitInsideRepository Code = "INIT_INSIDE_REPOSITORY"
 	InitCoArchi1         Code = "INIT_COARCHI1_MODEL"
 	InboxPlaceUnsafe     Code = "INBOX_PLACE_UNSAFE"
+	ModelPlaceUnsafe     Code = "MODEL_PLACE_UNSAFE"
 )
 
 // The codes of what the command line and the review page refuse to do with a plan of the inbox
@@ -276,6 +277,7 @@ var Codes = []struct {
 	{InitCoArchi1, Error, "archiplan init in a folder that keeps its model in coArchi 1's form (model/folder.xml, a file for each object, as coArchi 1 commits it) and has no .archimate file: archiplan reads one .archimate file (coArchi 2's model.archimate, or any Archi saved); save the model from Archi as one file (File > Save As), then archiplan init --model FILE; nothing is written (exit 3)"},
 	{InitInsideRepository, Error, "archiplan init without DIR in a folder inside a git repository: a workspace is a whole repository; run archiplan init at the repository's root to make it the workspace (it finds the model in a folder), or archiplan init NEWDIR for a repository of its own"},
 	{InboxPlaceUnsafe, Error, "a command in a workspace whose configuration puts the inbox where planners would write what archiplan trusts: .git, .archiplan (the archive), hooks, policy, .archiplan.yaml or the model, or a folder holding one of them (a pull that sets it is refused, REMOTE_COMMIT_REFUSED); nothing is read or written: set inbox to a folder of its own (the default, plans)"},
+	{ModelPlaceUnsafe, Error, "a command in a workspace whose configuration (or init's model found or named) puts the model where archiplan keeps what it trusts: .git (or any folder named .git), .archiplan (the archive), hooks, policy or .archiplan.yaml, or a folder holding one of them; each apply would write the model, whose text plans fill, there (a pull that sets it is refused, REMOTE_COMMIT_REFUSED); nothing is read or written: move the model out (git mv) and set model to its path (the default, model.archimate)"},
 }
 
 func severityOf(c Code) Severity {

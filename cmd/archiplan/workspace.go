@@ -46,6 +46,9 @@ func (c *config) workspace() (*store.Workspace, error) {
 	if err != nil {
 		return nil, codedError{exitNoUsable, err}
 	}
+	if why := store.ModelApart(ws.Model); why != "" {
+		return nil, codedError{exitNoUsable, fmt.Errorf("%s: %s (.archiplan.yaml's model: a file apart from them, such as model.archimate; git mv moves it)", plans.ModelPlaceUnsafe, why)}
+	}
 	if why := inboxApart(ws, c.v.GetString("inbox")); why != "" {
 		return nil, codedError{exitNoUsable, fmt.Errorf("%s: %s (.archiplan.yaml's inbox: a folder of its own, such as plans)", plans.InboxPlaceUnsafe, why)}
 	}
@@ -126,6 +129,9 @@ func initCmd() *cobra.Command {
 			where, err := initModelPath(dir, model != "")
 			if err != nil {
 				return err
+			}
+			if why := store.ModelApart(where.model); why != "" {
+				return codedError{exitNoUsable, fmt.Errorf("%s: %s: nothing is made; name a model apart from them in %s (model: PATH)", plans.ModelPlaceUnsafe, why, settings.File)}
 			}
 			if model == "" {
 				// the folder's own model is committed as it is: one Archi cannot open is refused, not
