@@ -182,7 +182,7 @@ var Refusals = []struct {
 	{RevertBadInverse, "`revert`, the review page's Revert: the inverse archived with the plan is not one archiplan wrote: it is never used"},
 	{RevertDirty, "`revert`, the review page's Revert: the model file in the work tree has changes not committed: commit or discard them first"},
 	{PlanNameNotAllowed, "`approve`, `reject`, `resubmit`: the NAME given is not one the inbox takes (letters, digits, '-' and '_', at most 100, starting with a letter or digit; not a path or a file's name, whose NAME the message gives): wrong usage, nothing is done"},
-	{PlanNotInInbox, "`approve`, `reject`, `resubmit`: no plan NAME in the inbox (NAME.json, NAME.approved or NAME.rejected): wrong usage, nothing is done; archiplan status lists the plans, archiplan log the applied ones"},
+	{PlanNotInInbox, "`approve`, `reject`, `resubmit`: no plan NAME in the inbox (NAME.json, NAME.approved or NAME.rejected): wrong usage, nothing is done; archiplan status lists the plans, archiplan log the applied ones (of a NAME applied, approve and reject name the plan id and the commit it was applied in)"},
 	{RejectPlanGone, "`reject`: the plan's file left the inbox while it was being rejected (a daemon applied it, or its planner removed it): nothing was rejected; archiplan status and archiplan log say where it is"},
 	{InboxNotWritten, "`reject`: the rejection could not be written in the inbox or in archiplan's record under .git/ (permissions, a full disk): the message says which file; repair it, then reject again"},
 	{RejectNeedsReason, "the review page's Reject: a rejection from the page needs a reason, shown on top of the plan's preview (the command line's `reject` writes \"rejected by NAME\" when none is given): write one, then reject again"},

@@ -36,7 +36,7 @@ func approveCmd() *cobra.Command {
 			var rec *inbox.Record
 			err = box.Steady(func() (err error) { rec, err = approvable(box, name, seen); return err })
 			if err != nil {
-				return err
+				return appliedGone(ws, name, err)
 			}
 			// an apply over a save from Archi not committed rejects the plan: say so now, while the
 			// plan can still be approved as it is once the save is committed or discarded
@@ -202,7 +202,7 @@ func rejectCmd() *cobra.Command {
 			box := cfg.inbox(ws)
 			e, err := findPlan(box, args[0])
 			if err != nil {
-				return err
+				return appliedGone(ws, args[0], err)
 			}
 			if reason = ledger.PersonsReason(reason); reason == "" { // blanks say nothing (as on the page)
 				reason = "rejected by " + ws.Identity().Name
@@ -315,6 +315,21 @@ func resubmitCmd() *cobra.Command {
 			return silent{codedError{exitRefused, fmt.Errorf("plan %s: %d error(s): %s lists them", c.Outcome.Verdict, len(c.Outcome.Errors()), box.Path(inbox.PreviewFile(e.Name)))}}
 		},
 	}
+}
+
+// appliedGone adds to approve's or reject's refusal of NAME not in the inbox (PLAN_NOT_IN_INBOX)
+// where it went when a plan submitted as NAME was applied: approved twice, the second approval
+// finds nothing, and status, which the refusal points to, lists nothing of it either.
+func appliedGone(ws *store.Workspace, name string, err error) error {
+	if !errors.Is(err, inbox.ErrNoPlan) || errors.Is(err, inbox.ErrBadName) {
+		return err
+	}
+	if named := appliesNamed(ws, name); len(named) > 0 {
+		e := named[0] // the last apply under NAME
+		return usageError{fmt.Errorf("%s: %w: %s was applied as %s in commit %s, and left the inbox then: nothing waits for a decision (archiplan log lists it)",
+			plans.PlanNotInInbox, inbox.ErrNoPlan, name, e.PlanID, short(e.Commit))}
+	}
+	return err
 }
 
 // appliedAsNamed adds to resubmit's refusal of NAME (not in the inbox) the step that submits a
