@@ -324,10 +324,8 @@ func appliedGone(ws *store.Workspace, name string, err error) error {
 	if !errors.Is(err, inbox.ErrNoPlan) || errors.Is(err, inbox.ErrBadName) {
 		return err
 	}
-	if named := appliesNamed(ws, name); len(named) > 0 {
-		e := named[0] // the last apply under NAME
-		return usageError{fmt.Errorf("%s: %w: %s was applied as %s in commit %s, and left the inbox then: nothing waits for a decision (archiplan log lists it)",
-			plans.PlanNotInInbox, inbox.ErrNoPlan, name, e.PlanID, short(e.Commit))}
+	if gone := ledger.Gone(ws, name); gone != "" {
+		return usageError{fmt.Errorf("%s: %w: %s", plans.PlanNotInInbox, inbox.ErrNoPlan, gone)}
 	}
 	return err
 }
@@ -337,7 +335,7 @@ func appliedGone(ws *store.Workspace, name string, err error) error {
 // HEAD; docs/revert.md) into the inbox as again (a path that holds from any folder), or where the
 // plans are listed.
 func appliedAsNamed(ws *store.Workspace, name, again string, err error) error {
-	if named := appliesNamed(ws, name); len(named) > 0 {
+	if named := ledger.AppliedAs(ws, name); len(named) > 0 {
 		e := named[0] // the last apply under NAME
 		return fmt.Errorf("%w: %s was applied as %s (commit %s); resubmit takes a rejected or stale plan of the inbox. To submit it again as a new plan: git show %s:%s/%s/plan.json > %s",
 			err, name, e.PlanID, short(e.Commit), short(e.Commit), ledger.ArchiveDir, e.PlanID, again)

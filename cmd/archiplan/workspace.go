@@ -444,7 +444,7 @@ func appliedUnder(ws *store.Workspace, target string, err error) error {
 		return err
 	}
 	var ids []string
-	for _, e := range appliesNamed(ws, target) {
+	for _, e := range ledger.AppliedAs(ws, target) {
 		if !slices.Contains(ids, e.PlanID) {
 			ids = append(ids, e.PlanID)
 		}
@@ -453,22 +453,6 @@ func appliedUnder(ws *store.Workspace, target string, err error) error {
 		return fmt.Errorf("%w (revert takes a PLAN-ID or a COMMIT, as archiplan log lists them)", err)
 	}
 	return fmt.Errorf("%w: %s is a plan's NAME; revert takes its PLAN-ID (archiplan revert %s), as archiplan log lists it", err, target, strings.Join(ids, " or "))
-}
-
-// appliesNamed are the applies of the branch of plans submitted as NAME, newest first (none when
-// the log cannot be read: the callers only add advice).
-func appliesNamed(ws *store.Workspace, name string) []ledger.Entry {
-	entries, err := ledger.Log(ws)
-	if err != nil {
-		return nil
-	}
-	var named []ledger.Entry
-	for _, e := range entries {
-		if e.Kind == ledger.KindApply && ledger.PlanName(e.PlanID) == name && e.PlanID != name {
-			named = append(named, e)
-		}
-	}
-	return named
 }
 
 func logCmd() *cobra.Command {

@@ -88,3 +88,36 @@ func TestServer_AppliedBeforeNotApproved(t *testing.T) {
 	}
 	approve("k", "PLAN_NOT_VALID", "To apply it again, revert it first (archiplan revert a-")
 }
+
+// A reviewer's page was drawn before another person approved the plan and the daemon applied it;
+// the reviewer clicks Approve (or Reject). The page answered "Not available: plan a: not found".
+// It now says where the plan went, coded as archiplan approve says it: PLAN_NOT_IN_INBOX, applied
+// as which plan id in which commit.
+func TestServer_DecideAppliedSaysWhere(t *testing.T) {
+	e := newEnv(t)
+	e.drop("a.json", renamePlan("Rename Customer to Client", customer, "Client"))
+	e.previewed("a")
+	pg, err := e.srv.cfg.Backend.Plan("a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := e.client()
+	if res := e.post(c, "/plan/a/approve", url.Values{"csrf": {e.srv.csrf}, "preview_sha256": {pg.PreviewSHA256}}, nil); res.StatusCode != http.StatusOK {
+		t.Fatalf("approve: %s %q", res.Status, body(t, res))
+	}
+	waitFor(t, "a applied", func() bool { return len(e.history()) == 2 && !e.exists("a.approved") })
+	apply := e.history()[0].Hash[:12]
+	for _, path := range []string{"/plan/a/approve", "/plan/a/reject"} {
+		res := e.post(c, path, url.Values{"csrf": {e.srv.csrf}, "preview_sha256": {pg.PreviewSHA256}, "reason": {"too late"}},
+			map[string]string{"Accept": "application/json"})
+		b := body(t, res)
+		var got struct {
+			Code    string `json:"code"`
+			Message string `json:"message"`
+		}
+		if err := json.Unmarshal([]byte(b), &got); err != nil || res.StatusCode != http.StatusConflict || got.Code != "PLAN_NOT_IN_INBOX" ||
+			!strings.Contains(got.Message, "a was applied as a-") || !strings.Contains(got.Message, "in commit "+apply) {
+			t.Errorf("%s after the apply: %s %q, want 409 PLAN_NOT_IN_INBOX naming the apply %s", path, res.Status, b, apply)
+		}
+	}
+}

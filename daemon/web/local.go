@@ -314,6 +314,18 @@ func (l *Local) find(name string) (inbox.Entry, error) {
 	return e, err
 }
 
+// decided is the plan NAME an approval or rejection decides, or why not: one applied since the
+// page was drawn is refused as archiplan approve refuses it (PLAN_NOT_IN_INBOX, where it went).
+func (l *Local) decided(name string) (inbox.Entry, error) {
+	e, err := l.find(name)
+	if errors.Is(err, ErrNotFound) {
+		if gone := ledger.Gone(l.ws, name); gone != "" {
+			return e, &Refusal{plans.PlanNotInInbox, fmt.Errorf("%w: %s", ErrNotPending, gone)}
+		}
+	}
+	return e, err
+}
+
 // Plan implements Backend.
 func (l *Local) Plan(name string) (*PlanPage, error) {
 	e, err := l.find(name)
@@ -382,7 +394,7 @@ func (l *Local) Picture(name, file string) ([]byte, error) {
 // Approve implements Backend: the inbox's rename NAME.json -> NAME.approved, only when the
 // preview archiplan wrote is still the one the page showed, and still on disk as written.
 func (l *Local) Approve(name, previewSHA256, reviewer string) error {
-	e, err := l.find(name)
+	e, err := l.decided(name)
 	if err != nil {
 		return err
 	}
@@ -432,7 +444,7 @@ func (l *Local) Reject(name, reason, reviewer string) error {
 	if reason = ledger.PersonsReason(reason); reason == "" {
 		return &Refusal{plans.RejectNeedsReason, ErrNoReason}
 	}
-	e, err := l.find(name)
+	e, err := l.decided(name)
 	if err != nil {
 		return err
 	}
