@@ -61,10 +61,22 @@ func TestServer_AppliedBeforeNotApproved(t *testing.T) {
 	if strings.Contains(b, `id="approve"`) {
 		t.Errorf("the page offers Approve for plan bytes applied before:\n%s", b)
 	}
+	if n := strings.Count(b, "nothing to apply: already applied as a-"); n != 1 {
+		t.Errorf("the page says the step %d times, want once", n)
+	}
 	if !strings.Contains(b, "Next: nothing to apply: already applied as a-") || !strings.Contains(b, "(archiplan resubmit b); archiplan reject b takes it out of the inbox") {
 		t.Errorf("the page does not say the step for plan bytes applied before:\n%s", b)
 	}
 	approve("b", "PLAN_APPLIED_BEFORE", "Next: nothing to apply: already applied as a-")
+	list, err := e.srv.cfg.Backend.Inbox()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range list {
+		if p.Name == "b" && !strings.HasPrefix(p.Note, "nothing to apply: already applied as a-") {
+			t.Errorf("the inbox lists b with the note %q, want the preview's step", p.Note)
+		}
+	}
 
 	// the archive's record removed by a commit, the changes standing: revert first
 	git := func(args ...string) {

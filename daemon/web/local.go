@@ -247,6 +247,7 @@ func (l *Local) judge(e inbox.Entry) judged {
 			p.Note = "changed since its preview: archiplan previews it again, and rejects it if this NAME was previewed valid before"
 		default:
 			p.State = StatePreviewed
+			p.Note = rec.Next // plan bytes applied before: the preview's step, as status says it
 		}
 	}
 	return j
@@ -360,8 +361,8 @@ func (l *Local) Plan(name string) (*PlanPage, error) {
 	page.Decidable = page.State == StatePreviewed
 	// one answer with approve's: plan bytes applied before are not offered (the record's step)
 	page.Approvable = page.Decidable && page.Verdict == plans.VerdictValid && j.rec.Approvable() == nil
-	if page.Decidable {
-		page.Next = j.rec.Next
+	if page.Decidable && j.rec.Next != "" {
+		page.Next, page.Note = j.rec.Next, "" // said once, where Approve would be
 	}
 	if page.Decidable {
 		page.Waiting = inbox.WaitingWords(j.rec.Approvers(), inbox.Missing(j.rec.Needs, j.rec.Approvals))
