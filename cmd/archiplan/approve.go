@@ -33,8 +33,12 @@ func approveCmd() *cobra.Command {
 				return err
 			}
 			// read while no preview is being written: a preview's files and its record are one
+			_, headBlob, err := ws.HeadBlob()
+			if err != nil {
+				return codedError{exitNoUsable, err}
+			}
 			var rec *inbox.Record
-			err = box.Steady(func() (err error) { rec, err = approvable(box, name, seen); return err })
+			err = box.Steady(func() (err error) { rec, err = approvable(box, name, seen, headBlob); return err })
 			if err != nil {
 				return appliedGone(ws, name, err)
 			}
@@ -74,8 +78,10 @@ func approveCmd() *cobra.Command {
 
 // approvable is NAME's record when its plan may be approved: pending, previewed valid by
 // archiplan, the plan file still the bytes the preview showed (and the NAME's first valid preview
-// fixed), the preview on disk still archiplan's, and, when seen is given, the preview read.
-func approvable(box *inbox.Inbox, name, seen string) (*inbox.Record, error) {
+// fixed), the preview on disk still archiplan's, and, when seen is given, the preview read. A
+// preview that said its bytes were applied before holds only on the model it was made on
+// (headBlob: HEAD's model now), for a revert since undid them.
+func approvable(box *inbox.Inbox, name, seen, headBlob string) (*inbox.Record, error) {
 	refuse := func(code plans.Code, format string, args ...any) error {
 		return codedError{exitRefused, fmt.Errorf("%s: %w", code, fmt.Errorf(format, args...))}
 	}
@@ -114,11 +120,18 @@ func approvable(box *inbox.Inbox, name, seen string) (*inbox.Record, error) {
 		return nil, changedAfterValid()
 	}
 	if rec.Next != "" {
-		// plan bytes applied before: the ledger's preview decided the step, said here in its words
-		if rec.Verdict != plans.VerdictValid {
-			return nil, refuse(plans.PlanNotValid, "the preview of %s says %s: only a plan previewed valid is approved (%s says why). Next: %s", name, rec.Verdict, inbox.PreviewFile(name), rec.Next)
+		// plan bytes applied before: the ledger's preview decided the step, said here in its
+		// words; on the model it was made on only, for a revert since may have undone them
+		step := rec.Next
+		if rec.Blob != headBlob {
+			// (its NAME is bound to that preview's words: previewed again on HEAD it would be stale)
+			step = "the model changed since this preview (a revert since may have undone them): archiplan resubmit " + name +
+				" previews the same bytes on HEAD under a new name; approve what that preview says"
 		}
-		return nil, refuse(plans.PlanAppliedBefore, "the plan bytes of %s were applied before (%s says where): approving them applies nothing. Next: %s", name, inbox.PreviewFile(name), rec.Next)
+		if rec.Verdict != plans.VerdictValid {
+			return nil, refuse(plans.PlanNotValid, "the preview of %s says %s: only a plan previewed valid is approved (%s says why). Next: %s", name, rec.Verdict, inbox.PreviewFile(name), step)
+		}
+		return nil, refuse(plans.PlanAppliedBefore, "the plan bytes of %s were applied before (%s says where): approving them applies nothing. Next: %s", name, inbox.PreviewFile(name), step)
 	}
 	if rec.Verdict != plans.VerdictValid {
 		step := "fix in " + box.Path(e.File) + " what it lists; it is previewed again"
@@ -174,7 +187,7 @@ func waitsForApproval(ws *store.Workspace, box *inbox.Inbox, name string) error 
 		return nil
 	}
 	var rec *inbox.Record
-	if box.Steady(func() (err error) { rec, err = approvable(box, name, ""); return err }) != nil || rec.Blob != head.Blob {
+	if box.Steady(func() (err error) { rec, err = approvable(box, name, "", head.Blob); return err }) != nil || rec.Blob != head.Blob {
 		return nil
 	}
 	return codedError{exitRefused, fmt.Errorf("%s: %s is previewed valid against HEAD and waits for approval: resubmit is for a rejected or stale plan; read %s, then: archiplan approve %s",
