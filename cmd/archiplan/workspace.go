@@ -131,7 +131,11 @@ func initCmd() *cobra.Command {
 				return err
 			}
 			if why := store.ModelApart(where.model); why != "" {
-				return codedError{exitNoUsable, fmt.Errorf("%s: %s: nothing is made; name a model apart from them in %s (model: PATH)", plans.ModelPlaceUnsafe, why, settings.File)}
+				step := "name a model apart from them in " + settings.File + " (model: PATH)"
+				if where.found {
+					step = "it is the folder's only model: move it out of there (to " + filepath.Base(filepath.FromSlash(where.model)) + ", say), then archiplan init again"
+				}
+				return codedError{exitNoUsable, fmt.Errorf("%s: %s: nothing is made; %s", plans.ModelPlaceUnsafe, why, step)}
 			}
 			if model == "" {
 				// the folder's own model is committed as it is: one Archi cannot open is refused, not
