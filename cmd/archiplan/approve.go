@@ -23,7 +23,8 @@ func approveCmd() *cobra.Command {
 		Short: "Approve a plan previewed valid: rename plans/NAME.json to plans/NAME.approved",
 		Long: "Approve a plan previewed valid: it prints what it approves (summary, number of changes, the preview's\n" +
 			"SHA-256) and renames plans/NAME.json to plans/NAME.approved. It refuses a plan whose preview is not\n" +
-			"valid, not archiplan's own, or of other bytes than the plan now holds. --preview binds the approval\n" +
+			"valid, not archiplan's own, or of other bytes than the plan now holds, and plan bytes applied before\n" +
+			"(approving them would apply nothing), each with the step that fits. --preview binds the approval\n" +
 			"to the preview you read: the SHA-256 of NAME.preview.md (sha256sum prints it; 12 hex digits or more).",
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
