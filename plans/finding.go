@@ -129,6 +129,7 @@ const (
 	InitInsideRepository Code = "INIT_INSIDE_REPOSITORY"
 	InitCoArchi1         Code = "INIT_COARCHI1_MODEL"
 	InboxPlaceUnsafe     Code = "INBOX_PLACE_UNSAFE"
+	ModelPlaceUnsafe     Code = "MODEL_PLACE_UNSAFE"
 )
 
 // The codes of what the command line and the review page refuse to do with a plan of the inbox
@@ -172,7 +173,7 @@ var Refusals = []struct {
 	{PlanNotPreviewed, "`approve`, the review page's Approve: archiplan has not previewed the plan yet: read its preview first (archiplan validate previews it)"},
 	{PlanUnreadable, "`approve`: the plan's file cannot be read as an inbox file is (a link, a pipe, too large)"},
 	{PlanChangedSince, "`approve`: the plan's file holds other bytes than its preview showed: nothing is approved that was not previewed (archiplan validate previews it again)"},
-	{PlanNotValid, "`approve`, the review page's Approve: the preview does not say valid: only a plan previewed valid is approved; the message says what to do"},
+	{PlanNotValid, "`approve`, the review page's Approve: the preview does not say valid: only a plan previewed valid is approved; the message says what to do (for plan bytes applied before, PLAN_ALREADY_APPLIED: revert it first, then resubmit, as the preview says)"},
 	{PreviewForged, "`approve`, the review page's Approve: the preview or report on disk is not the one archiplan wrote, so what was read may be a forgery: archiplan validate writes it again; read that one"},
 	{PreviewNotRead, "`approve --preview`, the review page's Approve: the preview's SHA-256 is not the one given (the page's: the preview was written again since the page was drawn): read the preview again"},
 	{RevertNoSuchPlan, "`revert`, the review page's Revert: no apply commit on the branch has the plan id or commit given"},
@@ -181,7 +182,7 @@ var Refusals = []struct {
 	{RevertBadInverse, "`revert`, the review page's Revert: the inverse archived with the plan is not one archiplan wrote: it is never used"},
 	{RevertDirty, "`revert`, the review page's Revert: the model file in the work tree has changes not committed: commit or discard them first"},
 	{PlanNameNotAllowed, "`approve`, `reject`, `resubmit`: the NAME given is not one the inbox takes (letters, digits, '-' and '_', at most 100, starting with a letter or digit; not a path or a file's name, whose NAME the message gives): wrong usage, nothing is done"},
-	{PlanNotInInbox, "`approve`, `reject`, `resubmit`: no plan NAME in the inbox (NAME.json, NAME.approved or NAME.rejected): wrong usage, nothing is done; archiplan status lists the plans, archiplan log the applied ones"},
+	{PlanNotInInbox, "`approve`, `reject`, `resubmit`, the review page's Approve and Reject of a plan applied since the page was drawn: no plan NAME in the inbox (NAME.json, NAME.approved or NAME.rejected): wrong usage, nothing is done; archiplan status lists the plans, archiplan log the applied ones (of a NAME applied, approve, reject and the page name the plan id and the commit it was applied in)"},
 	{RejectPlanGone, "`reject`: the plan's file left the inbox while it was being rejected (a daemon applied it, or its planner removed it): nothing was rejected; archiplan status and archiplan log say where it is"},
 	{InboxNotWritten, "`reject`: the rejection could not be written in the inbox or in archiplan's record under .git/ (permissions, a full disk): the message says which file; repair it, then reject again"},
 	{RejectNeedsReason, "the review page's Reject: a rejection from the page needs a reason, shown on top of the plan's preview (the command line's `reject` writes \"rejected by NAME\" when none is given): write one, then reject again"},
@@ -270,12 +271,13 @@ var Codes = []struct {
 	{RevertByPullRequest, Error, "the review page's Revert, where the workspace delivers by pull request (deliver: pull-request): a revert is a pull request too, reviewed and approved on the forge as an apply is; archiplan revert PLAN-ID opens it"},
 	{SelectionTooLarge, Error, "create_view's selection (with its neighbours) holds more than 300 elements: select fewer, or a smaller depth"},
 	{PlanAlreadyApplied, Error, "a preview, an apply or approval: these very plan bytes were applied in a commit on the branch, and a later commit removed their record under .archiplan/applied/ without undoing their changes (a revert, archiplan's or git's, undoes them; the models decide, not what the commit says): the plan is previewed invalid and refused, not applied twice; the message names both commits and the step (revert it first, then resubmit)"},
-	{PlanAppliedBefore, Warning, "a preview: these very plan bytes were applied in a commit on the branch and not reverted since (the models decide): approving them applies nothing (the apply says so, exit 0, and clears the inbox); the message names the commit and the plan id; to make its changes again, revert it first (archiplan revert PLAN-ID)"},
+	{PlanAppliedBefore, Warning, "a preview: these very plan bytes were applied in a commit on the branch and not reverted since (the models decide): approving them applies nothing, so `approve` and the review page refuse it with this code (the page offers no Approve), and a rename by hand applies nothing (the apply says so, exit 0, and clears the inbox); the message names the commit and the plan id and the step: archiplan reject NAME takes it out of the inbox; to make its changes again, revert it first (archiplan revert PLAN-ID), then resubmit"},
 	{ModelUncommitted, Error, "the model file has changes not committed (a save from Archi): an apply would reject the plan, so approve (and the review page's Approve) refuses, status says so, and an apply rejects it; commit the save (git commit -am MESSAGE) or discard it (git checkout -- MODEL), then approve (a rejected plan: archiplan resubmit NAME first)"},
 	{ResubmitNotNeeded, Error, "archiplan resubmit NAME of a plan previewed valid against HEAD and waiting for approval: resubmit is for rejected or stale plans; archiplan approve NAME approves it as it is"},
 	{InitCoArchi1, Error, "archiplan init in a folder that keeps its model in coArchi 1's form (model/folder.xml, a file for each object, as coArchi 1 commits it) and has no .archimate file: archiplan reads one .archimate file (coArchi 2's model.archimate, or any Archi saved); save the model from Archi as one file (File > Save As), then archiplan init --model FILE; nothing is written (exit 3)"},
 	{InitInsideRepository, Error, "archiplan init without DIR in a folder inside a git repository: a workspace is a whole repository; run archiplan init at the repository's root to make it the workspace (it finds the model in a folder), or archiplan init NEWDIR for a repository of its own"},
 	{InboxPlaceUnsafe, Error, "a command in a workspace whose configuration puts the inbox where planners would write what archiplan trusts: .git, .archiplan (the archive), hooks, policy, .archiplan.yaml or the model, or a folder holding one of them (a pull that sets it is refused, REMOTE_COMMIT_REFUSED); nothing is read or written: set inbox to a folder of its own (the default, plans)"},
+	{ModelPlaceUnsafe, Error, "a command in a workspace whose configuration (or init's model found or named) puts the model where archiplan keeps what it trusts: .git (or any folder named .git), .archiplan (the archive), hooks, policy or .archiplan.yaml, or a folder holding one of them; each apply would write the model, whose text plans fill, there (a pull that sets it is refused, REMOTE_COMMIT_REFUSED); nothing is read or written: move the model out (git mv) and set model to its path (the default, model.archimate)"},
 }
 
 func severityOf(c Code) Severity {

@@ -132,6 +132,23 @@ func InboxApart(inbox, model string) string {
 	return ""
 }
 
+// ModelApart says why a model path (relative to the work tree, as the configuration names it)
+// would have archiplan write the model, whose text planners choose, where it keeps what it trusts:
+// it is, holds or lies inside one of Trusted, or lies outside the work tree or in a folder named
+// .git (InsideWorkspace). "" when it lies apart. (The inbox's overlap with the model is InboxApart's.)
+func ModelApart(model string) string {
+	m := path.Clean(strings.ReplaceAll(model, "\\", "/"))
+	for _, t := range Trusted {
+		if within(m, t) || within(t, m) {
+			return fmt.Sprintf("the model %q and %s overlap: each apply would write the model, which plans fill, where archiplan keeps what it trusts", model, t)
+		}
+	}
+	if !InsideWorkspace(model) {
+		return fmt.Sprintf("the model %q lies outside the work tree or in a folder named .git: git's own files are never the model", model)
+	}
+	return ""
+}
+
 // within says whether p is dir or lies under it (slash paths, any case).
 func within(p, dir string) bool {
 	if dir == "." || p == "." {

@@ -172,3 +172,33 @@ func TestInboxApart(t *testing.T) {
 		}
 	}
 }
+
+// A model where archiplan keeps what it trusts would have each apply write text plans fill there.
+func TestModelApart(t *testing.T) {
+	for _, c := range []struct {
+		model string
+		apart bool
+	}{
+		{"model.archimate", true},
+		{"models/ea.archimate", true},
+		{"hooksmith/model.archimate", true},  // a name that starts like one is not it
+		{"docs/hooks/model.archimate", true}, // only the workspace's own hooks run
+		{"hooks/model.archimate", false},
+		{"hooks/pre-apply", false},
+		{"Hooks/model.archimate", false}, // a case-insensitive file system opens hooks
+		{"policy/owners.yaml", false},
+		{".archiplan/applied/x/model.archimate", false},
+		{".archiplan.yaml", false},
+		{".git/model.archimate", false},
+		{"sub/.GIT/model.archimate", false},       // a folder named .git anywhere
+		{"plans/../hooks/model.archimate", false}, // cleaned first
+		{"hooks\\model.archimate", false},         // a backslash is a separator on Windows
+		{"../model.archimate", false},             // outside the work tree
+		{"/tmp/model.archimate", false},           // the work tree's own path is relative
+		{".", false},
+	} {
+		if got := ModelApart(c.model); (got == "") != c.apart {
+			t.Errorf("ModelApart(%q) = %q, want apart %v", c.model, got, c.apart)
+		}
+	}
+}

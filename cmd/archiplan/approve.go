@@ -23,7 +23,8 @@ func approveCmd() *cobra.Command {
 		Short: "Approve a plan previewed valid: rename plans/NAME.json to plans/NAME.approved",
 		Long: "Approve a plan previewed valid: it prints what it approves (summary, number of changes, the preview's\n" +
 			"SHA-256) and renames plans/NAME.json to plans/NAME.approved. It refuses a plan whose preview is not\n" +
-			"valid, not archiplan's own, or of other bytes than the plan now holds. --preview binds the approval\n" +
+			"valid, not archiplan's own, or of other bytes than the plan now holds, and plan bytes applied before\n" +
+			"(approving them would apply nothing), each with the step that fits. --preview binds the approval\n" +
 			"to the preview you read: the SHA-256 of NAME.preview.md (sha256sum prints it; 12 hex digits or more).",
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -33,10 +34,14 @@ func approveCmd() *cobra.Command {
 				return err
 			}
 			// read while no preview is being written: a preview's files and its record are one
-			var rec *inbox.Record
-			err = box.Steady(func() (err error) { rec, err = approvable(box, name, seen); return err })
+			_, headBlob, err := ws.HeadBlob()
 			if err != nil {
-				return err
+				return codedError{exitNoUsable, err}
+			}
+			var rec *inbox.Record
+			err = box.Steady(func() (err error) { rec, err = approvable(box, name, seen, headBlob); return err })
+			if err != nil {
+				return appliedGone(ws, name, err)
 			}
 			// an apply over a save from Archi not committed rejects the plan: say so now, while the
 			// plan can still be approved as it is once the save is committed or discarded
@@ -74,8 +79,10 @@ func approveCmd() *cobra.Command {
 
 // approvable is NAME's record when its plan may be approved: pending, previewed valid by
 // archiplan, the plan file still the bytes the preview showed (and the NAME's first valid preview
-// fixed), the preview on disk still archiplan's, and, when seen is given, the preview read.
-func approvable(box *inbox.Inbox, name, seen string) (*inbox.Record, error) {
+// fixed), the preview on disk still archiplan's, and, when seen is given, the preview read. A
+// preview that said its bytes were applied before holds only on the model it was made on
+// (headBlob: HEAD's model now), for a revert since undid them.
+func approvable(box *inbox.Inbox, name, seen, headBlob string) (*inbox.Record, error) {
 	refuse := func(code plans.Code, format string, args ...any) error {
 		return codedError{exitRefused, fmt.Errorf("%s: %w", code, fmt.Errorf(format, args...))}
 	}
@@ -112,6 +119,20 @@ func approvable(box *inbox.Inbox, name, seen string) (*inbox.Record, error) {
 	fx, err := box.Fixed(name)
 	if err != nil || fx != nil && fx.PlanSHA256 != rec.PlanSHA256 {
 		return nil, changedAfterValid()
+	}
+	if rec.Next != "" {
+		// plan bytes applied before: the ledger's preview decided the step, said here in its
+		// words; on the model it was made on only, for a revert since may have undone them
+		step := rec.Next
+		if rec.Blob != headBlob {
+			// (its NAME is bound to that preview's words: previewed again on HEAD it would be stale)
+			step = "the model changed since this preview (a revert since may have undone them): archiplan resubmit " + name +
+				" previews the same bytes on HEAD under a new name; approve what that preview says"
+		}
+		if rec.Verdict != plans.VerdictValid {
+			return nil, refuse(plans.PlanNotValid, "the preview of %s says %s: only a plan previewed valid is approved (%s says why). Next: %s", name, rec.Verdict, inbox.PreviewFile(name), step)
+		}
+		return nil, refuse(plans.PlanAppliedBefore, "the plan bytes of %s were applied before (%s says where): approving them applies nothing. Next: %s", name, inbox.PreviewFile(name), step)
 	}
 	if rec.Verdict != plans.VerdictValid {
 		step := "fix in " + box.Path(e.File) + " what it lists; it is previewed again"
@@ -167,7 +188,7 @@ func waitsForApproval(ws *store.Workspace, box *inbox.Inbox, name string) error 
 		return nil
 	}
 	var rec *inbox.Record
-	if box.Steady(func() (err error) { rec, err = approvable(box, name, ""); return err }) != nil || rec.Blob != head.Blob {
+	if box.Steady(func() (err error) { rec, err = approvable(box, name, "", head.Blob); return err }) != nil || rec.Blob != head.Blob {
 		return nil
 	}
 	return codedError{exitRefused, fmt.Errorf("%s: %s is previewed valid against HEAD and waits for approval: resubmit is for a rejected or stale plan; read %s, then: archiplan approve %s",
@@ -195,7 +216,7 @@ func rejectCmd() *cobra.Command {
 			box := cfg.inbox(ws)
 			e, err := findPlan(box, args[0])
 			if err != nil {
-				return err
+				return appliedGone(ws, args[0], err)
 			}
 			if reason = ledger.PersonsReason(reason); reason == "" { // blanks say nothing (as on the page)
 				reason = "rejected by " + ws.Identity().Name
@@ -310,12 +331,25 @@ func resubmitCmd() *cobra.Command {
 	}
 }
 
+// appliedGone adds to approve's or reject's refusal of NAME not in the inbox (PLAN_NOT_IN_INBOX)
+// where it went when a plan submitted as NAME was applied: approved twice, the second approval
+// finds nothing, and status, which the refusal points to, lists nothing of it either.
+func appliedGone(ws *store.Workspace, name string, err error) error {
+	if !errors.Is(err, inbox.ErrNoPlan) || errors.Is(err, inbox.ErrBadName) {
+		return err
+	}
+	if gone := ledger.Gone(ws, name); gone != "" {
+		return usageError{fmt.Errorf("%s: %w: %s", plans.PlanNotInInbox, inbox.ErrNoPlan, gone)}
+	}
+	return err
+}
+
 // appliedAsNamed adds to resubmit's refusal of NAME (not in the inbox) the step that submits a
 // plan applied under NAME again, from its archive in the apply's commit (a revert removed it from
 // HEAD; docs/revert.md) into the inbox as again (a path that holds from any folder), or where the
 // plans are listed.
 func appliedAsNamed(ws *store.Workspace, name, again string, err error) error {
-	if named := appliesNamed(ws, name); len(named) > 0 {
+	if named := ledger.AppliedAs(ws, name); len(named) > 0 {
 		e := named[0] // the last apply under NAME
 		return fmt.Errorf("%w: %s was applied as %s (commit %s); resubmit takes a rejected or stale plan of the inbox. To submit it again as a new plan: git show %s:%s/%s/plan.json > %s",
 			err, name, e.PlanID, short(e.Commit), short(e.Commit), ledger.ArchiveDir, e.PlanID, again)

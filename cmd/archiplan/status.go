@@ -272,6 +272,8 @@ func listInbox(box *inbox.Inbox, headBlob string) []PlanState {
 					p.Note = "changed since its preview"
 				case rec.Blob != headBlob:
 					p.Note = "the model changed since its preview"
+				case rec.Next != "":
+					p.Note = rec.Next // plan bytes applied before: the preview's step, as approve says it
 				case rec.Verdict == plans.VerdictNotReady:
 					p.Note = askingStep(e.Name, raw)
 					asking = true

@@ -46,6 +46,9 @@ func (c *config) workspace() (*store.Workspace, error) {
 	if err != nil {
 		return nil, codedError{exitNoUsable, err}
 	}
+	if why := store.ModelApart(ws.Model); why != "" {
+		return nil, codedError{exitNoUsable, fmt.Errorf("%s: %s (.archiplan.yaml's model: a file apart from them, such as model.archimate; git mv moves it)", plans.ModelPlaceUnsafe, why)}
+	}
 	if why := inboxApart(ws, c.v.GetString("inbox")); why != "" {
 		return nil, codedError{exitNoUsable, fmt.Errorf("%s: %s (.archiplan.yaml's inbox: a folder of its own, such as plans)", plans.InboxPlaceUnsafe, why)}
 	}
@@ -126,6 +129,13 @@ func initCmd() *cobra.Command {
 			where, err := initModelPath(dir, model != "")
 			if err != nil {
 				return err
+			}
+			if why := store.ModelApart(where.model); why != "" {
+				step := "name a model apart from them in " + settings.File + " (model: PATH)"
+				if where.found {
+					step = "it is the folder's only model: move it out of there (to " + filepath.Base(filepath.FromSlash(where.model)) + ", say), then archiplan init again"
+				}
+				return codedError{exitNoUsable, fmt.Errorf("%s: %s: nothing is made; %s", plans.ModelPlaceUnsafe, why, step)}
 			}
 			if model == "" {
 				// the folder's own model is committed as it is: one Archi cannot open is refused, not
@@ -438,7 +448,7 @@ func appliedUnder(ws *store.Workspace, target string, err error) error {
 		return err
 	}
 	var ids []string
-	for _, e := range appliesNamed(ws, target) {
+	for _, e := range ledger.AppliedAs(ws, target) {
 		if !slices.Contains(ids, e.PlanID) {
 			ids = append(ids, e.PlanID)
 		}
@@ -447,22 +457,6 @@ func appliedUnder(ws *store.Workspace, target string, err error) error {
 		return fmt.Errorf("%w (revert takes a PLAN-ID or a COMMIT, as archiplan log lists them)", err)
 	}
 	return fmt.Errorf("%w: %s is a plan's NAME; revert takes its PLAN-ID (archiplan revert %s), as archiplan log lists it", err, target, strings.Join(ids, " or "))
-}
-
-// appliesNamed are the applies of the branch of plans submitted as NAME, newest first (none when
-// the log cannot be read: the callers only add advice).
-func appliesNamed(ws *store.Workspace, name string) []ledger.Entry {
-	entries, err := ledger.Log(ws)
-	if err != nil {
-		return nil
-	}
-	var named []ledger.Entry
-	for _, e := range entries {
-		if e.Kind == ledger.KindApply && ledger.PlanName(e.PlanID) == name && e.PlanID != name {
-			named = append(named, e)
-		}
-	}
-	return named
 }
 
 func logCmd() *cobra.Command {

@@ -66,6 +66,11 @@ type Record struct {
 	// HEAD, the plan would make changes that read otherwise than the NAME's first valid preview
 	// (PLAN_WORDS_CHANGED). Its verdict is invalid; an approval of it is refused as stale.
 	Stale string `json:"stale,omitempty"`
+	// Next, when set, says that no approval of this preview applies anything, and what to do
+	// instead: its plan bytes were applied before (PLAN_APPLIED_BEFORE, or PLAN_ALREADY_APPLIED
+	// when a commit removed their record). Decided once, by the ledger's preview; approve, the
+	// review page and its Approve say this step, in these words.
+	Next string `json:"next,omitempty"`
 }
 
 // Outputs are the files of a preview.
@@ -467,6 +472,10 @@ var ErrStale = errors.New("the approval is stale")
 // ErrNotValid means the preview shown did not say valid: only a plan previewed valid is approved.
 var ErrNotValid = errors.New("only a plan previewed valid is approved")
 
+// ErrAppliedBefore means the preview shown is of plan bytes applied before (the record's Next):
+// an approval would apply nothing.
+var ErrAppliedBefore = errors.New("these plan bytes were applied before: approving them applies nothing")
+
 // ApproveSeen approves NAME for a reviewer who saw the preview whose SHA-256 is previewSHA: only
 // if that is still the preview archiplan wrote, and the files on disk are still its own. The
 // reviewer's name (may be empty) is kept in the record, for the commit's Approved-By. The name is
@@ -491,8 +500,8 @@ func (b *Inbox) approveSeen(name, previewSHA, reviewer, who string) error {
 	if rec.Outputs[PreviewFile(name)] != previewSHA {
 		return fmt.Errorf("%s: %w: read it again", name, ErrPreviewChanged)
 	}
-	if rec.Verdict != "valid" { // plans.VerdictValid: the inbox imports nothing of plans
-		return fmt.Errorf("%s: %w: its preview says %s", name, ErrNotValid, rec.Verdict)
+	if err := rec.Approvable(); err != nil {
+		return fmt.Errorf("%s: %w", name, err)
 	}
 	if _, err := b.Verify(rec); err != nil {
 		return err
@@ -512,6 +521,20 @@ func (b *Inbox) approveSeen(name, previewSHA, reviewer, who string) error {
 		return nil // waits for the other owners
 	}
 	return b.Approve(name)
+}
+
+// Approvable says why no approval of the preview recorded is taken (ErrNotValid, ErrAppliedBefore,
+// with the step its Next says), or nil: one answer for approve and the review page.
+func (r *Record) Approvable() error {
+	switch {
+	case r.Next != "" && r.Verdict == "valid":
+		return fmt.Errorf("%w. Next: %s", ErrAppliedBefore, r.Next)
+	case r.Next != "":
+		return fmt.Errorf("%w: its preview says %s. Next: %s", ErrNotValid, r.Verdict, r.Next)
+	case r.Verdict != "valid": // plans.VerdictValid: the inbox imports nothing of plans
+		return fmt.Errorf("%w: its preview says %s", ErrNotValid, r.Verdict)
+	}
+	return nil
 }
 
 // Clear removes every file of NAME from the inbox (the plan in any state, its outputs, pictures

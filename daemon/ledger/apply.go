@@ -250,7 +250,7 @@ func (l *Ledger) precheck(req Request, head *Head, res *Result, step *string) (p
 		return opts, nil, err
 	} else if apply != nil {
 		// its record gone at HEAD, but not its changes: refused, naming both commits
-		res.Commit, *step = apply.Hash, removedStep(apply)
+		res.Commit, *step = apply.Hash, removedStep(req.Name, apply)
 		return opts, &refusal{VerdictRejected, removedWords(apply, removal)}, nil
 	}
 	if dirty, err := l.dirty(head.Blob); err != nil {

@@ -591,3 +591,32 @@ func noteProof(ws *store.Workspace, commit, id string, raw []byte, held bool) {
 	// always: two fsyncs per approval otherwise, where git's default makes none
 	_ = ws.WriteGitFile(filepath.Join(filepath.FromSlash(proofsDir), commit), []byte(proofLine(id, raw, held)))
 }
+
+// AppliedAs are the applies of the branch of plans submitted as NAME, newest first (none when the
+// log cannot be read: the callers only add advice).
+func AppliedAs(ws *store.Workspace, name string) []Entry {
+	entries, err := Log(ws)
+	if err != nil {
+		return nil
+	}
+	var named []Entry
+	for _, e := range entries {
+		if e.Kind == KindApply && PlanName(e.PlanID) == name && e.PlanID != name {
+			named = append(named, e)
+		}
+	}
+	return named
+}
+
+// Gone says where plan NAME went when an approval or rejection finds it no longer in the inbox
+// and it was applied (AppliedAs): "" when it was not. The command line and the review page say
+// it in these words (a second approval, a page drawn before another person approved).
+func Gone(ws *store.Workspace, name string) string {
+	named := AppliedAs(ws, name)
+	if len(named) == 0 {
+		return ""
+	}
+	e := named[0] // the last apply under NAME
+	return fmt.Sprintf("%s was applied as %s in commit %s, and left the inbox then: nothing waits for a decision (archiplan log and the page's History list it)",
+		name, e.PlanID, short(e.Commit))
+}

@@ -29,6 +29,9 @@ type Checked struct {
 	// stale, when set, is why this check went stale against the NAME's first valid preview
 	// (PLAN_WORDS_CHANGED): kept in the record, so an approval arriving later is refused as stale
 	stale string
+	// next, when set, is the step for plan bytes applied before (appliedNote): no approval of
+	// them applies anything, so every front end refuses one with this step (the record's Next)
+	next string
 }
 
 // refusal is a check's verdict that the plan is rejected at once.
@@ -120,15 +123,26 @@ func (l *Ledger) appliedNote(c *Checked) error {
 		if err != nil || apply == nil {
 			return err
 		}
+		c.next = removedStep(c.Entry.Name, apply)
 		c.Outcome.Findings = append(c.Outcome.Findings, plans.Finding{Severity: plans.Error, Code: plans.PlanAlreadyApplied,
-			Message: withStep(strings.TrimPrefix(removedWords(apply, removal), string(plans.PlanAlreadyApplied)+": "), removedStep(apply))})
+			Message: withStep(strings.TrimPrefix(removedWords(apply, removal), string(plans.PlanAlreadyApplied)+": "), c.next)})
 		c.Outcome.Verdict = plans.VerdictInvalid
 		return nil
 	}
+	again := againStep(c.Entry.Name, id)
+	c.next = fmt.Sprintf("nothing to apply: already applied as %s in commit %s. %s", id, short(prior), again)
 	c.Outcome.Findings = append(c.Outcome.Findings, plans.Finding{Severity: plans.Warning, Code: plans.PlanAppliedBefore,
-		Message: fmt.Sprintf("these very plan bytes were applied as %s in commit %s and stand in the model: approving them applies nothing. "+
-			"To make its changes again, revert it first (archiplan revert %s), then submit it again", id, short(prior), id)})
+		Message: fmt.Sprintf("these very plan bytes were applied as %s in commit %s and stand in the model: approving them applies nothing. %s",
+			id, short(prior), again)})
 	return nil
+}
+
+// againStep is what follows for plan NAME whose bytes were applied as id and stand in the model
+// (PLAN_APPLIED_BEFORE): the person either undoes them first, to make them again, or takes the
+// plan out of the inbox.
+func againStep(name, id string) string {
+	return fmt.Sprintf("To make its changes again, revert it first (archiplan revert %s), then submit it again (archiplan resubmit %s); "+
+		"archiplan reject %s takes it out of the inbox", id, name, name)
 }
 
 // bind holds a check to what its NAME's first valid preview fixed: other plan bytes are never
@@ -256,6 +270,7 @@ func recordOf(c *Checked, file string) *inbox.Record {
 	rec.Summary = summaryOf(c.Outcome)
 	rec.Needs = needsOf(c.Outcome)
 	rec.Stale = c.stale
+	rec.Next = c.next
 	return rec
 }
 

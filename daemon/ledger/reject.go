@@ -85,16 +85,18 @@ func (l *Ledger) outcomeOf(raw []byte) *plans.Outcome {
 
 // approvalRefused is the rejection of an approval the inbox refused (r), its plan checked again
 // on HEAD (o): a stale one with the stale preview's own reason, its next step in it; plan bytes
-// previewed invalid because a commit removed their record without undoing them (appliedNote)
-// with the apply's own refusal and step (precheck's), never resubmit, which meets the same; any
+// previewed invalid, or approved unpreviewed, whose record a commit removed without undoing them
+// (appliedNote) with the apply's own refusal and step (precheck's), never resubmit, which meets
+// the same; any
 // other with the inbox's reason and the step that leads to an approvable preview.
 func (l *Ledger) approvalRefused(name string, o *plans.Outcome, r *inbox.Refusal, stale bool) *Result {
 	if stale {
 		return l.rejected(name, o, VerdictStale, r.Reason)
 	}
-	if errors.Is(r.Err, inbox.ErrNotValid) && r.Raw != nil {
+	if (errors.Is(r.Err, inbox.ErrNotValid) || errors.Is(r.Err, inbox.ErrNotPreviewed)) && r.Raw != nil {
+		// previewed or not, resubmit meets the same refusal: the step that fits is the apply's
 		if apply, removal, err := l.recordRemoved(r.Raw); err == nil && apply != nil {
-			return l.rejected(name, o, VerdictRejected, withStep(removedWords(apply, removal), removedStep(apply)))
+			return l.rejected(name, o, VerdictRejected, withStep(removedWords(apply, removal), removedStep(name, apply)))
 		}
 	}
 	return l.refused(name, o, VerdictRejected, r.Reason)

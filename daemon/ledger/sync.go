@@ -780,6 +780,9 @@ func (l *Ledger) checkPulled(head, commit string) error {
 	if why := store.InboxApart(box, model); why != "" {
 		return refusedConfig(commit, fmt.Sprintf("%s sets %s", configFile, why))
 	}
+	if why := store.ModelApart(model); why != "" {
+		return refusedConfig(commit, fmt.Sprintf("%s sets %s", configFile, why))
+	}
 	before, err := configAt(ws, head)
 	if err != nil {
 		before = settings.New() // ours unreadable: every held key the remote sets is a change

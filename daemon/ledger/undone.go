@@ -141,10 +141,12 @@ func removedWords(apply, removal *store.CommitInfo) string {
 		plans.PlanAlreadyApplied, id, short(apply.Hash), short(removal.Hash), oneLine(removal.Subject), ArchiveDir+"/"+id, id)
 }
 
-// removedStep is the step after that refusal: its changes stand, so nothing waits to be applied;
-// the same bytes under another name are the same plan, refused again (resubmit does not fit).
-func removedStep(apply *store.CommitInfo) string {
+// removedStep is the step after that refusal of plan NAME: its changes stand, so nothing waits
+// to be applied; the same bytes under another name are the same plan, refused again (resubmit
+// alone does not fit). The plan is submitted again under the NAME the inbox holds it as, which
+// may not be the one it was applied as.
+func removedStep(name string, apply *store.CommitInfo) string {
 	id := apply.Trailers[store.TrailerPlanID]
 	return "nothing to apply: its changes are in the model already. To apply it again, revert it first (archiplan revert " + id +
-		"), then submit it again (archiplan resubmit " + PlanName(id) + ")"
+		"), then submit it again (archiplan resubmit " + name + ")"
 }

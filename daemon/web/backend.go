@@ -81,6 +81,9 @@ type PlanPage struct {
 	Pictures      []string // the preview's pictures (file names), as archiplan wrote them
 	Decidable     bool     // previewed and waiting: reject is offered
 	Approvable    bool     // and valid: approve is offered too (an invalid plan approved is only rejected)
+	// Next, when set, is why no approval applies anything (plan bytes applied before) and the
+	// step instead, as the ledger's preview decided it (the record's Next)
+	Next string
 	// Waiting says who approved it and whose approvals it still waits for, when the owners'
 	// approvals it needs are not all given ("" otherwise)
 	Waiting string

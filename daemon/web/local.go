@@ -247,6 +247,7 @@ func (l *Local) judge(e inbox.Entry) judged {
 			p.Note = "changed since its preview: archiplan previews it again, and rejects it if this NAME was previewed valid before"
 		default:
 			p.State = StatePreviewed
+			p.Note = rec.Next // plan bytes applied before: the preview's step, as status says it
 		}
 	}
 	return j
@@ -314,6 +315,18 @@ func (l *Local) find(name string) (inbox.Entry, error) {
 	return e, err
 }
 
+// decided is the plan NAME an approval or rejection decides, or why not: one applied since the
+// page was drawn is refused as archiplan approve refuses it (PLAN_NOT_IN_INBOX, where it went).
+func (l *Local) decided(name string) (inbox.Entry, error) {
+	e, err := l.find(name)
+	if errors.Is(err, ErrNotFound) {
+		if gone := ledger.Gone(l.ws, name); gone != "" {
+			return e, &Refusal{plans.PlanNotInInbox, fmt.Errorf("%w: %s", ErrNotPending, gone)}
+		}
+	}
+	return e, err
+}
+
 // Plan implements Backend.
 func (l *Local) Plan(name string) (*PlanPage, error) {
 	e, err := l.find(name)
@@ -346,7 +359,11 @@ func (l *Local) Plan(name string) (*PlanPage, error) {
 	}
 	sort.Strings(page.Pictures)
 	page.Decidable = page.State == StatePreviewed
-	page.Approvable = page.Decidable && page.Verdict == plans.VerdictValid
+	// one answer with approve's: plan bytes applied before are not offered (the record's step)
+	page.Approvable = page.Decidable && page.Verdict == plans.VerdictValid && j.rec.Approvable() == nil
+	if page.Decidable && j.rec.Next != "" {
+		page.Next, page.Note = j.rec.Next, "" // said once, where Approve would be
+	}
 	if page.Decidable {
 		page.Waiting = inbox.WaitingWords(j.rec.Approvers(), inbox.Missing(j.rec.Needs, j.rec.Approvals))
 	}
@@ -378,7 +395,7 @@ func (l *Local) Picture(name, file string) ([]byte, error) {
 // Approve implements Backend: the inbox's rename NAME.json -> NAME.approved, only when the
 // preview archiplan wrote is still the one the page showed, and still on disk as written.
 func (l *Local) Approve(name, previewSHA256, reviewer string) error {
-	e, err := l.find(name)
+	e, err := l.decided(name)
 	if err != nil {
 		return err
 	}
@@ -406,6 +423,8 @@ func (l *Local) Approve(name, previewSHA256, reviewer string) error {
 		return &Refusal{plans.PlanNotPreviewed, fmt.Errorf("%w: %v", ErrNotPending, err)}
 	case errors.Is(err, inbox.ErrNotValid):
 		return &Refusal{plans.PlanNotValid, fmt.Errorf("%w: %v", ErrNotPending, err)}
+	case errors.Is(err, inbox.ErrAppliedBefore):
+		return &Refusal{plans.PlanAppliedBefore, fmt.Errorf("%w: %v", ErrNotApproved, err)}
 	}
 	return err
 }
@@ -426,7 +445,7 @@ func (l *Local) Reject(name, reason, reviewer string) error {
 	if reason = ledger.PersonsReason(reason); reason == "" {
 		return &Refusal{plans.RejectNeedsReason, ErrNoReason}
 	}
-	e, err := l.find(name)
+	e, err := l.decided(name)
 	if err != nil {
 		return err
 	}

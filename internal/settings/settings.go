@@ -50,7 +50,7 @@ type Key struct {
 // (docs/reference/config.md) is made from this table, and a test holds it to the keys the code
 // reads. planner.* keys hold for planners.NAME.* too.
 var Keys = []Key{
-	{"model", "model.archimate", false, "the model file, from the workspace's root (inside it)"},
+	{"model", "model.archimate", false, "the model file, from the workspace's root (inside it, apart from .git, .archiplan, hooks, policy and the configuration: MODEL_PLACE_UNSAFE)"},
 	{"inbox", "plans", false, "the folder planners write plans into and the daemon watches (inside the workspace, apart from .git, .archiplan, hooks, policy, the configuration and the model: INBOX_PLACE_UNSAFE)"},
 	{"policy.allowed_ops", "", false, "the ops a plan may use (empty: every op); checked against the vocabulary when the configuration loads"},
 	{"policy.allowed_element_types", "", false, "the element types a plan may create or change to (empty: every type)"},
