@@ -54,6 +54,7 @@ type rpcMessage struct {
 func (c *codex) start() error {
 	cmd := exec.Command(c.cfg.Command[0], c.cfg.Command[1:]...)
 	cmd.Dir = c.cfg.Dir
+	cmd.Env = codexEnv(c.cfg.Command)
 	c.stderr = &tailBuffer{max: 4096}
 	cmd.Stderr = c.stderr
 	in, err := cmd.StdinPipe()
