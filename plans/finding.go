@@ -165,7 +165,7 @@ var Refusals = []struct {
 	Code    Code
 	Meaning string
 }{
-	{InboxNameTaken, "`approve`, `reject`, the review page: the plan's file cannot be renamed NAME.approved or NAME.rejected, because a directory (not archiplan's: a planner's) takes that name, which a rename cannot replace (a file, link or pipe there is replaced, never followed); nothing is renamed or written: see who made it, remove it, then approve or reject again"},
+	{InboxNameTaken, "`approve`, `reject`, the review page: the plan's file cannot be renamed NAME.approved or NAME.rejected, because a directory (not archiplan's: a planner's) takes that name, which a rename cannot replace (a file, link or pipe there is replaced, never followed); nothing is renamed or written: see who made it, remove it, then approve or reject again. The daemon says it too of a directory where a plan's preview, report or picture goes: nothing is written, and the plan is previewed once the directory goes"},
 	{RevertNeedsApprovals, "`revert`, the review page's Revert: the revert changes objects the owners (policy/owners.yaml) or an approval rule ask approvals for, as an apply of the same changes would, and the person reverting is not all of them (one approval, from the people named): one of them reverts it, or a plan that makes the same changes is approved by them"},
 	{PlanIsRejected, "`approve`, the review page's Approve and Reject: the plan is NAME.rejected (its preview says why): archiplan resubmit NAME writes it under a new name and previews it"},
 	{PlanIsApproved, "`approve`, the review page's Approve and Reject: the plan is NAME.approved already: a daemon applies it, or archiplan apply does now"},
