@@ -76,6 +76,7 @@ type Daemon struct {
 	cfgStamp fileStamp            // the configuration file when last read
 	polStamp string               // the policy folder's files when last read
 	retries  map[string]retry     // approvals that failed for a reason not theirs, by NAME
+	taken    map[string]bool      // plans a planner's directory at an output's name blocks: its going starts a pass
 	unsafe   map[string]bool      // unsafe names already reported
 	headErr  string               // why the model at HEAD cannot be read, "" when it can
 	// Passes counts reconcile passes, for tests and logs.
@@ -179,7 +180,7 @@ func New(cfg Config) *Daemon {
 		cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	d := &Daemon{cfg: cfg, led: cfg.Ledger, box: cfg.Ledger.Inbox(), log: cfg.Logger.With("component", "daemon"),
-		seen: map[string]fileState{}, retries: map[string]retry{}, unsafe: map[string]bool{}, syncKick: make(chan struct{}, 1),
+		seen: map[string]fileState{}, retries: map[string]retry{}, taken: map[string]bool{}, unsafe: map[string]bool{}, syncKick: make(chan struct{}, 1),
 		pubKick: make(chan struct{}, 1)}
 	if cfg.Deliver != nil {
 		d.deliverKick = make(chan struct{}, 1)
@@ -492,6 +493,8 @@ func (d *Daemon) ours(ev fsnotify.Event) bool {
 	defer d.mu.Unlock()
 	st, ok := d.seen[name]
 	switch {
+	case d.taken[name]:
+		return false
 	case !ok:
 		// an output of no plan the daemon judged: one still there is for a pass to remove; one
 		// gone (the pass that removed it made this event) needs no pass

@@ -155,10 +155,17 @@ func (d *Daemon) preview(p inbox.Entry, head *ledger.Head, policy string) (time.
 	}
 	if _, err := d.led.Publish(c); err != nil {
 		d.log.Error("write the preview", "plan", p.File, "err", err)
+		if errors.Is(err, inbox.ErrNameTaken) {
+			// a planner's directory takes an output's name: tried again when it goes (see ours),
+			// not ten times a second, checking and drawing the plan each time
+			d.taken[p.Name] = true
+			return 0, false
+		}
 		return d.cfg.Settle * 10, false
 	}
 	st.preview, st.report = lstamp(d.box.Path(inbox.PreviewFile(p.Name))), lstamp(d.box.Path(inbox.ReportFile(p.Name)))
 	d.seen[p.Name] = st
+	delete(d.taken, p.Name)
 	d.kickDeliver()
 	d.log.Info("previewed", "plan", p.File, "verdict", c.Outcome.Verdict, "errors", len(c.Outcome.Errors()), "warnings", len(c.Outcome.Warnings()))
 	return 0, true

@@ -193,11 +193,17 @@ func (r *Rules) Owners() *Owners { return r.owners }
 var parserOptions = ast.ParserOptions{RegoVersion: ast.RegoV1, ProcessAnnotation: true}
 
 // unreached are OPA's builtins that reach past the plan and the model: the network (a request, a
-// name lookup) and the process (its environment and configuration). A pull takes the team's
-// rules as they come (shown, not held): with these, a colleague's rule could send every plan
-// and the model's names to a server of theirs each time the daemon previews. A rule that calls
-// one does not compile (POLICY_ERROR, naming it).
-var unreached = map[string]bool{"http.send": true, "net.lookup_ip_addr": true, "opa.runtime": true}
+// name lookup), the process (its environment and configuration) and its files (a JSON schema's
+// "$ref": "file:///..." is read by json.match_schema and json.verify_schema: any file archiplan's
+// user may read, uncapped, and a pipe or a terminal, /proc/self/fd/0, waits for ever past the
+// time limit), or that run on past the time limit (strings.render_template's Go template ranges
+// over an integer as long as it is told, never stopped). A pull takes the team's rules as they
+// come (shown, not held): with these, a colleague's rule could send every plan and the model's
+// names to a server of theirs each time the daemon previews, put what a file holds into a
+// finding (the preview, the report the inbox's planners read, the archive the remote carries), or
+// stop the daemon's previews. A rule that calls one does not compile (POLICY_ERROR, naming it).
+var unreached = map[string]bool{"http.send": true, "net.lookup_ip_addr": true, "opa.runtime": true,
+	"json.match_schema": true, "json.verify_schema": true, "strings.render_template": true}
 
 // capabilities are OPA's builtins less unreached, and no host a request or lookup may reach.
 func capabilities() *ast.Capabilities {

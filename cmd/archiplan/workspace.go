@@ -57,24 +57,61 @@ func (c *config) workspace() (*store.Workspace, error) {
 
 // inboxApart says why the configured inbox would let planners write what archiplan trusts (see
 // store.InboxApart), git's folder included wherever it lies; "" when it lies apart. An inbox
-// outside the work tree is the person's choice and is not asked.
+// outside the work tree is the person's choice and is not asked. The inbox is asked as it is
+// named and as the file system finds it: `inbox: box` with box a link to hooks is the hooks.
 func inboxApart(ws *store.Workspace, box string) string {
 	abs := box
 	if !filepath.IsAbs(abs) {
 		abs = filepath.Join(ws.Root, filepath.FromSlash(box))
 	}
 	gitDir := filepath.Clean(ws.GitPath(""))
+	if why := placeApart(box, abs, ws.Root, gitDir, ws.Model); why != "" {
+		return why
+	}
+	real, root, realGit := resolved(abs), resolved(ws.Root), resolved(gitDir)
+	if real == filepath.Clean(abs) && root == filepath.Clean(ws.Root) && realGit == gitDir {
+		return ""
+	}
+	if why := placeApart(box, real, root, realGit, ws.Model); why != "" {
+		return fmt.Sprintf("%s (through a link: it is %s)", why, real)
+	}
+	return ""
+}
+
+// placeApart is inboxApart's question of one path abs of the inbox box, in the work tree root
+// with git's folder gitDir.
+func placeApart(box, abs, root, gitDir, model string) string {
 	if rel, err := filepath.Rel(gitDir, abs); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 		return fmt.Sprintf("the inbox %q lies inside git's folder %s", box, gitDir)
 	}
 	if rel, err := filepath.Rel(abs, gitDir); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 		return fmt.Sprintf("the inbox %q holds git's folder %s", box, gitDir)
 	}
-	rel, err := filepath.Rel(ws.Root, abs)
+	rel, err := filepath.Rel(root, abs)
 	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 		return ""
 	}
-	return store.InboxApart(filepath.ToSlash(rel), ws.Model)
+	if why := store.InboxApart(filepath.ToSlash(rel), model); why != "" {
+		return strings.Replace(why, fmt.Sprintf("%q", filepath.ToSlash(rel)), fmt.Sprintf("%q", box), 1)
+	}
+	return ""
+}
+
+// resolved is p with every link on its way followed, as far as p exists (the rest joined as it
+// is named: the daemon makes the inbox's folders where the links lead).
+func resolved(p string) string {
+	p = filepath.Clean(p)
+	for rest := ""; ; {
+		if r, err := filepath.EvalSymlinks(p); err == nil {
+			return filepath.Join(r, rest)
+		}
+		parent := filepath.Dir(p)
+		if parent == p {
+			return filepath.Join(p, rest)
+		}
+		rest = filepath.Join(filepath.Base(p), rest)
+		p = parent
+	}
 }
 
 // openWorkspace reads the configuration and opens the workspace a command works on.

@@ -230,6 +230,14 @@ func (b *Inbox) Publish(name string, out Outputs, rec *Record) error {
 		pics = append(pics, f)
 	}
 	sort.Strings(pics)
+	// a directory a planner made at one of the names, which no rename replaces, is refused before
+	// anything is written: the preview would fail there after the pictures, at every pass
+	for _, f := range append(pics, PreviewFile(name), ReportFile(name)) {
+		if fi, err := os.Lstat(b.Path(f)); err == nil && fi.IsDir() {
+			return fmt.Errorf("%w: %s cannot be written: a directory of that name is in the inbox, which archiplan did not "+
+				"put there (it is neither removed nor entered): see who made it, remove it, and the plan is previewed", ErrNameTaken, f)
+		}
+	}
 	for _, f := range pics {
 		if err := writeAtomic(b.Path(f), out.Pictures[f]); err != nil {
 			return err

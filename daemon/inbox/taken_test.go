@@ -152,3 +152,37 @@ func TestInbox_RejectOverAPlannersFile(t *testing.T) {
 		}
 	}
 }
+
+// A planner makes a directory where an output of its plan goes (NAME.preview.md, the report, a
+// picture): no rename replaces it, so the preview could never be written, and the daemon tried
+// again ten times a second, drawing the plan's pictures into the inbox each time. It is refused
+// with its code before anything is written. Fails on main (the pictures were written, then a
+// plain rename error).
+func TestInbox_PublishOverAPlannersDirectory(t *testing.T) {
+	for _, f := range []string{"p.preview.md", "p.report.json", "p.view-1.after.svg"} {
+		t.Run(f, func(t *testing.T) {
+			b := newInbox(t)
+			if err := b.Submit("p", []byte(`{"summary":"s"}`)); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Mkdir(b.Path(f), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			out := Outputs{Preview: []byte("preview"), Report: []byte("{}"),
+				Pictures: map[string][]byte{"p.view-1.after.svg": []byte("<svg/>"), "p.view-1.before.svg": []byte("<svg/>")}}
+			err := b.Publish("p", out, &Record{File: "p.json"})
+			if !errors.Is(err, ErrNameTaken) || !strings.Contains(err.Error(), f) {
+				t.Fatalf("publish over a directory %s: %v; want INBOX_NAME_TAKEN naming it", f, err)
+			}
+			entries, _ := os.ReadDir(b.Dir)
+			for _, e := range entries {
+				if e.Name() != "p.json" && e.Name() != f {
+					t.Errorf("%s written though the preview cannot be", e.Name())
+				}
+			}
+			if _, err := b.Record("p"); err == nil {
+				t.Error("a record written")
+			}
+		})
+	}
+}

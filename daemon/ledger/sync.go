@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path"
 	"sort"
 	"strings"
 	"time"
@@ -744,21 +745,28 @@ func staleOutputs(e inbox.Entry, dr Dropped) (inbox.Outputs, *inbox.Record, bool
 }
 
 // checkPulled checks the remote's commit before the work tree moves to it: archiplan's folders
-// and files as CheckTree wants them, and a configuration that keeps the inbox and the model
-// inside the work tree.
+// (the inbox it has and the one the commit's configuration names) and files as CheckTree wants
+// them, and a configuration that keeps the inbox and the model inside the work tree.
 func (l *Ledger) checkPulled(head, commit string) error {
 	ws := l.cfg.Workspace
 	box := l.cfg.Remote.Inbox
 	if box == "" {
 		box = "plans"
 	}
-	g := store.Guarded{Folders: []string{box, ".archiplan", "hooks"}, Files: []string{ws.Model, configFile}}
+	cfg, cfgErr := configAt(ws, commit)
+	folders := []string{box, ".archiplan", "hooks"}
+	if cfgErr == nil {
+		if v, ok := cfg.Get("inbox").(string); ok && v != "" && store.InsideWorkspace(v) {
+			// a link the commit puts where its inbox will be (box -> hooks) would make it the hooks
+			folders = append(folders, path.Clean(v))
+		}
+	}
+	g := store.Guarded{Folders: folders, Files: []string{ws.Model, configFile}}
 	if err := ws.CheckTree(commit, g); err != nil {
 		return err
 	}
-	cfg, err := configAt(ws, commit)
-	if err != nil {
-		return refusedConfig(commit, err.Error())
+	if cfgErr != nil {
+		return refusedConfig(commit, cfgErr.Error())
 	}
 	for _, key := range []string{"inbox", "model"} {
 		if v, ok := cfg.Get(key).(string); ok && !store.InsideWorkspace(v) {

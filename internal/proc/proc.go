@@ -88,6 +88,7 @@ func Run(ctx context.Context, spec Spec) (Result, error) {
 	out := &capture{max: max}
 	cmd.Stdout = out.stream()
 	cmd.Stderr = out.stream()
+	hideFromChildren()
 	if err := startGroup(cmd); err != nil {
 		return res, fmt.Errorf("start %s: %w", filepath.Base(spec.Path), err)
 	}
@@ -147,6 +148,7 @@ func Kill(cmd *exec.Cmd, cookie string) {
 // fields after it, if any): KillGroup then ends it with everything it started.
 func StartGroup(cmd *exec.Cmd) error {
 	cmd.SysProcAttr = groupAttr()
+	hideFromChildren()
 	return startGroup(cmd)
 }
 

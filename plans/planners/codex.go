@@ -7,7 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -23,8 +25,10 @@ import (
 type codex struct {
 	cfg Config
 
-	cmd    *exec.Cmd
-	stdin  io.WriteCloser
+	cmd   *exec.Cmd
+	stdin io.WriteCloser
+	// dir is the app-server's working folder, empty and its own (see start)
+	dir    string
 	mu     sync.Mutex // writes
 	nextID int
 	thread string
@@ -51,9 +55,19 @@ type rpcMessage struct {
 	} `json:"error,omitempty"`
 }
 
+// start runs the app-server in an empty folder of its own, never the workspace: codex reads its
+// working folder's AGENTS.md into the model's instructions and, in a project its user trusts, the
+// folder's .codex/config.toml over the user's, and a colleague's pull writes the workspace. Their
+// words reached the planner unseen by `archiplan prompt`; the planner needs no folder (no tools).
 func (c *codex) start() error {
-	cmd := exec.Command(c.cfg.Command[0], c.cfg.Command[1:]...)
-	cmd.Dir = c.cfg.Dir
+	name := c.cfg.Command[0]
+	if strings.Contains(name, "/") && !filepath.IsAbs(name) { // a path the workspace's folder resolves
+		if abs, err := filepath.Abs(filepath.Join(c.cfg.Dir, name)); err == nil {
+			name = abs
+		}
+	}
+	cmd := exec.Command(name, c.cfg.Command[1:]...)
+	cmd.Env = codexEnv(c.cfg.Command)
 	c.stderr = &tailBuffer{max: 4096}
 	cmd.Stderr = c.stderr
 	in, err := cmd.StdinPipe()
@@ -64,10 +78,16 @@ func (c *codex) start() error {
 	if err != nil {
 		return err
 	}
+	dir, err := os.MkdirTemp("", "archiplan-codex-")
+	if err != nil {
+		return fmt.Errorf("start codex: %v: %w", err, ErrPlanner)
+	}
+	cmd.Dir = dir
 	if err := proc.StartGroup(cmd); err != nil {
+		os.Remove(dir)
 		return fmt.Errorf("start %s: %v: %w", strings.Join(c.cfg.Command, " "), err, ErrPlanner)
 	}
-	c.cmd, c.stdin = cmd, in
+	c.cmd, c.stdin, c.dir = cmd, in, dir
 	c.notes = make(chan rpcMessage, 256)
 	c.dead = make(chan struct{})
 	go c.read(out)
@@ -191,9 +211,7 @@ func (c *codex) ask(ctx context.Context, prompt string) (string, error) {
 	if c.cfg.Model != "" {
 		params["model"] = c.cfg.Model
 	}
-	if c.cfg.Dir != "" {
-		params["cwd"] = c.cfg.Dir
-	}
+	params["cwd"] = c.dir
 	res, err := c.call(ctx, "thread/start", params)
 	if err != nil {
 		return "", err
@@ -404,6 +422,7 @@ func (c *codex) Close() error {
 		proc.KillGroup(c.cmd)
 		<-done
 	}
+	os.RemoveAll(c.dir)
 	c.cmd = nil
 	return nil
 }

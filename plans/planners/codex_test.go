@@ -114,8 +114,9 @@ func message(id, text string) map[string]any {
 		"content": []any{map[string]any{"type": "output_text", "text": text, "annotations": []any{}}}}
 }
 
-// codexHome writes a CODEX_HOME whose config.toml points codex at the fake provider.
-func codexHome(t *testing.T, baseURL string) string {
+// codexHome writes a CODEX_HOME whose config.toml points codex at the fake provider; provider
+// lines are added to the provider's table.
+func codexHome(t *testing.T, baseURL string, provider ...string) string {
 	t.Helper()
 	home := t.TempDir()
 	cfg := `model = "fake-model"
@@ -126,7 +127,7 @@ check_for_update_on_startup = false
 name = "fake"
 base_url = "` + baseURL + `"
 wire_api = "responses"
-request_max_retries = 0
+` + strings.Join(append(provider, ""), "\n") + `request_max_retries = 0
 stream_max_retries = 0
 
 [analytics]

@@ -69,7 +69,7 @@ type Config struct {
 	Store   bool
 	Schema  []byte        // the strict plan schema the answer must follow
 	Timeout time.Duration // for each answer (default 5 minutes)
-	Dir     string        // the working folder of a command or the app-server
+	Dir     string        // the working folder of a command (codex runs in an empty folder of its own)
 	// MaxInput is the most characters one prompt or follow-up may have; longer ones are refused
 	// before they are sent. 0: the planner's known limit (CodexMaxInput for codex), none otherwise.
 	MaxInput int

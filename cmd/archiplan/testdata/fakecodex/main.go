@@ -1,12 +1,13 @@
 // Command fakecodex speaks the Codex app-server's JSON-RPC over stdio for archiplan's tests, in
 // the shapes codex-cli 0.169.0 uses: it answers initialize, thread/start and turn/start, streams
 // intermediate agent messages, then completes the turn with the next scripted answer
-// (FAKE_CODEX_DIR/answerN.txt; HANG never completes; RETRYHANG sends "Reconnecting..." error
+// ($CODEX_HOME/answerN.txt; HANG never completes; RETRYHANG sends "Reconnecting..." error
 // notices with willRetry and never completes). Like the real server, it sends approval requests
-// only when the thread's approvalPolicy is not "never", or when FAKE_CODEX_APPROVALS=1 asks it to
-// test the client's second line of defence: then one request of every approval method, each in
+// only when the thread's approvalPolicy is not "never", or when a file $CODEX_HOME/approvals asks
+// it to test the client's second line of defence: then one request of every approval method, each in
 // its real shape (a command approval carries command as a string). It logs what the client sent
-// to FAKE_CODEX_DIR/log. (The real server is tested in plans/planners against a fake provider.)
+// to $CODEX_HOME/log (archiplan passes the app-server CODEX_HOME, not the rest of its
+// environment). (The real server is tested in plans/planners against a fake provider.)
 package main
 
 import (
@@ -28,7 +29,7 @@ type msg struct {
 
 var (
 	approvals bool
-	dir       = os.Getenv("FAKE_CODEX_DIR")
+	dir       = os.Getenv("CODEX_HOME")
 	out       = bufio.NewWriter(os.Stdout)
 	in        = bufio.NewScanner(os.Stdin)
 )
@@ -68,7 +69,7 @@ func main() {
 				Ephemeral      bool   `json:"ephemeral"`
 			}
 			json.Unmarshal(m.Params, &p)
-			approvals = p.ApprovalPolicy != "never" || os.Getenv("FAKE_CODEX_APPROVALS") == "1"
+			approvals = p.ApprovalPolicy != "never" || exists(filepath.Join(dir, "approvals"))
 			logf("thread/start approvalPolicy=%s sandbox=%s ephemeral=%v", p.ApprovalPolicy, p.Sandbox, p.Ephemeral)
 			send(map[string]any{"id": m.ID, "result": map[string]any{"thread": map[string]any{"id": "thr_1"}}})
 			send(map[string]any{"method": "thread/started", "params": map[string]any{"thread": map[string]any{"id": "thr_1"}}})
@@ -153,3 +154,5 @@ func firstLine(s string) string {
 	l, _, _ := strings.Cut(s, "\n")
 	return l
 }
+
+func exists(p string) bool { _, err := os.Stat(p); return err == nil }
