@@ -106,6 +106,7 @@ const (
 	// approval: what a NAME's first valid preview fixed (the ledger's)
 	PlanChangedAfterPreview Code = "PLAN_CHANGED_AFTER_PREVIEW"
 	PlanWordsChanged        Code = "PLAN_WORDS_CHANGED"
+	PolicyVerdictChanged    Code = "POLICY_VERDICT_CHANGED"
 	PolicyOpNotAllowed      Code = "POLICY_OP_NOT_ALLOWED"
 	PolicyTypeNotAllowed    Code = "POLICY_TYPE_NOT_ALLOWED"
 	PolicyProtected         Code = "POLICY_PROTECTED_FOLDER"
@@ -255,6 +256,7 @@ var Codes = []struct {
 	{ModelInvalid, Error, "the model at HEAD is one Archi cannot open (missing or duplicate ids, unknown types, dangling references; the message names them): no plan is applied to it until it is repaired"},
 	{PlanChangedAfterPreview, Error, "the plan file changed after its NAME was previewed valid: a NAME's plan bytes are fixed at that preview, so no approval can reach bytes the person did not read; archiplan resubmit NAME submits them under a new name"},
 	{PlanWordsChanged, Error, "previewed again (HEAD or the policy moved), the plan would make changes that read otherwise than its first valid preview said: the approval is stale; archiplan resubmit NAME submits it under a new name, where it is previewed afresh"},
+	{PolicyVerdictChanged, Error, "an approval's apply judged the workspace's rules (policy/*.rego) again and they said otherwise than the preview approved (a rule reading the time, time.now_ns, or another builtin whose answer changes: a change freeze began, a deny or warning came or went): nothing is applied against a verdict the person did not read; the approval is withdrawn (NAME.json again) and the plan previewed again, to be read and approved anew"},
 	{PolicyOpNotAllowed, Error, "the workspace's policy does not allow this op"},
 	{PolicyTypeNotAllowed, Error, "the workspace's policy does not allow this element or relationship type"},
 	{PolicyProtected, Error, "the object lies in a folder the policy protects"},

@@ -3,6 +3,7 @@ package plans
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"sort"
 	"strings"
@@ -427,4 +428,31 @@ func CheckRules(m *archixml.Model, rules Rules) ([]Finding, error) {
 func (d *Delta) JSON() []byte {
 	b, _ := json.Marshal(d)
 	return b
+}
+
+// RulesSaid is what the workspace's rules said of a checked plan, as one value: each finding of
+// a rule (POLICY_DENY, POLICY_WARN) or of rules that could not be evaluated (POLICY_ERROR), with
+// its action and words, in order; "" when they said nothing. A rule may read the time or another
+// builtin whose answer changes (time.now_ns, rand.intn), so the same plan on the same model can be
+// judged otherwise later: an approval's apply compares this with its preview's.
+func RulesSaid(o *Outcome) string {
+	if o == nil {
+		return ""
+	}
+	var lines []string
+	for _, f := range o.Findings {
+		if f.Code != PolicyDeny && f.Code != PolicyWarn && f.Code != PolicyError {
+			continue
+		}
+		a := -1
+		if f.Action != nil {
+			a = *f.Action
+		}
+		lines = append(lines, fmt.Sprintf("%s\x00%d\x00%s", f.Code, a, f.Message))
+	}
+	if len(lines) == 0 {
+		return ""
+	}
+	sort.Strings(lines)
+	return SHA256([]byte(strings.Join(lines, "\n")))
 }

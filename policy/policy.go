@@ -49,6 +49,10 @@ var (
 // Rules are a workspace's compiled rules and owners; they implement plans.Rules.
 type Rules struct {
 	Timeout time.Duration
+	// Now is the time a rule reads (time.now_ns, a change freeze); nil: the clock's. A rule's
+	// verdict may change with it between a preview and its approval: the apply judges again and
+	// refuses a verdict other than the preview's (the ledger's POLICY_VERDICT_CHANGED).
+	Now     func() time.Time
 	hash    string
 	err     error // why the policy is broken; every Judge returns it
 	modules map[string]string
@@ -303,7 +307,11 @@ func (r *Rules) eval(ctx context.Context, d *plans.Delta, j *plans.Judgement) er
 	}
 	ctx, cancel := context.WithTimeout(withModel(ctx, d.Model), timeout)
 	defer cancel()
-	rs, err := r.query.Eval(ctx, rego.EvalParsedInput(input))
+	eo := []rego.EvalOption{rego.EvalParsedInput(input)}
+	if r.Now != nil {
+		eo = append(eo, rego.EvalTime(r.Now()))
+	}
+	rs, err := r.query.Eval(ctx, eo...)
 	if ctx.Err() == context.DeadlineExceeded {
 		return fmt.Errorf("%w (%s)", ErrTimeout, timeout)
 	}

@@ -40,7 +40,10 @@ type Record struct {
 	Scope         string `json:"scope"`       // hash of the context file's bytes; "" without one
 	Verdict       string `json:"verdict"`
 	Reason        string `json:"reason,omitempty"`
-	Summary       string `json:"summary,omitempty"` // the plan's summary, for listings
+	// Rules is what the workspace's rules said of the plan at the preview (plans.RulesSaid; ""
+	// when nothing): an approval's apply judges again and is withdrawn when they say otherwise.
+	Rules   string `json:"rules,omitempty"`
+	Summary string `json:"summary,omitempty"` // the plan's summary, for listings
 	// Reviewer is the name a reviewer gave on the review page when approving ("" otherwise).
 	Reviewer string `json:"reviewer,omitempty"`
 	// Forge is the forge review that approved the plan's pull request (archiplan pr): its
@@ -234,8 +237,7 @@ func (b *Inbox) Publish(name string, out Outputs, rec *Record) error {
 	// anything is written: the preview would fail there after the pictures, at every pass
 	for _, f := range append(pics, PreviewFile(name), ReportFile(name)) {
 		if fi, err := os.Lstat(b.Path(f)); err == nil && fi.IsDir() {
-			return fmt.Errorf("%w: %s cannot be written: a directory of that name is in the inbox, which archiplan did not "+
-				"put there (it is neither removed nor entered): see who made it, remove it, and the plan is previewed", ErrNameTaken, f)
+			return fmt.Errorf("%w: %s", ErrNameTaken, takenWords(f))
 		}
 	}
 	for _, f := range pics {
@@ -684,4 +686,29 @@ func syncDir(dir string) {
 		_ = d.Sync()
 		d.Close()
 	}
+}
+
+// takenWords says why an output f of a plan is not written: a planner's directory at its name.
+func takenWords(f string) string {
+	return f + " cannot be written: a directory of that name is in the inbox, which archiplan did not " +
+		"put there (it is neither removed nor entered): see who made it, remove it, and the plan is previewed"
+}
+
+// Taken says, for each plan NAME a directory (a planner's) takes the name of one of its outputs
+// (preview, report or a picture) from, why it is not previewed, in the words the daemon's refusal
+// gives (INBOX_NAME_TAKEN); one read of the inbox. Status and the review page show it.
+func (b *Inbox) Taken() map[string]string {
+	out := map[string]string{}
+	entries, err := os.ReadDir(b.Dir)
+	if err != nil {
+		return out
+	}
+	for _, e := range entries {
+		n, kind, _ := Parse(e.Name())
+		if !e.IsDir() || kind != KindPreview && kind != KindReport && kind != KindPicture || out[n] != "" {
+			continue
+		}
+		out[n] = ErrNameTaken.Error() + ": " + takenWords(e.Name())
+	}
+	return out
 }

@@ -130,6 +130,18 @@ func (l *Ledger) apply(ctx context.Context, req Request) (*Result, error) {
 	rec := req.Record
 	m := head.Model
 	o, inv, err := plans.Apply(req.Raw, m, opts)
+	if rec != nil && plans.RulesSaid(o) != rec.Rules {
+		// judged again now, the rules say otherwise than the preview the person read (a rule
+		// reading the time: a freeze began; a deny or warning came or went): never applied
+		// against a verdict they did not read; Approve withdraws the approval to be previewed again
+		if err == nil {
+			l.undo(m, inv, nil)
+		}
+		res.Outcome, res.Verdict = o, VerdictStale
+		res.Reason = fmt.Sprintf("%s: the workspace's rules, judged again at the apply, say otherwise than the preview approved (now: %s)",
+			plans.PolicyVerdictChanged, rulesWords(o))
+		return res, fmt.Errorf("%w: %s", ErrRepreview, res.Reason)
+	}
 	if err != nil {
 		// the refusal is said once: ErrRefused wraps the reason
 		return a.refuse(o, o.Verdict, strings.TrimPrefix(err.Error(), plans.ErrRefused.Error()+": "))
@@ -572,4 +584,18 @@ func oneLine(s string) string {
 // signature is "Name <email>" for a trailer, on one line.
 func signature(s store.Signature) string {
 	return oneLine(s.Name) + " <" + oneLine(s.Email) + ">"
+}
+
+// rulesWords is what the rules say of a checked plan, in words: their findings, or "nothing".
+func rulesWords(o *plans.Outcome) string {
+	var out []string
+	for _, f := range o.Findings {
+		if f.Code == plans.PolicyDeny || f.Code == plans.PolicyWarn || f.Code == plans.PolicyError {
+			out = append(out, string(f.Code)+" "+f.Message)
+		}
+	}
+	if len(out) == 0 {
+		return "nothing"
+	}
+	return strings.Join(out, "; ")
 }

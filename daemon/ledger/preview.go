@@ -271,6 +271,7 @@ func recordOf(c *Checked, file string) *inbox.Record {
 	rec.Needs = needsOf(c.Outcome)
 	rec.Stale = c.stale
 	rec.Next = c.next
+	rec.Rules = plans.RulesSaid(c.Outcome)
 	return rec
 }
 
