@@ -93,6 +93,20 @@ func (d *Daemon) pass(ctx context.Context) time.Duration {
 			delete(d.retries, name)
 		}
 	}
+	for name := range d.taken {
+		if !names[name] {
+			delete(d.taken, name) // the plan went: a directory of its NAME blocks nothing now
+		}
+	}
+	unsafe := map[string]bool{}
+	for _, f := range l.Unsafe {
+		unsafe[f] = true
+	}
+	for f := range d.unsafe {
+		if !unsafe[f] {
+			delete(d.unsafe, f) // renamed or gone: said again should it come back
+		}
+	}
 	if changed && d.Changed != nil {
 		d.Changed()
 	}

@@ -257,6 +257,7 @@ func listInbox(box *inbox.Inbox, headBlob string) []PlanState {
 	if err != nil {
 		return out
 	}
+	taken := box.Taken()
 	for _, e := range l.Plans {
 		p := PlanState{Name: e.Name, File: e.File, State: string(e.State)}
 		asking := false // the note is the step for a plan that asks or that its planner refused
@@ -282,6 +283,9 @@ func listInbox(box *inbox.Inbox, headBlob string) []PlanState {
 					p.ApprovedBy, p.Missing = rec.Approvers(), inbox.Missing(rec.Needs, rec.Approvals)
 				}
 			}
+		}
+		if t := taken[e.Name]; t != "" && e.State == inbox.Pending {
+			p.Note, asking = t, false // no preview is written until the directory goes
 		}
 		p.Conversation, _ = box.Conversation(e.Name)
 		if asking && p.Conversation != nil && len(p.Conversation.Answers) > 0 {

@@ -174,6 +174,10 @@ func TestInbox_PublishOverAPlannersDirectory(t *testing.T) {
 			if !errors.Is(err, ErrNameTaken) || !strings.Contains(err.Error(), f) {
 				t.Fatalf("publish over a directory %s: %v; want INBOX_NAME_TAKEN naming it", f, err)
 			}
+			// status and the review page say the same reason (on mergetest: none)
+			if got := b.Taken()["p"]; got != err.Error() {
+				t.Errorf("Taken says %q, the refusal %q", got, err.Error())
+			}
 			entries, _ := os.ReadDir(b.Dir)
 			for _, e := range entries {
 				if e.Name() != "p.json" && e.Name() != f {

@@ -272,6 +272,7 @@ func (l *Local) Inbox() ([]Plan, error) {
 	cached := l.lines
 	l.mu.Unlock()
 	fresh := make(map[string]line, len(list.Plans))
+	taken := l.box.Taken() // a planner's directory at an output's name: why no preview comes
 	for _, e := range list.Plans {
 		var k strings.Builder
 		k.WriteString(e.File + "=" + stamp(files[e.File]) + ";rec=" + stamp(records[e.Name+".json"]))
@@ -285,7 +286,11 @@ func (l *Local) Inbox() ([]Plan, error) {
 			ln = line{key: k.String(), plan: l.judge(e).plan}
 		}
 		fresh[e.Name] = ln
-		out = append(out, ln.plan)
+		p := ln.plan
+		if t := taken[e.Name]; t != "" && e.State == inbox.Pending {
+			p.Note = t // as status says it; not kept with the line: the directory is no file of its key
+		}
+		out = append(out, p)
 	}
 	l.mu.Lock()
 	l.lines = fresh
