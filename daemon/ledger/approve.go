@@ -72,7 +72,10 @@ func (l *Ledger) refuseApproval(e inbox.Entry, err error) (*Result, error) {
 		unread = r.Err
 	}
 	o := l.outcomeRead(r.Raw, unread)
-	return l.approvalRefused(e.Name, o, r, stale), fmt.Errorf("%w: %s", ErrRefused, r.Reason)
+	// one decision, said once: the error carries the rejection's reason and step, not the
+	// inbox's first words (the command line prints both)
+	res := l.approvalRefused(e.Name, o, r, stale)
+	return res, fmt.Errorf("%w: %s", ErrRefused, res.Reason)
 }
 
 // againStepWords is the step after an approval withdrawn at its apply (POLICY_VERDICT_CHANGED).
@@ -86,7 +89,8 @@ func (l *Ledger) againAfterApply(e inbox.Entry, res *Result) (*Result, error) {
 		r := l.rejected(e.Name, res.Outcome, res.Verdict, withStep(res.Reason, NextStep(e.Name, res.Outcome)))
 		return r, fmt.Errorf("%w: %s", ErrRefused, r.Reason)
 	}
-	res.Reason = withStep(res.Reason, againStepWords)
+	why := res.Reason
+	res.Reason = withStep(why, againStepWords)
 	l.log.Info("approval withdrawn: "+res.Reason, "plan", e.File)
-	return res, fmt.Errorf("%w: %s", ErrRepreview, res.Reason)
+	return res, fmt.Errorf("%w: %s", ErrRepreview, why) // a front end says its own step, as for a withdrawal by the inbox
 }

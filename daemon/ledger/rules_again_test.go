@@ -100,7 +100,7 @@ func TestApprove_RulesJudgedAgain(t *testing.T) {
 	set(time.Date(2030, 1, 2, 0, 0, 0, 0, time.UTC)) // the freeze began
 	res, err = lt.Approve(t, l, "portal")
 	if !errors.Is(err, ledger.ErrRepreview) || !strings.Contains(err.Error(), string(plans.PolicyVerdictChanged)) ||
-		!strings.Contains(err.Error(), "change-freeze") || !strings.Contains(err.Error(), "previews the plan again") {
+		!strings.Contains(err.Error(), "change-freeze") || !strings.Contains(res.Reason, "previews the plan again") {
 		t.Fatalf("an approval applied in the freeze its preview did not show: %v (%+v)", err, res)
 	}
 	if got := lt.Git(t, ws.Root, "rev-parse", "HEAD"); got != head {
