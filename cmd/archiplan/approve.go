@@ -123,12 +123,7 @@ func approvable(box *inbox.Inbox, name, seen, headBlob string) (*inbox.Record, e
 	if rec.Next != "" {
 		// plan bytes applied before: the ledger's preview decided the step, said here in its
 		// words; on the model it was made on only, for a revert since may have undone them
-		step := rec.Next
-		if rec.Blob != headBlob {
-			// (its NAME is bound to that preview's words: previewed again on HEAD it would be stale)
-			step = "the model changed since this preview (a revert since may have undone them): archiplan resubmit " + name +
-				" previews the same bytes on HEAD under a new name; approve what that preview says"
-		}
+		step := rec.NextAt(name, headBlob)
 		if rec.Verdict != plans.VerdictValid {
 			return nil, refuse(plans.PlanNotValid, "the preview of %s says %s: only a plan previewed valid is approved (%s says why). Next: %s", name, rec.Verdict, inbox.PreviewFile(name), step)
 		}

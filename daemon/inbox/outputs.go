@@ -535,12 +535,31 @@ func (b *Inbox) approveSeen(name, previewSHA, reviewer, who string) error {
 
 // Approvable says why no approval of the preview recorded is taken (ErrNotValid, ErrAppliedBefore,
 // with the step its Next says), or nil: one answer for approve and the review page.
-func (r *Record) Approvable() error {
+func (r *Record) Approvable() error { return r.approvable(r.Next) }
+
+// ApprovableAt is Approvable as of HEAD's model headBlob: a preview of plan bytes applied before,
+// made on another model, says the step NextAt gives (a revert since may have undone them), not the
+// one it said when it was made. The review page asks it until the daemon has previewed again.
+func (r *Record) ApprovableAt(name, headBlob string) error { return r.approvable(r.NextAt(name, headBlob)) }
+
+// NextAt is the step of a preview of plan bytes applied before (Next) as of HEAD's model
+// headBlob: on the model it was made on, Next; on another (a revert or a commit since), the step
+// is to preview the same bytes on HEAD under a new name (its NAME is bound to that preview's
+// words). One wording for approve, the review page and its Approve.
+func (r *Record) NextAt(name, headBlob string) string {
+	if r.Next == "" || headBlob == "" || r.Blob == headBlob {
+		return r.Next
+	}
+	return "the model changed since this preview (a revert since may have undone them): archiplan resubmit " + name +
+		" previews the same bytes on HEAD under a new name; approve what that preview says"
+}
+
+func (r *Record) approvable(next string) error {
 	switch {
-	case r.Next != "" && r.Verdict == "valid":
-		return fmt.Errorf("%w. Next: %s", ErrAppliedBefore, r.Next)
-	case r.Next != "":
-		return fmt.Errorf("%w: its preview says %s. Next: %s", ErrNotValid, r.Verdict, r.Next)
+	case next != "" && r.Verdict == "valid":
+		return fmt.Errorf("%w. Next: %s", ErrAppliedBefore, next)
+	case next != "":
+		return fmt.Errorf("%w: its preview says %s. Next: %s", ErrNotValid, r.Verdict, next)
 	case r.Verdict != "valid": // plans.VerdictValid: the inbox imports nothing of plans
 		return fmt.Errorf("%w: its preview says %s", ErrNotValid, r.Verdict)
 	}

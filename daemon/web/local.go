@@ -365,9 +365,15 @@ func (l *Local) Plan(name string) (*PlanPage, error) {
 	sort.Strings(page.Pictures)
 	page.Decidable = page.State == StatePreviewed
 	// one answer with approve's: plan bytes applied before are not offered (the record's step)
-	page.Approvable = page.Decidable && page.Verdict == plans.VerdictValid && j.rec.Approvable() == nil
-	if page.Decidable && j.rec.Next != "" {
-		page.Next, page.Note = j.rec.Next, "" // said once, where Approve would be
+	// as of HEAD now: a preview made before a revert or a commit says its step as approve does
+	// until the daemon has previewed the plan again
+	headBlob := ""
+	if l.ws != nil {
+		_, headBlob, _ = l.ws.HeadBlob()
+	}
+	page.Approvable = page.Decidable && page.Verdict == plans.VerdictValid && j.rec.ApprovableAt(name, headBlob) == nil
+	if next := j.rec.NextAt(name, headBlob); page.Decidable && next != "" {
+		page.Next, page.Note = next, "" // said once, where Approve would be
 	}
 	if page.Decidable {
 		page.Waiting = inbox.WaitingWords(j.rec.Approvers(), inbox.Missing(j.rec.Needs, j.rec.Approvals))
@@ -416,6 +422,11 @@ func (l *Local) Approve(name, previewSHA256, reviewer string) error {
 			return err
 		} else if dirty {
 			return fmt.Errorf("%w: %s, then approve it again", ErrNotApproved, ledger.Uncommitted(l.ws.Model))
+		} else if rec, err := l.box.Record(name); err == nil {
+			// a preview made before HEAD moved (a revert) is answered as of HEAD, as the page says
+			if err := rec.ApprovableAt(name, blob); err != nil {
+				return fmt.Errorf("%s: %w", name, err)
+			}
 		}
 		return l.box.ApproveSeen(name, previewSHA256, CleanReviewer(reviewer))
 	})
