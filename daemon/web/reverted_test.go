@@ -3,6 +3,8 @@ package web
 import (
 	"context"
 	"html"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -58,4 +60,27 @@ func TestServer_RevertedPageAsOfHead(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+// A planner's directory at a plan's preview's name: the daemon refuses it (INBOX_NAME_TAKEN) and
+// writes nothing; the page's inbox list said only "not previewed yet". It now gives the reason,
+// in the daemon's words (on mergetest: no reason).
+func TestServer_InboxSaysNameTaken(t *testing.T) {
+	e := newEnv(t)
+	if err := os.Mkdir(filepath.Join(e.inbox, "p.preview.md"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	e.drop("p.json", `{"schema_version":"2.0","status":"ready","summary":"s","actions":[]}`)
+	waitFor(t, "the inbox list says why p waits", func() bool {
+		list, err := e.srv.cfg.Backend.Inbox()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range list {
+			if p.Name == "p" && strings.HasPrefix(p.Note, "INBOX_NAME_TAKEN: p.preview.md cannot be written") {
+				return true
+			}
+		}
+		return false
+	})
 }
