@@ -540,7 +540,9 @@ func (r *Record) Approvable() error { return r.approvable(r.Next) }
 // ApprovableAt is Approvable as of HEAD's model headBlob: a preview of plan bytes applied before,
 // made on another model, says the step NextAt gives (a revert since may have undone them), not the
 // one it said when it was made. The review page asks it until the daemon has previewed again.
-func (r *Record) ApprovableAt(name, headBlob string) error { return r.approvable(r.NextAt(name, headBlob)) }
+func (r *Record) ApprovableAt(name, headBlob string) error {
+	return r.approvable(r.NextAt(name, headBlob))
+}
 
 // NextAt is the step of a preview of plan bytes applied before (Next) as of HEAD's model
 // headBlob: on the model it was made on, Next; on another (a revert or a commit since), the step
