@@ -241,7 +241,10 @@ func (d *Daemon) approve(p inbox.Entry) time.Duration {
 		if err == nil && d.cfg.Remote.Push {
 			d.kickSync()
 		}
-	case errors.Is(err, ledger.ErrRefused), errors.Is(err, ledger.ErrRepreview):
+	case errors.Is(err, ledger.ErrRepreview):
+		delete(d.retries, p.Name)
+		d.log.Info("approval withdrawn; the plan is previewed again", "plan", p.File, "why", err)
+	case errors.Is(err, ledger.ErrRefused):
 		delete(d.retries, p.Name)
 	default:
 		r := d.retries[p.Name]

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -131,16 +132,7 @@ func (l *Ledger) apply(ctx context.Context, req Request) (*Result, error) {
 	m := head.Model
 	o, inv, err := plans.Apply(req.Raw, m, opts)
 	if rec != nil && plans.RulesSaid(o) != rec.Rules {
-		// judged again now, the rules say otherwise than the preview the person read (a rule
-		// reading the time: a freeze began; a deny or warning came or went): never applied
-		// against a verdict they did not read; Approve withdraws the approval to be previewed again
-		if err == nil {
-			l.undo(m, inv, nil)
-		}
-		res.Outcome, res.Verdict = o, VerdictStale
-		res.Reason = fmt.Sprintf("%s: the workspace's rules, judged again at the apply, say otherwise than the preview approved (now: %s)",
-			plans.PolicyVerdictChanged, rulesWords(o))
-		return res, fmt.Errorf("%w: %s", ErrRepreview, res.Reason)
+		return l.rulesChanged(req, m, inv, o, err, res)
 	}
 	if err != nil {
 		// the refusal is said once: ErrRefused wraps the reason
@@ -584,6 +576,30 @@ func oneLine(s string) string {
 // signature is "Name <email>" for a trailer, on one line.
 func signature(s store.Signature) string {
 	return oneLine(s.Name) + " <" + oneLine(s.Email) + ">"
+}
+
+// againStepWords is the step after an approval withdrawn at its apply (POLICY_VERDICT_CHANGED).
+const againStepWords = "archiplan previews the plan again (NAME.json); read the new preview, then approve it"
+
+// rulesChanged refuses an approval whose rules, judged again now, say otherwise than the preview
+// the person read (a rule reading the time: a freeze began; a deny or warning came or went): never
+// applied against a verdict they did not read. The approval is withdrawn (NAME.json again) to be
+// previewed again, as the inbox withdraws one whose policy changed; one that cannot be (a
+// NAME.json beside it) stays approved, and the error says why. The error leaves the step to the
+// front end, as a withdrawal by the inbox does. err is plans.Apply's: nil when the model in hand
+// holds the plan (undone here).
+func (l *Ledger) rulesChanged(req Request, m *archixml.Model, inv *plans.Inverse, o *plans.Outcome, err error, res *Result) (*Result, error) {
+	if err == nil {
+		l.undo(m, inv, nil)
+	}
+	why := fmt.Sprintf("%s: the workspace's rules, judged again at the apply, say otherwise than the preview approved (now: %s)",
+		plans.PolicyVerdictChanged, rulesWords(o))
+	e := inbox.Entry{Name: req.Name, File: filepath.Base(req.File), State: inbox.Approved}
+	if werr := l.cfg.Inbox.Withdraw(e); werr != nil {
+		return nil, fmt.Errorf("%s; not applied, and not withdrawn: %w", why, werr)
+	}
+	res.Outcome, res.Verdict, res.Reason = o, VerdictStale, withStep(why, againStepWords)
+	return res, fmt.Errorf("%w: %s", ErrRepreview, why)
 }
 
 // rulesWords is what the rules say of a checked plan, in words: their findings, or "nothing".

@@ -45,9 +45,6 @@ func (l *Ledger) Approve(ctx context.Context, e inbox.Entry) (*Result, error) {
 		if err != nil && ctx.Err() != nil {
 			return res, fmt.Errorf("cancelled; the plan stays approved: %w", err) // not the plan's fault
 		}
-		if errors.Is(err, ErrRepreview) {
-			res, err = l.againAfterApply(e, res)
-		}
 	}
 	if serr := l.settle(e, res, err); serr != nil {
 		return res, serr
@@ -76,21 +73,4 @@ func (l *Ledger) refuseApproval(e inbox.Entry, err error) (*Result, error) {
 	// inbox's first words (the command line prints both)
 	res := l.approvalRefused(e.Name, o, r, stale)
 	return res, fmt.Errorf("%w: %s", ErrRefused, res.Reason)
-}
-
-// againStepWords is the step after an approval withdrawn at its apply (POLICY_VERDICT_CHANGED).
-const againStepWords = "archiplan previews the plan again (NAME.json); read the new preview, then approve it"
-
-// againAfterApply is an approval whose apply found the rules saying otherwise than its preview
-// (ErrRepreview from Apply): withdrawn (NAME.json again), so that the daemon previews it again;
-// refused like any other when it cannot be withdrawn (a NAME.json is beside it).
-func (l *Ledger) againAfterApply(e inbox.Entry, res *Result) (*Result, error) {
-	if werr := l.cfg.Inbox.Withdraw(e); werr != nil {
-		r := l.rejected(e.Name, res.Outcome, res.Verdict, withStep(res.Reason, NextStep(e.Name, res.Outcome)))
-		return r, fmt.Errorf("%w: %s", ErrRefused, r.Reason)
-	}
-	why := res.Reason
-	res.Reason = withStep(why, againStepWords)
-	l.log.Info("approval withdrawn: "+res.Reason, "plan", e.File)
-	return res, fmt.Errorf("%w: %s", ErrRepreview, why) // a front end says its own step, as for a withdrawal by the inbox
 }
